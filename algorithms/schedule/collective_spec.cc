@@ -1,0 +1,90 @@
+#include "algorithms/schedule/collective_spec.h"
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+
+namespace topotune::sched {
+
+int dtype_size(DataType t) {
+  switch (t) {
+    case DataType::F32: return 4;
+    case DataType::F16: return 2;
+    case DataType::BF16: return 2;
+  }
+  return 4;
+}
+
+const char* collective_name(Collective c) {
+  switch (c) {
+    case Collective::Allreduce: return "allreduce";
+    case Collective::ReduceScatter: return "reduce_scatter";
+    case Collective::Allgather: return "allgather";
+    case Collective::Broadcast: return "broadcast";
+  }
+  return "?";
+}
+
+const char* dtype_name(DataType t) {
+  switch (t) {
+    case DataType::F32: return "fp32";
+    case DataType::F16: return "fp16";
+    case DataType::BF16: return "bf16";
+  }
+  return "?";
+}
+
+namespace {
+std::string normalise(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '-' || c == ' ') c = '_';
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+}  // namespace
+
+Expected<Collective> parse_collective(std::string_view name) {
+  const std::string n = normalise(name);
+  if (n == "allreduce" || n == "all_reduce") return Collective::Allreduce;
+  if (n == "reduce_scatter" || n == "reducescatter") return Collective::ReduceScatter;
+  if (n == "allgather" || n == "all_gather") return Collective::Allgather;
+  if (n == "broadcast" || n == "bcast") return Collective::Broadcast;
+  return fail(Errc::InvalidArgument, "unknown collective '" + std::string(name) +
+                                         "' (known: allreduce, reduce_scatter, allgather, broadcast)");
+}
+
+Expected<DataType> parse_dtype(std::string_view name) {
+  const std::string n = normalise(name);
+  if (n == "fp32" || n == "float32" || n == "f32" || n == "float") return DataType::F32;
+  if (n == "fp16" || n == "float16" || n == "f16" || n == "half") return DataType::F16;
+  if (n == "bf16" || n == "bfloat16") return DataType::BF16;
+  return fail(Errc::InvalidArgument,
+              "unknown dtype '" + std::string(name) + "' (known: fp32, fp16, bf16)");
+}
+
+Expected<void> CollectiveSpec::check() const {
+  if (ranks < 1) return fail(Errc::InvalidArgument, "ranks must be at least 1, got " + std::to_string(ranks));
+  if (bytes.value < 0) return fail(Errc::InvalidArgument, "size must not be negative");
+  if (bytes.value % dtype_size(dtype) != 0) {
+    return fail(Errc::InvalidArgument, "size " + std::to_string(bytes.value) +
+                                           " is not a multiple of the " + dtype_name(dtype) +
+                                           " element size (" + std::to_string(dtype_size(dtype)) + " bytes)");
+  }
+  if (collective == Collective::Broadcast && (root.value < 0 || root.value >= ranks)) {
+    return fail(Errc::InvalidArgument, "broadcast root " + std::to_string(root.value) + " is not a rank");
+  }
+  return {};
+}
+
+Slice block(Slice whole, int elem_size, int i, int n) {
+  const std::int64_t elems = whole.size.value / elem_size;
+  const std::int64_t base = elems / n;
+  const std::int64_t rem = elems % n;
+  const std::int64_t first = i * base + std::min<std::int64_t>(i, rem);
+  const std::int64_t count = base + (i < rem ? 1 : 0);
+  return Slice{whole.offset + Bytes(first * elem_size), Bytes(count * elem_size)};
+}
+
+}  // namespace topotune::sched

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Configures and builds topotune into ./build (or $BUILD_DIR). Extra arguments go to cmake.
+# Incremental: a second run only rebuilds what changed.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build}
+generator=()
+command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@"
+elif [ $# -gt 0 ]; then
+  cmake -S "$root" -B "$build" "$@"
+fi
+cmake --build "$build" --parallel "${JOBS:-$(nproc)}"

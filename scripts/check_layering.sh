@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Checks #include lines against the module table of DESIGN.md / STYLE.md: a module may include
+# only the modules it is allowed to depend on. Prints each violation; exits 1 if any.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+declare -A allowed=(
+  [core]="core"
+  [topology]="core topology"
+  [algorithms/schedule]="core algorithms/schedule"
+  [algorithms]="core topology algorithms"
+  [simulator]="core topology algorithms/schedule simulator"
+  [runtime]="core algorithms/schedule runtime"
+  [autotune]="core topology algorithms simulator autotune"
+  [cli]="core topology algorithms simulator autotune runtime cli"
+)
+status=0
+for module in core topology algorithms/schedule algorithms simulator runtime autotune cli; do
+  [ -d "$module" ] || continue
+  files=$(find "$module" -type f \( -name '*.h' -o -name '*.cc' -o -name '*.cu' -o -name '*.cuh' \))
+  if [ "$module" = algorithms ]; then
+    files=$(echo "$files" | grep -v '^algorithms/schedule/' || true)
+  fi
+  for f in $files; do
+    while IFS= read -r inc; do
+      target=${inc#\"}; target=${target%%\"*}
+      dir=$(dirname "$target")
+      ok=0
+      for a in ${allowed[$module]}; do
+        case "$dir" in "$a"|"$a"/*) ok=1 ;; esac
+      done
+      # algorithms/ may include algorithms/schedule (covered by the prefix rule above).
+      if [ $ok -eq 0 ]; then
+        echo "layering: $f includes \"$target\" ($module may use: ${allowed[$module]})"
+        status=1
+      fi
+    done < <(grep -oE '^#include "[^"]+"' "$f" | sed 's/#include //')
+  done
+done
+# Boost.Graph is used in topology/ and nowhere else.
+if grep -rlE '#include <boost/graph' --include='*.h' --include='*.cc' . 2>/dev/null \
+    | grep -vE '^\./(topology|build[^/]*)/' ; then
+  echo "layering: Boost.Graph included outside topology/"
+  status=1
+fi
+[ $status -eq 0 ] && echo "layering: ok"
+exit $status

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs every build and test dependency from Debian 12 packages. Idempotent: apt-get skips
+# what is already installed. CUDA/NCCL are never installed here; the build detects them.
+set -euo pipefail
+packages=(
+  cmake g++ ninja-build ccache pkg-config
+  libboost-graph-dev nlohmann-json3-dev libcli11-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libopenmpi-dev openmpi-bin
+  graphviz gnuplot-nox python3
+  clang libclang-rt-14-dev        # libFuzzer for the fuzz targets
+  iproute2 procps util-linux      # emulated clusters: ip netns, tc, unshare
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup: missing packages: ${missing[*]} (run as root to install them)" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+echo "setup: all dependencies present"

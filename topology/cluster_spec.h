@@ -1,0 +1,73 @@
+#pragma once
+// ClusterSpec: what the user asks about. An instance type x host count x placement, plus the
+// network fabric's parameters and per-link-class model parameters (which calibration fits).
+// Loadable from a JSON file (`--cluster FILE`) whose "instance" is a catalog name or a whole
+// instance object, so people can describe their own on-prem machines.
+
+#include <array>
+#include <optional>
+#include <string>
+
+#include "core/expected.h"
+#include "core/units.h"
+#include "topology/instance_spec.h"
+
+namespace topotune::topo {
+
+/// AWS placement strategies. cluster: one non-blocking segment, lowest latency. partition and
+/// spread: hosts on different racks, traffic crosses an oversubscribed spine tier.
+enum class Placement { Cluster, Partition, Spread };
+const char* placement_name(Placement p);
+Expected<Placement> parse_placement(const std::string& name);
+
+/// The classes of links the builder creates. Calibration fits one LinkClassParams per class.
+enum class LinkKind : std::uint8_t {
+  NvLink,           ///< GPU<->GPU direct or GPU<->NVSwitch
+  Pcie,             ///< GPU/NIC<->PCIe switch, switch<->CPU, device<->CPU
+  CpuInterconnect,  ///< socket<->socket
+  Network,          ///< NIC<->top-of-rack (or the cluster's single segment switch)
+  Uplink,           ///< top-of-rack<->spine
+};
+inline constexpr int kNumLinkKinds = 5;
+const char* link_kind_name(LinkKind k);
+
+/// Model parameters of one link class: the latency of one hop, and the share of the nominal
+/// bandwidth a transfer achieves (protocol/framing overheads). Defaults are stated assumptions
+/// (documented in docs/model.md), overridable by --cluster files and calibration.
+struct LinkClassParams {
+  Seconds latency{0};
+  double efficiency = 1.0;
+};
+
+/// The network outside the hosts.
+struct FabricParams {
+  int hosts_per_rack = 0;          ///< 0: the placement's default (all in one for cluster)
+  double oversubscription = 1.0;   ///< rack uplink = rack NIC bandwidth / oversubscription
+  std::optional<BytesPerSec> per_flow_cap;  ///< cap per flow (AWS TCP limits); set by builder
+};
+
+struct ClusterSpec {
+  InstanceSpec instance;
+  int hosts = 1;
+  Placement placement = Placement::Cluster;
+  FabricParams fabric;
+  std::array<LinkClassParams, kNumLinkKinds> link_params{};  ///< indexed by LinkKind
+  bool link_params_set = false;  ///< false: the builder fills the defaults for the placement
+
+  LinkClassParams& params(LinkKind k) { return link_params[static_cast<int>(k)]; }
+  const LinkClassParams& params(LinkKind k) const { return link_params[static_cast<int>(k)]; }
+};
+
+/// Largest host count accepted; beyond it a request is refused as absurd.
+inline constexpr int kMaxHosts = 65536;
+
+/// A ClusterSpec for a catalog instance with the placement's stated defaults.
+Expected<ClusterSpec> make_cluster_spec(const std::string& instance, int hosts,
+                                        Placement placement = Placement::Cluster);
+
+/// Reads a cluster JSON file (schema in docs/cluster.md). Errors carry file:line:column.
+Expected<ClusterSpec> load_cluster_file(const std::string& path);
+/// Same, from text (`origin` names it in messages).
+Expected<ClusterSpec> parse_cluster_json(const std::string& text, const std::string& origin);
+
+}  // namespace topotune::topo

@@ -1,0 +1,81 @@
+#pragma once
+// InstanceSpec: one machine type of the catalog (data/instances/<name>.json), as loaded and
+// validated. Bandwidths are bytes/s per direction (converted once by the loader). A figure
+// that nobody published is std::nullopt here and listed in `unknowns`; the builder then uses
+// a stated model default (see cluster_spec.h), which the user may override.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/units.h"
+
+namespace topotune::topo {
+
+enum class GpuArch { Volta, Turing, Ampere, Hopper, Blackwell, Unknown };
+enum class IntraFabric { NvSwitch, NvLinkMesh, PcieOnly };
+enum class NetTransport { Efa, InfiniBand, Tcp };
+
+const char* arch_name(GpuArch a);
+const char* fabric_name(IntraFabric f);
+const char* transport_name(NetTransport t);
+
+struct GpuSpec {
+  std::string model;                          ///< "A100-SXM4-40GB"
+  GpuArch arch = GpuArch::Unknown;
+  Bytes memory{0};
+  double peak_fp16_flops = 0;                 ///< dense fp16/bf16 tensor FLOP/s
+  double peak_fp32_flops = 0;                 ///< dense fp32 (non-tensor) FLOP/s
+  std::optional<BytesPerSec> memory_bandwidth;  ///< HBM/GDDR bandwidth
+  std::optional<BytesPerSec> reduce_bandwidth;  ///< measured sum-reduction throughput, if any
+};
+
+/// Two GPUs joined directly by `links` NVLinks (NVLink mesh machines such as p3.16xlarge).
+struct NvLinkPair {
+  int a = 0;
+  int b = 0;
+  int links = 1;
+};
+
+/// A PCIe switch and what hangs under it (GPU and NIC local indices), on CPU socket `socket`.
+struct PcieSwitchSpec {
+  int socket = 0;
+  std::vector<int> gpus;
+  std::vector<int> nics;
+};
+
+struct InstanceSpec {
+  std::string name;                           ///< "p4d.24xlarge"
+  std::string vendor;                         ///< "aws", "nvidia"
+  std::optional<std::string> sagemaker_name;  ///< "ml.p4d.24xlarge" where SageMaker has it
+
+  int num_gpus = 0;
+  GpuSpec gpu;
+
+  IntraFabric fabric = IntraFabric::PcieOnly;
+  BytesPerSec nvlink_bandwidth_per_link;      ///< per direction, one link
+  int nvlinks_per_gpu = 0;                    ///< NVSwitch: each GPU's links into the switch
+  std::vector<NvLinkPair> nvlink_pairs;       ///< NvLinkMesh only
+  bool nvls = false;                          ///< NVSwitch with in-switch reduction (NVLS/SHARP)
+
+  int cpu_sockets = 1;
+  std::optional<BytesPerSec> cpu_interconnect_bandwidth;  ///< socket-to-socket (QPI/UPI/xGMI)
+  std::optional<BytesPerSec> cpu_reduce_bandwidth;        ///< host-memory sum throughput
+  std::optional<BytesPerSec> pcie_bandwidth;              ///< a GPU's or NIC's PCIe link
+  std::vector<PcieSwitchSpec> pcie_switches;  ///< empty: devices hang off the CPU sockets
+  std::vector<int> gpu_socket;                ///< socket of each GPU (num_gpus entries)
+  std::vector<int> nic_socket;                ///< socket of each NIC (num_nics entries)
+
+  int num_nics = 0;
+  BytesPerSec nic_bandwidth;                  ///< per NIC, per direction
+  bool gpudirect_rdma = false;
+  NetTransport transport = NetTransport::Tcp;
+
+  /// Figure path ("gpu.memory", "nics.bandwidth") -> source, for reports and `topo --format json`.
+  std::map<std::string, std::string> sources;
+  /// Figure paths that are unknown (not published); the model uses stated defaults for them.
+  std::vector<std::string> unknowns;
+};
+
+}  // namespace topotune::topo
