@@ -1,0 +1,55 @@
+#pragma once
+// Measurement: what `topotune measure` writes and what ingested nccl-tests logs become. One
+// schema for both (docs/measurement.md), so that `validate` and `calibrate` read either.
+// Times are per iteration; bandwidths follow nccl-tests (GB/s = 1e9 bytes/s): algbw = S / t,
+// busbw = algbw x 2(n-1)/n for allreduce, x (n-1)/n for allgather / reduce-scatter.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "algorithms/schedule/collective_spec.h"
+#include "core/expected.h"
+
+namespace topotune::rt {
+
+/// One (algorithm, size) point.
+struct MeasurementRow {
+  std::string algorithm;            ///< "ring", "mpi", "nccl" (nccl-tests: what NCCL chose)
+  std::int64_t bytes = 0;           ///< S, the whole logical buffer, as nccl-tests' "size"
+  std::int64_t count = 0;           ///< elements
+  sched::DataType dtype = sched::DataType::F32;
+  double time_us = 0;               ///< median (measure) or out-of-place time (nccl-tests)
+  double algbw_GBps = 0;
+  double busbw_GBps = 0;
+  std::optional<double> in_place_time_us;  ///< nccl-tests in-place column, when present
+  std::optional<double> time_us_min;       ///< spread across iterations and ranks (measure)
+  std::optional<double> time_us_max;
+  std::optional<double> time_us_p10;
+  std::optional<double> time_us_p90;
+  std::optional<int> iterations;
+  std::optional<std::int64_t> errors;      ///< nccl-tests "#wrong"; measure: failed checks
+};
+
+struct Measurement {
+  std::string source;                ///< "topotune-measure" or "nccl-tests"
+  std::string backend;               ///< "mpi", "nccl", "loopback", or "" for logs
+  sched::Collective collective = sched::Collective::Allreduce;
+  int ranks = 0;
+  std::optional<int> nodes;
+  std::optional<int> gpus_per_node;
+  std::optional<std::string> instance;
+  std::optional<std::string> nccl_version;
+  std::optional<std::string> cluster;       ///< path or description of the cluster measured
+  std::vector<MeasurementRow> rows;
+};
+
+/// Bus bandwidth factor of nccl-tests for `c` on `n` ranks.
+double busbw_factor(sched::Collective c, int n);
+
+/// Serialises to the documented JSON (schema "topotune.measurement/1"), pretty-printed.
+std::string to_json(const Measurement& m);
+/// Parses and checks the documented JSON; errors name the field (and line/column if malformed).
+Expected<Measurement> measurement_from_json(const std::string& text, const std::string& origin);
+
+}  // namespace topotune::rt
