@@ -7,4 +7,9 @@ namespace topotune::cli {
 
 // Each subcommand adds its declaration here and its row in main.cc's kCommands.
 
+/// `topotune instances`: the built-in instance catalog (cli/instances_command.cc).
+CommandRun setup_instances(CLI::App& sub);
+/// `topotune topo`: one cluster's topology as a table, JSON or DOT (cli/topo_command.cc).
+CommandRun setup_topo(CLI::App& sub);
+
 }  // namespace topotune::cli
