@@ -1,0 +1,82 @@
+#include "algorithms/parameter_server.h"
+
+namespace topotune::algo {
+
+RankId colocated_server(const RankLayout& layout, int shard) {
+  return layout.rank_of(shard % layout.hosts, (shard / layout.hosts) % layout.gpus_per_host);
+}
+
+void add_ps_allreduce(const PhaseContext& ctx, const std::vector<EndpointId>& members,
+                      sched::Slice region, const std::vector<EndpointId>& servers, int channel) {
+  const int k = static_cast<int>(servers.size());
+  std::vector<char> touched(members.size(), 0);
+  DepList deps, pushes;
+  for (int j = 0; j < k; ++j) {
+    const EndpointId server = servers[static_cast<std::size_t>(j)];
+    const sched::Slice shard = part(ctx, region, j, k);
+    pushes.clear();
+    for (EndpointId m : members) {
+      if (m == server) continue;
+      deps.clear();
+      ctx.add_entry(deps, m);
+      ctx.add_entry(deps, server);
+      pushes.push_back(ctx.builder.add(m, server, shard, true, deps, channel));
+    }
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      const EndpointId m = members[i];
+      if (m == server) continue;
+      const TransferId pull = ctx.builder.add(server, m, shard, false, pushes, channel);
+      ctx.add_exit(m, pull);
+      ctx.add_exit(server, pull);
+      touched[i] = 1;
+    }
+  }
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    if (!touched[i]) ctx.pass_through(members[i]);
+  }
+}
+
+int ParameterServer::shards(const RankLayout& layout) const {
+  if (options_.shards > 0) return options_.shards;
+  return options_.ps_placement == PsPlacement::Cpu ? layout.hosts : layout.ranks();
+}
+
+std::string ParameterServer::name() const {
+  return "ps(shards=" + (options_.shards > 0 ? std::to_string(options_.shards) : std::string("auto")) +
+         ",placement=" + ps_placement_name(options_.ps_placement) + ")";
+}
+
+Expected<void> ParameterServer::supports(const sched::CollectiveSpec& spec,
+                                         const RankLayout& layout) const {
+  TT_TRY_VOID(check_common(spec, layout, {sched::Collective::Allreduce}));
+  if (options_.shards < 0) return fail(Errc::InvalidArgument, "shards must be positive");
+  if (shards(layout) > spec.ranks) {
+    return fail(Errc::InvalidArgument, "ps: " + std::to_string(shards(layout)) +
+                                           " shards is more than the " +
+                                           std::to_string(spec.ranks) + " ranks");
+  }
+  return {};
+}
+
+Expected<sched::Schedule> ParameterServer::generate(const sched::CollectiveSpec& spec,
+                                                    const RankLayout& layout) const {
+  TT_TRY_VOID(supports(spec, layout));
+  sched::ScheduleBuilder b(spec, name());
+  const int k = shards(layout);
+  std::vector<EndpointId> members, servers;
+  for (int r = 0; r < spec.ranks; ++r) members.push_back(EndpointId(r));
+  if (options_.ps_placement == PsPlacement::Cpu) {
+    std::vector<EndpointId> cpus;
+    for (int h = 0; h < layout.hosts; ++h) cpus.push_back(b.add_host_cpu(h, layout.rank_of(h, 0)));
+    for (int j = 0; j < k; ++j) servers.push_back(cpus[static_cast<std::size_t>(j % layout.hosts)]);
+  } else {
+    for (int j = 0; j < k; ++j) servers.push_back(sched::endpoint_of(colocated_server(layout, j)));
+  }
+  b.reserve(2 * static_cast<std::size_t>(k) * members.size(),
+            static_cast<std::size_t>(k) * members.size() * (members.size() + 1));
+  add_ps_allreduce(PhaseContext{b, sched::dtype_size(spec.dtype)}, members,
+                   sched::Slice{Bytes(0), spec.bytes}, servers, 0);
+  return std::move(b).build();
+}
+
+}  // namespace topotune::algo
