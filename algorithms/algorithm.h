@@ -10,10 +10,12 @@
 #include <initializer_list>
 #include <string>
 
+#include "algorithms/cost_params.h"
 #include "algorithms/rank_layout.h"
 #include "algorithms/schedule/collective_spec.h"
 #include "algorithms/schedule/schedule.h"
 #include "core/expected.h"
+#include "core/units.h"
 
 namespace topotune::algo {
 
@@ -52,6 +54,11 @@ class Algorithm {
   /// The schedule; runs supports() first. The result passes validate(); verify() proves it.
   virtual Expected<sched::Schedule> generate(const sched::CollectiveSpec& spec,
                                              const RankLayout& layout) const = 0;
+
+  /// The α–β–γ time of this algorithm's schedule on an uncongested cluster with `params`,
+  /// including the sharing the algorithm causes itself (cost_model.h; formula in each header).
+  virtual Expected<Seconds> closed_form(const sched::CollectiveSpec& spec, const RankLayout& layout,
+                                        const CostParams& params) const = 0;
 
   const AlgorithmOptions& options() const { return options_; }
 

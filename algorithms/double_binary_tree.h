@@ -34,6 +34,11 @@ std::array<std::vector<TreeNode>, 2> double_binary_tree(int n);
 /// Height (edges from the root to the deepest leaf) of a tree.
 int tree_height(const std::vector<TreeNode>& tree);
 
+/// The tree closed form (cost_model.h tree_time) over ranks `order` (positions), using the
+/// slowest level among the trees' edges.
+Seconds tree_closed_form(const std::vector<RankId>& order, double bytes, int chunks,
+                         const RankLayout& layout, const CostParams& params);
+
 class DoubleBinaryTree final : public Algorithm {
  public:
   using Algorithm::Algorithm;
@@ -41,6 +46,8 @@ class DoubleBinaryTree final : public Algorithm {
   Expected<void> supports(const sched::CollectiveSpec& spec, const RankLayout& layout) const override;
   Expected<sched::Schedule> generate(const sched::CollectiveSpec& spec,
                                      const RankLayout& layout) const override;
+  Expected<Seconds> closed_form(const sched::CollectiveSpec& spec, const RankLayout& layout,
+                                const CostParams& params) const override;
 };
 
 /// Double binary tree allreduce of `region` over `order` (positions), C channels x K chunks;

@@ -2,6 +2,8 @@
 
 #include <bit>
 
+#include "algorithms/cost_model.h"
+
 namespace topotune::algo {
 namespace {
 
@@ -60,6 +62,9 @@ void add_rhd_allreduce(const PhaseContext& ctx, const std::vector<EndpointId>& o
       deps.clear();
       if (me.sent.valid()) deps.push_back(me.sent);
       if (me.received.valid()) deps.push_back(me.received);
+      // Like MPI_Sendrecv: the partner has finished its previous receive, so its ingress
+      // carries one transfer at a time (no self-contention in the simulator).
+      if (peer.received.valid()) deps.push_back(peer.received);
       // Halving writes into the partner, whose earlier phase need not be our ancestor yet.
       if (halving) {
         ctx.add_entry(deps, me.at);
@@ -115,6 +120,46 @@ Expected<sched::Schedule> HalvingDoubling::generate(const sched::CollectiveSpec&
   add_rhd_allreduce(PhaseContext{b, sched::dtype_size(spec.dtype)}, order,
                     sched::Slice{Bytes(0), spec.bytes}, 0);
   return std::move(b).build();
+}
+
+}  // namespace topotune::algo
+
+namespace topotune::algo {
+
+Seconds rhd_closed_form(const std::vector<RankId>& order, double bytes, const RankLayout& layout,
+                        const CostParams& params) {
+  const int n = static_cast<int>(order.size());
+  if (n <= 1) return Seconds(0);
+  const int p = static_cast<int>(std::bit_floor(static_cast<unsigned>(n)));
+  const int r = n - p;
+  const auto at = [&](int x) { return order[static_cast<std::size_t>(x < r ? 2 * x + 1 : x + r)]; };
+  const auto level = [&](RankId a, RankId b) {
+    return layout.host_of(a) == layout.host_of(b) ? params.intra : params.inter;
+  };
+  double t = 0.0;
+  for (int mask = 1; mask < p; mask *= 2) {
+    std::vector<HopCost> hops;
+    for (int x = 0; x < p; ++x) hops.push_back(level(at(x), at(x ^ mask)));
+    const double b = bytes * mask / p;  // a range of `mask` blocks crosses at this mask
+    const HopCost hop = slowest_hop(hops, b);
+    t += 2 * hop.time(b).value + b * params.gamma_gpu();  // once halving, once doubling
+  }
+  if (r > 0) {
+    std::vector<HopCost> hops;
+    for (int i = 0; i < r; ++i) {
+      hops.push_back(level(order[static_cast<std::size_t>(2 * i)], order[static_cast<std::size_t>(2 * i + 1)]));
+    }
+    const HopCost hop = slowest_hop(hops, bytes);
+    t += 2 * hop.time(bytes).value + bytes * params.gamma_gpu();
+  }
+  return Seconds(t);
+}
+
+Expected<Seconds> HalvingDoubling::closed_form(const sched::CollectiveSpec& spec,
+                                               const RankLayout& layout,
+                                               const CostParams& params) const {
+  TT_TRY_VOID(supports(spec, layout));
+  return rhd_closed_form(layout.ring(0), spec.bytes.as_double(), layout, params);
 }
 
 }  // namespace topotune::algo

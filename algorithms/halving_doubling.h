@@ -23,6 +23,10 @@
 
 namespace topotune::algo {
 
+/// The closed form above over ranks `order`, each exchange at the slowest level of its pairs.
+Seconds rhd_closed_form(const std::vector<RankId>& order, double bytes, const RankLayout& layout,
+                        const CostParams& params);
+
 class HalvingDoubling final : public Algorithm {
  public:
   using Algorithm::Algorithm;
@@ -30,6 +34,8 @@ class HalvingDoubling final : public Algorithm {
   Expected<void> supports(const sched::CollectiveSpec& spec, const RankLayout& layout) const override;
   Expected<sched::Schedule> generate(const sched::CollectiveSpec& spec,
                                      const RankLayout& layout) const override;
+  Expected<Seconds> closed_form(const sched::CollectiveSpec& spec, const RankLayout& layout,
+                                const CostParams& params) const override;
 };
 
 /// Halving-doubling allreduce of `region` over `order` (positions), on channel `channel`.

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "algorithms/cost_model.h"
 #include "algorithms/double_binary_tree.h"
 #include "algorithms/halving_doubling.h"
 #include "algorithms/parameter_server.h"
@@ -126,6 +127,44 @@ Expected<sched::Schedule> Hierarchical::generate(const sched::CollectiveSpec& sp
   for (int l = 0; l < layout.gpus_per_host; ++l) inter_host(inter, layout, options_, l, cpus);
   intra_host_half(PhaseContext{b, elem, &after_inter, nullptr}, layout, options_, false);
   return std::move(b).build();
+}
+
+}  // namespace topotune::algo
+
+namespace topotune::algo {
+
+Expected<Seconds> Hierarchical::closed_form(const sched::CollectiveSpec& spec,
+                                            const RankLayout& layout,
+                                            const CostParams& params) const {
+  TT_TRY_VOID(supports(spec, layout));
+  const int G = layout.gpus_per_host, H = layout.hosts, K = options_.chunks;
+  const double S = spec.bytes.as_double(), shard = S / G;
+  const double gamma = params.gamma_gpu();
+  double t = 0.0;
+  if (G > 1) t += ring_time(G, S, K, params.intra, gamma, true, true).value;
+  std::vector<RankId> rail;
+  for (int h : host_order(layout, 0)) rail.push_back(layout.rank_of(h, 0));
+  switch (options_.inner) {
+    case InnerAlgorithm::Ring:
+      t += ring_time(H, shard, K, params.inter, gamma, true, true).value;
+      break;
+    case InnerAlgorithm::Tree:
+      t += tree_closed_form(rail, shard, K, layout, params).value;
+      break;
+    case InnerAlgorithm::Rhd:
+      t += rhd_closed_form(rail, shard, layout, params).value;
+      break;
+    case InnerAlgorithm::Ps: {
+      const int k = options_.shards > 0 ? options_.shards : H;
+      if (options_.ps_placement == PsPlacement::Cpu) {
+        t += ps_cpu_closed_form(H, G, k, shard, params).value;
+      } else {
+        t += ps_time(H - 1, 0, shard / k, params.inter, params.intra, gamma).value;
+      }
+      break;
+    }
+  }
+  return Seconds(t);
 }
 
 }  // namespace topotune::algo

@@ -1,5 +1,7 @@
 #include "algorithms/parameter_server.h"
 
+#include "algorithms/cost_model.h"
+
 namespace topotune::algo {
 
 RankId colocated_server(const RankLayout& layout, int shard) {
@@ -77,6 +79,31 @@ Expected<sched::Schedule> ParameterServer::generate(const sched::CollectiveSpec&
   add_ps_allreduce(PhaseContext{b, sched::dtype_size(spec.dtype)}, members,
                    sched::Slice{Bytes(0), spec.bytes}, servers, 0);
   return std::move(b).build();
+}
+
+}  // namespace topotune::algo
+
+namespace topotune::algo {
+
+Seconds ps_cpu_closed_form(int hosts, int rails, int shards, double region, const CostParams& p) {
+  // CPU h serves ⌈k/H⌉ shards of every rail; each is pushed by the (H-1)·rails remote GPUs
+  // over the network and the `rails` GPUs of host h over PCIe.
+  const int m = (shards + hosts - 1) / hosts;
+  const double shard = region / shards;
+  return ps_time((hosts - 1) * rails * m, rails * m, shard, p.net_to_cpu, p.gpu_to_cpu, p.gamma_cpu());
+}
+
+Expected<Seconds> ParameterServer::closed_form(const sched::CollectiveSpec& spec,
+                                               const RankLayout& layout,
+                                               const CostParams& params) const {
+  TT_TRY_VOID(supports(spec, layout));
+  const int k = shards(layout), G = layout.gpus_per_host, n = spec.ranks;
+  const double S = spec.bytes.as_double();
+  if (options_.ps_placement == PsPlacement::Cpu) {
+    return ps_cpu_closed_form(layout.hosts, G, k, S, params);
+  }
+  // A server GPU serves one shard: n-G pushes arrive over its NIC, G-1 over NVLink.
+  return ps_time(n - G, G - 1, S / k, params.inter, params.intra, params.gamma_gpu());
 }
 
 }  // namespace topotune::algo

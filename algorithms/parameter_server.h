@@ -28,9 +28,15 @@ class ParameterServer final : public Algorithm {
   Expected<void> supports(const sched::CollectiveSpec& spec, const RankLayout& layout) const override;
   Expected<sched::Schedule> generate(const sched::CollectiveSpec& spec,
                                      const RankLayout& layout) const override;
+  Expected<Seconds> closed_form(const sched::CollectiveSpec& spec, const RankLayout& layout,
+                                const CostParams& params) const override;
   /// The effective shard count for `layout` (options().shards, or its default).
   int shards(const RankLayout& layout) const;
 };
+
+/// Closed form of CPU servers: `hosts` hosts whose `rails` GPUs each allreduce `region` bytes
+/// in `shards` shards through the hosts' CPUs (flat ps: rails = GPUs per host, region = S).
+Seconds ps_cpu_closed_form(int hosts, int rails, int shards, double region, const CostParams& p);
 
 /// The rank serving shard j under the colocated placement (spread across hosts).
 RankId colocated_server(const RankLayout& layout, int shard);

@@ -20,6 +20,8 @@ class RingAllgather final : public Algorithm {
   Expected<void> supports(const sched::CollectiveSpec& spec, const RankLayout& layout) const override;
   Expected<sched::Schedule> generate(const sched::CollectiveSpec& spec,
                                      const RankLayout& layout) const override;
+  Expected<Seconds> closed_form(const sched::CollectiveSpec& spec, const RankLayout& layout,
+                                const CostParams& params) const override;
 };
 
 }  // namespace topotune::algo

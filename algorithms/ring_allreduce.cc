@@ -1,5 +1,6 @@
 #include "algorithms/ring_allreduce.h"
 
+#include "algorithms/cost_model.h"
 #include "algorithms/ring_pass.h"
 
 namespace topotune::algo {
@@ -51,6 +52,30 @@ Expected<sched::Schedule> RingAllreduce::generate(const sched::CollectiveSpec& s
   add_ring_allreduce(ctx, orders, sched::Slice{Bytes(0), spec.bytes}, options_.channels,
                      options_.chunks);
   return std::move(b).build();
+}
+
+}  // namespace topotune::algo
+
+namespace topotune::algo {
+
+HopCost slowest_ring_hop(const RankLayout& layout, const CostParams& params, int channels,
+                         double bytes) {
+  std::vector<HopCost> hops;
+  for (int c = 0; c < channels; ++c) {
+    const auto h = ring_hops(layout.ring(c), layout, params);
+    hops.insert(hops.end(), h.begin(), h.end());
+  }
+  return slowest_hop(hops, bytes);
+}
+
+Expected<Seconds> RingAllreduce::closed_form(const sched::CollectiveSpec& spec,
+                                             const RankLayout& layout,
+                                             const CostParams& params) const {
+  TT_TRY_VOID(supports(spec, layout));
+  const double S = spec.bytes.as_double();
+  const HopCost hop = slowest_ring_hop(layout, params, options_.channels,
+                                       S / (spec.ranks * options_.chunks));
+  return ring_time(spec.ranks, S, options_.chunks, hop, params.gamma_gpu(), true, true);
 }
 
 }  // namespace topotune::algo

@@ -27,12 +27,18 @@ class RingAllreduce final : public Algorithm {
   Expected<void> supports(const sched::CollectiveSpec& spec, const RankLayout& layout) const override;
   Expected<sched::Schedule> generate(const sched::CollectiveSpec& spec,
                                      const RankLayout& layout) const override;
+  Expected<Seconds> closed_form(const sched::CollectiveSpec& spec, const RankLayout& layout,
+                                const CostParams& params) const override;
 };
 
 /// Ring allreduce of `region` over a group: channel c (of `channels`) runs on ring
 /// orders[c % orders.size()] over part c of every position's block (the hierarchical inner).
 void add_ring_allreduce(const PhaseContext& ctx, std::span<const std::vector<EndpointId>> orders,
                         sched::Slice region, int channels, int chunks);
+
+/// The slowest hop of the rings of channels 0..channels-1 for a `bytes` message.
+HopCost slowest_ring_hop(const RankLayout& layout, const CostParams& params, int channels,
+                         double bytes);
 
 /// The layout's ring for channel c as endpoint ids.
 std::vector<EndpointId> ring_endpoints(const RankLayout& layout, int channel);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "algorithms/cost_model.h"
 #include "algorithms/phase_context.h"
 
 namespace topotune::algo {
@@ -47,6 +48,28 @@ Expected<sched::Schedule> RingBroadcast::generate(const sched::CollectiveSpec& s
     }
   }
   return std::move(b).build();
+}
+
+}  // namespace topotune::algo
+
+namespace topotune::algo {
+
+Expected<Seconds> RingBroadcast::closed_form(const sched::CollectiveSpec& spec,
+                                             const RankLayout& layout,
+                                             const CostParams& params) const {
+  TT_TRY_VOID(supports(spec, layout));
+  const double S = spec.bytes.as_double();
+  // The chain uses every hop of each ring but the one into the root.
+  std::vector<HopCost> hops;
+  for (int c = 0; c < options_.channels; ++c) {
+    const std::vector<RankId>& ring = layout.ring(c);
+    const auto all = ring_hops(ring, layout, params);
+    for (std::size_t i = 0; i < ring.size(); ++i) {
+      if (ring[(i + 1) % ring.size()] != spec.root) hops.push_back(all[i]);
+    }
+  }
+  const HopCost hop = slowest_hop(hops, S / options_.chunks);
+  return chain_time(spec.ranks, S, options_.chunks, hop);
 }
 
 }  // namespace topotune::algo

@@ -21,6 +21,8 @@ class RingBroadcast final : public Algorithm {
   Expected<void> supports(const sched::CollectiveSpec& spec, const RankLayout& layout) const override;
   Expected<sched::Schedule> generate(const sched::CollectiveSpec& spec,
                                      const RankLayout& layout) const override;
+  Expected<Seconds> closed_form(const sched::CollectiveSpec& spec, const RankLayout& layout,
+                                const CostParams& params) const override;
 };
 
 }  // namespace topotune::algo

@@ -1,5 +1,7 @@
 #include "algorithms/ring_reduce_scatter.h"
 
+#include "algorithms/cost_model.h"
+#include "algorithms/ring_allreduce.h"
 #include "algorithms/ring_pass.h"
 
 namespace topotune::algo {
@@ -21,6 +23,16 @@ Expected<sched::Schedule> RingReduceScatter::generate(const sched::CollectiveSpe
   add_owned_ring_half(PhaseContext{b, sched::dtype_size(spec.dtype)}, layout, options_.channels,
                       options_.chunks, true);
   return std::move(b).build();
+}
+
+Expected<Seconds> RingReduceScatter::closed_form(const sched::CollectiveSpec& spec,
+                                             const RankLayout& layout,
+                                             const CostParams& params) const {
+  TT_TRY_VOID(supports(spec, layout));
+  const double S = spec.bytes.as_double();
+  const HopCost hop = slowest_ring_hop(layout, params, options_.channels,
+                                       S / (spec.ranks * options_.chunks));
+  return ring_time(spec.ranks, S, options_.chunks, hop, params.gamma_gpu(), true, false);
 }
 
 }  // namespace topotune::algo
