@@ -31,7 +31,8 @@ void add_ring_pass(const PhaseContext& ctx, const RingPass& pass) {
         const int to = i + 1 == n ? 0 : i + 1;
         const int shift = reduce ? s + 1 : s - rs_steps;
         const int region = ((i - shift) % n + n) % n;
-        const sched::Slice slice = part(ctx, pass.regions[static_cast<std::size_t>(region)], k, pass.chunks);
+        const sched::Slice& whole = pass.regions[static_cast<std::size_t>(region)];
+        const sched::Slice slice = pass.chunks == 1 ? whole : part(ctx, whole, k, pass.chunks);
         deps.clear();
         if (tail[static_cast<std::size_t>(i)].valid()) deps.push_back(tail[static_cast<std::size_t>(i)]);
         if (needs_data) deps.push_back(recv[static_cast<std::size_t>(i)]);
