@@ -11,5 +11,7 @@ namespace topotune::cli {
 CommandRun setup_instances(CLI::App& sub);
 /// `topotune topo`: one cluster's topology as a table, JSON or DOT (cli/topo_command.cc).
 CommandRun setup_topo(CLI::App& sub);
+/// topotune schedule: generate and print one algorithm's schedule (schedule_command.cc).
+CommandRun setup_schedule(CLI::App& sub);
 
 }  // namespace topotune::cli
