@@ -1,0 +1,85 @@
+#pragma once
+// FlowEngine: the discrete-event loop behind Simulator::run (internal to simulator/).
+//
+// Events are (time, sequence number) in a binary heap; every event at the same instant is
+// handled before the solver re-solves once for the whole batch, so a thousand flows starting
+// together cost one solve of each touched component, not a thousand. A flow's completion event
+// carries the flow's version: when its rate changes, a new event is pushed and the old one is
+// dropped when popped (lazy deletion), which is cheaper than a decrease-key heap.
+
+#include <cstdint>
+#include <vector>
+
+#include "algorithms/schedule/schedule.h"
+#include "core/expected.h"
+#include "simulator/max_min_solver.h"
+#include "simulator/network_model.h"
+#include "simulator/sim_result.h"
+#include "simulator/simulator.h"
+
+namespace topotune::sim {
+
+class FlowEngine {
+ public:
+  FlowEngine(const NetworkModel& network, const SimOptions& options,
+             const sched::Schedule& schedule);
+
+  /// Runs to completion and fills the result's makespan, transfers, links and events.
+  Expected<void> run(SimResult& result);
+
+ private:
+  enum class EventKind : std::uint8_t { Start, FlowEnd };
+  struct Event {
+    double time;
+    std::uint64_t seq;
+    std::uint32_t id;       ///< transfer (Start) or solver variable (FlowEnd)
+    std::uint32_t version;  ///< FlowEnd: the flow version it was computed for
+    EventKind kind;
+  };
+  enum class Phase : std::uint8_t { Network, Reduction };
+  /// A flow in progress (indexed by solver variable id, reused after it ends).
+  struct Flow {
+    std::uint32_t transfer = 0;
+    std::uint32_t version = 0;
+    Phase phase = Phase::Network;
+    double remaining = 0;  ///< bytes left as of `last`
+    double rate = 0;       ///< bytes/s since `last`
+    double last = 0;
+  };
+
+  Expected<void> map_endpoints();
+  void build_dependents();
+  void push(double time, EventKind kind, std::uint32_t id, std::uint32_t version = 0);
+  void make_ready(std::uint32_t t);
+  void start(std::uint32_t t);
+  void begin_flow(std::uint32_t t, Phase phase, std::span<const int> constraints,
+                  double bound);
+  void end_flow(int v);
+  void complete(std::uint32_t t);
+  void apply_rates(std::span<const int> changed);
+  int reduce_constraint(NodeId device);
+  Expected<void> check_all_done() const;
+
+  const NetworkModel& network_;
+  const SimOptions& options_;
+  const sched::Schedule& schedule_;
+  SimResult* result_ = nullptr;
+  double now_ = 0;
+
+  std::vector<NodeId> device_;                 ///< per endpoint
+  std::vector<std::uint32_t> waiting_;          ///< per transfer: dependencies not yet complete
+  std::vector<std::uint32_t> dependent_begin_;  ///< CSR of the reverse edges (n + 1 entries)
+  std::vector<std::uint32_t> dependents_;
+  std::size_t completed_ = 0;
+
+  MaxMinSolver solver_;
+  std::vector<Flow> flows_;
+  std::vector<int> reduce_constraint_;  ///< per device, -1 until first used
+  std::vector<std::uint32_t> active_on_link_;
+  std::vector<double> busy_since_;
+  std::vector<Event> heap_;
+  std::uint64_t next_seq_ = 0;
+  std::vector<int> scratch_;
+};
+
+}  // namespace topotune::sim
