@@ -29,12 +29,24 @@ Expected<void> FlowEngine::map_endpoints() {
   for (int e = 0; e < n; ++e) {
     const EndpointId id(e);
     auto device = network_.device_of(schedule_.endpoint(id), id);
-    if (!device) return Unexpected(std::move(device).error());
+    if (!device) return Unexpected(std::move(device).error().context(first_use(id)));
     TT_ASSERT(device->valid() && device->index() < network_.num_devices(),
               "network mapped endpoint %d to bad device %d", e, device->value);
     device_[static_cast<std::size_t>(e)] = *device;
   }
   return {};
+}
+
+std::string FlowEngine::first_use(EndpointId id) const {
+  const auto transfers = schedule_.transfers();
+  for (std::size_t t = 0; t < transfers.size(); ++t) {
+    if (transfers[t].src == id || transfers[t].dst == id) {
+      return "transfer " + std::to_string(t) + " (endpoint " +
+             std::to_string(transfers[t].src.value) + " -> " +
+             std::to_string(transfers[t].dst.value) + ")";
+    }
+  }
+  return "endpoint " + std::to_string(id.value) + " (used by no transfer)";
 }
 
 void FlowEngine::build_dependents() {

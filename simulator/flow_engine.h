@@ -8,6 +8,7 @@
 // dropped when popped (lazy deletion), which is cheaper than a decrease-key heap.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "algorithms/schedule/schedule.h"
@@ -48,12 +49,12 @@ class FlowEngine {
   };
 
   Expected<void> map_endpoints();
+  std::string first_use(EndpointId id) const;
   void build_dependents();
   void push(double time, EventKind kind, std::uint32_t id, std::uint32_t version = 0);
   void make_ready(std::uint32_t t);
   void start(std::uint32_t t);
-  void begin_flow(std::uint32_t t, Phase phase, std::span<const int> constraints,
-                  double bound);
+  void begin_flow(std::uint32_t t, Phase phase, std::span<const int> constraints, double bound);
   void end_flow(int v);
   void complete(std::uint32_t t);
   void apply_rates(std::span<const int> changed);
@@ -66,7 +67,7 @@ class FlowEngine {
   SimResult* result_ = nullptr;
   double now_ = 0;
 
-  std::vector<NodeId> device_;                 ///< per endpoint
+  std::vector<NodeId> device_;                  ///< per endpoint
   std::vector<std::uint32_t> waiting_;          ///< per transfer: dependencies not yet complete
   std::vector<std::uint32_t> dependent_begin_;  ///< CSR of the reverse edges (n + 1 entries)
   std::vector<std::uint32_t> dependents_;

@@ -15,23 +15,21 @@ BytesPerSec TopologyNetwork::link_bandwidth(LinkId link) const {
   return topo_->link(link).bandwidth;
 }
 
-Expected<NodeId> TopologyNetwork::device_of(const sched::Endpoint& endpoint,
-                                            EndpointId id) const {
+Expected<NodeId> TopologyNetwork::device_of(const sched::Endpoint& endpoint, EndpointId id) const {
   if (endpoint.kind == sched::EndpointKind::Rank) {
     const int rank = id.value;
     if (rank < 0 || rank >= topo_->num_ranks()) {
-      return fail(Errc::InvalidSchedule,
-                  "endpoint " + std::to_string(id.value) + " is rank " + std::to_string(rank) +
-                      ", but the topology has only " + std::to_string(topo_->num_ranks()) +
-                      " ranks (GPUs)");
+      return fail(Errc::InvalidSchedule, "endpoint " + std::to_string(id.value) + " is rank " +
+                                             std::to_string(rank) + ", but the topology has only " +
+                                             std::to_string(topo_->num_ranks()) + " ranks (GPUs)");
     }
     return topo_->gpu_of(RankId(rank));
   }
   if (endpoint.host < 0 || endpoint.host >= topo_->num_hosts()) {
-    return fail(Errc::InvalidSchedule,
-                "endpoint " + std::to_string(id.value) + " is the CPU of host " +
-                    std::to_string(endpoint.host) + ", but the topology has only " +
-                    std::to_string(topo_->num_hosts()) + " hosts");
+    return fail(Errc::InvalidSchedule, "endpoint " + std::to_string(id.value) +
+                                           " is the CPU of host " + std::to_string(endpoint.host) +
+                                           ", but the topology has only " +
+                                           std::to_string(topo_->num_hosts()) + " hosts");
   }
   return topo_->cpu_of_host(endpoint.host);
 }
@@ -45,9 +43,7 @@ std::optional<BytesPerSec> TopologyNetwork::flow_cap(NodeId from, NodeId to) con
 }
 
 Simulator::Simulator(const topo::Topology& topo, SimOptions options)
-    : owned_(std::make_unique<TopologyNetwork>(topo)),
-      network_(owned_.get()),
-      options_(options) {}
+    : owned_(std::make_unique<TopologyNetwork>(topo)), network_(owned_.get()), options_(options) {}
 
 BytesPerSec TopologyNetwork::reduce_bandwidth(NodeId device) const {
   return topo_->reduce_bandwidth(device);
