@@ -7,18 +7,6 @@
 #include "core/assert.h"
 
 namespace topotune::sim {
-namespace {
-
-// Min-heap order: earlier time first, then creation order (the determinism rule).
-struct EventLater {
-  template <class E>
-  bool operator()(const E& a, const E& b) const {
-    return a.time > b.time || (a.time == b.time && a.seq > b.seq);
-  }
-};
-
-}  // namespace
-
 FlowEngine::FlowEngine(const NetworkModel& network, const SimOptions& options,
                        const sched::Schedule& schedule)
     : network_(network), options_(options), schedule_(schedule) {}
@@ -70,17 +58,12 @@ void FlowEngine::build_dependents() {
   }
 }
 
-void FlowEngine::push(double time, EventKind kind, std::uint32_t id, std::uint32_t version) {
-  heap_.push_back(Event{time, next_seq_++, id, version, kind});
-  std::push_heap(heap_.begin(), heap_.end(), EventLater{});
-}
-
 void FlowEngine::make_ready(std::uint32_t t) {
   const sched::Transfer& tr = schedule_.transfers()[t];
   if (options_.record_transfers) result_->transfers[t].ready = Seconds(now_);
   const topo::Route route =
       network_.route(device_[tr.src.index()], device_[tr.dst.index()], tr.channel);
-  push(now_ + route.latency.value, EventKind::Start, t);
+  events_.push(now_ + route.latency.value, t, kStart);
 }
 
 void FlowEngine::start(std::uint32_t t) {
@@ -113,7 +96,7 @@ void FlowEngine::begin_flow(std::uint32_t t, Phase phase, std::span<const int> c
   if (static_cast<std::size_t>(v) >= flows_.size()) flows_.resize(static_cast<std::size_t>(v) + 1);
   Flow& f = flows_[static_cast<std::size_t>(v)];
   f.transfer = t;
-  ++f.version;  // invalidates any event left over from the previous user of this slot
+  f.finish_event = kNoEvent;  // invalidates any event left over from the slot's previous flow
   f.phase = phase;
   f.remaining = schedule_.transfers()[t].slice.size.as_double();
   f.rate = 0;
@@ -134,7 +117,7 @@ void FlowEngine::end_flow(int v) {
     if (--active_on_link_[l] == 0) result_->links[l].busy += Seconds(now_ - busy_since_[l]);
   }
   Flow& f = flows_[static_cast<std::size_t>(v)];
-  ++f.version;
+  f.finish_event = kNoEvent;
   solver_.remove_variable(v);
   const std::uint32_t t = f.transfer;
   const sched::Transfer& tr = schedule_.transfers()[t];
@@ -169,10 +152,10 @@ void FlowEngine::apply_rates(std::span<const int> changed) {
     f.remaining = std::max(0.0, f.remaining - f.rate * (now_ - f.last));
     f.last = now_;
     f.rate = solver_.value(v);
-    ++f.version;
+    f.finish_event = kNoEvent;
     if (f.rate <= 0) continue;  // stalled until a neighbour leaves (or forever: see check)
     const double finish = f.rate == MaxMinSolver::kUnbounded ? now_ : now_ + f.remaining / f.rate;
-    push(finish, EventKind::FlowEnd, static_cast<std::uint32_t>(v), f.version);
+    f.finish_event = events_.push(finish, static_cast<std::uint32_t>(v), kFlowEnd);
   }
 }
 
@@ -208,17 +191,15 @@ Expected<void> FlowEngine::run(SimResult& result) {
   for (std::size_t t = 0; t < schedule_.size(); ++t) {
     if (waiting_[t] == 0) make_ready(static_cast<std::uint32_t>(t));
   }
-  while (!heap_.empty()) {
-    now_ = heap_.front().time;
+  while (!events_.empty()) {
+    now_ = events_.top().time;
     // Every event of this instant first, then one solve for the batch.
-    while (!heap_.empty() && heap_.front().time == now_) {
-      std::pop_heap(heap_.begin(), heap_.end(), EventLater{});
-      const Event ev = heap_.back();
-      heap_.pop_back();
+    while (!events_.empty() && events_.top().time == now_) {
+      const Event ev = events_.pop();
       ++result.events;
-      if (ev.kind == EventKind::Start) {
+      if (ev.kind == kStart) {
         start(ev.id);
-      } else if (flows_[ev.id].version == ev.version) {
+      } else if (flows_[ev.id].finish_event == ev.seq) {
         end_flow(static_cast<int>(ev.id));
       }
     }

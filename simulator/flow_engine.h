@@ -1,11 +1,12 @@
 #pragma once
 // FlowEngine: the discrete-event loop behind Simulator::run (internal to simulator/).
 //
-// Events are (time, sequence number) in a binary heap; every event at the same instant is
+// Events are (time, sequence number) in an EventQueue; every event at the same instant is
 // handled before the solver re-solves once for the whole batch, so a thousand flows starting
-// together cost one solve of each touched component, not a thousand. A flow's completion event
-// carries the flow's version: when its rate changes, a new event is pushed and the old one is
-// dropped when popped (lazy deletion), which is cheaper than a decrease-key heap.
+// together cost one solve of each touched component, not a thousand. A flow remembers the
+// sequence number of its one valid completion event: when its rate changes, a new event is
+// pushed and the old one is dropped when popped (lazy deletion), which is cheaper than a
+// decrease-key heap.
 
 #include <cstdint>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "algorithms/schedule/schedule.h"
 #include "core/expected.h"
+#include "simulator/event_queue.h"
 #include "simulator/max_min_solver.h"
 #include "simulator/network_model.h"
 #include "simulator/sim_result.h"
@@ -29,29 +31,23 @@ class FlowEngine {
   Expected<void> run(SimResult& result);
 
  private:
-  enum class EventKind : std::uint8_t { Start, FlowEnd };
-  struct Event {
-    double time;
-    std::uint64_t seq;
-    std::uint32_t id;       ///< transfer (Start) or solver variable (FlowEnd)
-    std::uint32_t version;  ///< FlowEnd: the flow version it was computed for
-    EventKind kind;
-  };
+  /// Event kinds; the event's id is a transfer (Start) or a solver variable (FlowEnd).
+  enum EventKind : std::uint8_t { kStart, kFlowEnd };
   enum class Phase : std::uint8_t { Network, Reduction };
   /// A flow in progress (indexed by solver variable id, reused after it ends).
   struct Flow {
     std::uint32_t transfer = 0;
-    std::uint32_t version = 0;
     Phase phase = Phase::Network;
-    double remaining = 0;  ///< bytes left as of `last`
-    double rate = 0;       ///< bytes/s since `last`
+    std::uint64_t finish_event = kNoEvent;  ///< seq of the valid completion event
+    double remaining = 0;                   ///< bytes left as of `last`
+    double rate = 0;                        ///< bytes/s since `last`
     double last = 0;
   };
 
   Expected<void> map_endpoints();
   std::string first_use(EndpointId id) const;
   void build_dependents();
-  void push(double time, EventKind kind, std::uint32_t id, std::uint32_t version = 0);
+  static constexpr std::uint64_t kNoEvent = ~std::uint64_t{0};
   void make_ready(std::uint32_t t);
   void start(std::uint32_t t);
   void begin_flow(std::uint32_t t, Phase phase, std::span<const int> constraints, double bound);
@@ -78,8 +74,7 @@ class FlowEngine {
   std::vector<int> reduce_constraint_;  ///< per device, -1 until first used
   std::vector<std::uint32_t> active_on_link_;
   std::vector<double> busy_since_;
-  std::vector<Event> heap_;
-  std::uint64_t next_seq_ = 0;
+  EventQueue events_;
   std::vector<int> scratch_;
 };
 

@@ -156,6 +156,20 @@ void MaxMinSolver::fix_variable(int v, double share) {
 }
 
 void MaxMinSolver::fill_component() {
+  if (comp_variables_.size() <= 1) {
+    // Common case (a flow alone on its links): no sharing, the share is the tightest capacity.
+    for (int v : comp_variables_) {
+      Variable& var = variables_[static_cast<std::size_t>(v)];
+      double share = var.bound;
+      for (int c : var.constraints) {
+        share = std::min(share, constraints_[static_cast<std::size_t>(c)].capacity);
+      }
+      if (var.fresh || share != var.value) changed_.push_back(v);
+      var.value = share;
+      var.fresh = false;
+    }
+    return;
+  }
   const auto later_entry = [](const ShareEntry& a, const ShareEntry& b) {
     return later(a.share, a.constraint, b.share, b.constraint);
   };
