@@ -1,13 +1,14 @@
 #pragma once
 // EventQueue: the simulator's pending events, earliest first, ties in creation order.
 //
-// A 4-ary min-heap on (time, sequence number). Why not std::priority_queue: the simulator pops
-// millions of events and a 4-ary heap halves the depth of a binary one, with the four children
-// of a node on one or two cache lines; sift-down does 3 comparisons a level instead of 1 but
-// touches half the levels, which measured faster here (see docs/simulator.md). Times are
-// non-negative, so their IEEE bit patterns order like the numbers: (time, seq) compares as two
-// unsigned integers, with no NaN branches.
+// A binary min-heap on (time, sequence number) through std::push_heap/pop_heap, whose pop sifts
+// the hole down to a leaf with one comparison per level (Floyd) and then sifts the last element
+// up: measured (callgrind) to execute about half the instructions of a hand-written 4-ary heap
+// with the usual two-comparisons-per-level sift-down. Times are non-negative, so their IEEE bit
+// patterns order like the numbers: (time, seq) compares as two unsigned integers, with no NaN
+// branches. Events are 24 bytes.
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <vector>
@@ -33,57 +34,28 @@ class EventQueue {
   /// Adds an event and returns its sequence number.
   std::uint64_t push(double time, std::uint32_t id, std::uint8_t kind) {
     TT_ASSERT(time >= 0, "event time %g must be >= 0", time);
-    const Event e{time + 0.0, next_seq_, id, kind};  // + 0.0 turns -0.0 into +0.0
-    heap_.push_back(e);
-    sift_up(heap_.size() - 1);
+    heap_.push_back(Event{time + 0.0, next_seq_, id, kind});  // + 0.0 turns -0.0 into +0.0
+    std::push_heap(heap_.begin(), heap_.end(), Later{});
     return next_seq_++;
   }
 
   /// Removes and returns the earliest event.
   Event pop() {
-    const Event top = heap_.front();
-    const Event last = heap_.back();
+    std::pop_heap(heap_.begin(), heap_.end(), Later{});
+    const Event e = heap_.back();
     heap_.pop_back();
-    if (!heap_.empty()) sift_down(last);
-    return top;
+    return e;
   }
 
  private:
-  static bool before(const Event& a, const Event& b) {
-    const auto ta = std::bit_cast<std::uint64_t>(a.time);
-    const auto tb = std::bit_cast<std::uint64_t>(b.time);
-    return ta < tb || (ta == tb && a.seq < b.seq);
-  }
-
-  void sift_up(std::size_t i) {
-    const Event e = heap_[i];
-    while (i > 0) {
-      const std::size_t parent = (i - 1) / 4;
-      if (!before(e, heap_[parent])) break;
-      heap_[i] = heap_[parent];
-      i = parent;
+  // "a comes after b": std heaps keep the greatest on top, so this makes a min-heap.
+  struct Later {
+    bool operator()(const Event& a, const Event& b) const {
+      const auto ta = std::bit_cast<std::uint64_t>(a.time);
+      const auto tb = std::bit_cast<std::uint64_t>(b.time);
+      return ta > tb || (ta == tb && a.seq > b.seq);
     }
-    heap_[i] = e;
-  }
-
-  // Moves `e` down from the root, into the hole the popped top left.
-  void sift_down(const Event& e) {
-    const std::size_t n = heap_.size();
-    std::size_t i = 0;
-    for (;;) {
-      const std::size_t first = 4 * i + 1;
-      if (first >= n) break;
-      std::size_t best = first;
-      const std::size_t end = first + 4 < n ? first + 4 : n;
-      for (std::size_t c = first + 1; c < end; ++c) {
-        if (before(heap_[c], heap_[best])) best = c;
-      }
-      if (!before(heap_[best], e)) break;
-      heap_[i] = heap_[best];
-      i = best;
-    }
-    heap_[i] = e;
-  }
+  };
 
   std::vector<Event> heap_;
   std::uint64_t next_seq_ = 0;
