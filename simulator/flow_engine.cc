@@ -114,7 +114,7 @@ void FlowEngine::end_flow(int v) {
   for (int c : solver_.constraints_of(v)) {
     const auto l = static_cast<std::size_t>(c);
     if (l >= num_links) continue;
-    if (--active_on_link_[l] == 0) result_->links[l].busy += Seconds(now_ - busy_since_[l]);
+    if (--active_on_link_[l] == 0) result_->links[l].active += Seconds(now_ - busy_since_[l]);
   }
   Flow& f = flows_[static_cast<std::size_t>(v)];
   f.finish_event = kNoEvent;
@@ -204,6 +204,10 @@ Expected<void> FlowEngine::run(SimResult& result) {
       }
     }
     apply_rates(solver_.solve());
+  }
+  for (std::size_t l = 0; l < num_links; ++l) {
+    const double capacity = solver_.capacity(static_cast<int>(l));
+    if (capacity > 0) result.links[l].busy = Seconds(result.links[l].bytes.as_double() / capacity);
   }
   return check_all_done();
 }

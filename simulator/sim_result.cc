@@ -26,7 +26,7 @@ double SimResult::utilisation(LinkId link) const {
 std::vector<LinkId> SimResult::bottlenecks(std::size_t k) const {
   std::vector<LinkId> used;
   for (std::size_t i = 0; i < links.size(); ++i) {
-    if (links[i].bytes.value > 0 || links[i].busy.value > 0) {
+    if (links[i].bytes.value > 0) {
       used.emplace_back(static_cast<std::int32_t>(i));
     }
   }

@@ -21,9 +21,15 @@ struct TransferTiming {
 };
 
 /// Traffic of one directed link over the whole run.
+///
+/// Why two times: a link can carry flows all along without being what limits them (a PCIe hop
+/// in front of a congested uplink is "active" as long as the uplink is). `busy` counts the work
+/// the link did, at its full rate, so it ranks true bottlenecks first: an uplink saturated the
+/// whole run has busy == makespan, the PCIe hop feeding it a quarter of its rate a quarter.
 struct LinkStats {
-  Bytes bytes{0};   ///< payload that crossed it (each transfer counts once per link it crosses)
-  Seconds busy{0};  ///< time during which at least one flow was sending over it
+  Bytes bytes{0};     ///< payload that crossed it (each transfer counts once per link it crosses)
+  Seconds busy{0};    ///< bytes / capacity: time it spent moving data at full rate
+  Seconds active{0};  ///< time during which at least one flow was sending over it
 };
 
 /// nccl-tests bus-bandwidth factor of a collective over `ranks` ranks (1 for a single rank's
@@ -41,7 +47,7 @@ struct SimResult {
   std::vector<LinkStats> links;
   std::uint64_t events = 0;  ///< events processed (a measure of the simulation's work)
 
-  /// busy / makespan of a link, in [0, 1] (0 when the makespan is 0).
+  /// busy / makespan of a link: its average load, in [0, 1] (0 when the makespan is 0).
   double utilisation(LinkId link) const;
   /// The `k` busiest links that carried traffic, by busy time (descending), ties by link id.
   std::vector<LinkId> bottlenecks(std::size_t k) const;

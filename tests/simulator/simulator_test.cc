@@ -39,11 +39,13 @@ TEST(Simulator, SingleTransferIsLatencyPlusBytesOverBandwidth) {
   ASSERT_EQ(r->transfers.size(), 1u);
   EXPECT_EQ(r->transfers[0].ready.value, 0);
   EXPECT_EQ(r->transfers[0].end.value, r->makespan.value);
-  // Both links carried the bytes and were busy for the bandwidth phase (0.1 s) only.
+  // Both links carried the bytes and were active for the bandwidth phase (0.1 s) only, at full
+  // rate, so busy (bytes/capacity) is 0.1 s too.
   EXPECT_EQ(r->links[0].bytes.value, 1000000000);
   EXPECT_EQ(r->links[3].bytes.value, 1000000000);
   EXPECT_EQ(r->links[1].bytes.value, 0);
   EXPECT_NEAR(r->links[0].busy.value, 0.1, 0.1 * kRel);
+  EXPECT_NEAR(r->links[0].active.value, 0.1, 0.1 * kRel);
 }
 
 TEST(Simulator, ReductionModels) {
@@ -108,8 +110,13 @@ TEST(Simulator, IncastSharesTheReceiversLinkAndReallocatesWhenFlowsLeave) {
   EXPECT_NEAR(r->transfers[0].end.value, 3 * S / bw, 1e-15);
   EXPECT_NEAR(r->transfers[1].end.value, 5 * S / bw, 1e-15);
   EXPECT_NEAR(r->transfers[2].end.value, 6 * S / bw, 1e-15);
-  // down(0) = link 1 was busy all along and carried 6S; it is the top bottleneck.
+  // down(0) = link 1 was full all along and carried 6S: busy = active = 6S/B, the top
+  // bottleneck. Sender 3's up link carried 3S at B/3, then B/2, then B: active 6S/B as well,
+  // but busy only 3S/B.
   EXPECT_NEAR(r->links[1].busy.value, 6 * S / bw, 1e-15);
+  EXPECT_NEAR(r->links[1].active.value, 6 * S / bw, 1e-15);
+  EXPECT_NEAR(r->links[6].active.value, 6 * S / bw, 1e-15);
+  EXPECT_NEAR(r->links[6].busy.value, 3 * S / bw, 1e-15);
   EXPECT_EQ(r->links[1].bytes.value, static_cast<std::int64_t>(6 * S));
   EXPECT_EQ(r->bottlenecks(1).at(0), LinkId(1));
   EXPECT_NEAR(r->utilisation(LinkId(1)), 1.0, 1e-12);
@@ -275,6 +282,7 @@ TEST(Simulator, SameInputTwiceGivesIdenticalResults) {
                            a->transfers.size() * sizeof(TransferTiming)));
   for (std::size_t l = 0; l < a->links.size(); ++l) {
     EXPECT_EQ(a->links[l].busy.value, c->links[l].busy.value);
+    EXPECT_EQ(a->links[l].active.value, c->links[l].active.value);
     EXPECT_EQ(a->links[l].bytes.value, c->links[l].bytes.value);
   }
   EXPECT_EQ(a->bottlenecks(5), c->bottlenecks(5));

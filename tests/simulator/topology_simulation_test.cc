@@ -76,7 +76,9 @@ TEST(TopologySimulation, TwoRingsOverOneNicTakeTwiceAsLongAsOne) {
     const double t1 = 2 * (n - 1) * (lat + c / bw), t2 = 2 * (n - 1) * (lat + 2 * c / bw);
     EXPECT_NEAR(r1->makespan.value, t1, t1 * 1e-12);
     EXPECT_NEAR(r2->makespan.value, t2, t2 * 1e-12);
-    if (lat == 0) EXPECT_NEAR(r2->makespan.value / r1->makespan.value, 2.0, 1e-12);
+    if (lat == 0) {
+      EXPECT_NEAR(r2->makespan.value / r1->makespan.value, 2.0, 1e-12);
+    }
   }
 }
 
@@ -146,10 +148,20 @@ TEST(TopologySimulation, RackUnawareRingIsSlowerByThePredictedFactor) {
   EXPECT_NEAR(unaware_ring->makespan.value, 24 * c / B, 1e-12);
   EXPECT_GE(aware_ring->makespan.value, 12 * c / B * (1 - 1e-12));
   EXPECT_LE(aware_ring->makespan.value, aware->makespan.value * (1 + 1e-12));
-  // The uplinks are the bottlenecks of the unaware order, busy the whole run.
-  const LinkId top = unaware_ring->bottlenecks(1).at(0);
-  EXPECT_EQ(t.link(top).kind, topo::LinkKind::Uplink);
-  EXPECT_NEAR(unaware_ring->utilisation(top), 1.0, 1e-9);
+  // The uplinks are the bottlenecks of the unaware order, at full rate the whole run
+  // (utilisation 1); each host's NIC link carries one flow at B/4 of its B: utilisation 1/4.
+  for (LinkId top : unaware_ring->bottlenecks(4)) {
+    EXPECT_EQ(t.link(top).kind, topo::LinkKind::Uplink);
+    EXPECT_NEAR(unaware_ring->utilisation(top), 1.0, 1e-9);
+  }
+  int nic_links = 0;
+  for (std::size_t l = 0; l < t.num_links(); ++l) {
+    const LinkId id(static_cast<std::int32_t>(l));
+    if (t.link(id).kind != topo::LinkKind::Network) continue;
+    ++nic_links;
+    EXPECT_NEAR(unaware_ring->utilisation(id), 0.25, 1e-9) << l;
+  }
+  EXPECT_EQ(nic_links, 8);  // 4 hosts x (NIC -> ToR, ToR -> NIC)
 }
 
 TEST(TopologySimulation, RankBeyondTheTopologyIsAnError) {
