@@ -3,8 +3,9 @@
 // process's peak RSS. After the runs it prints how the wall time per transfer grows between
 // successive sizes: the simulator's cost must grow no faster than about linearly in transfers.
 //
-// Network: P4dStandInNetwork (p4d_standin_network.h), a p4d-shaped stand-in, until the
-// topology module's catalog Topology is available to the benchmark.
+// Network: the catalog's p4d.24xlarge (topo::load_instance, cluster placement: one
+// non-blocking switch; 4 x 100 Gbps EFA, GPUDirect RDMA, NVSwitch), with the ring orders the
+// topology discovers (ring_order(), intra_host_ring()).
 //
 // Run: build/bench/simulator_bench --benchmark_counters_tabular=true
 
@@ -15,19 +16,18 @@
 #include <cstdio>
 #include <map>
 #include <memory>
-#include <numeric>
 #include <string>
 #include <utility>
 
 #include "bench/bench_schedules.h"
-#include "bench/p4d_standin_network.h"
 #include "simulator/simulator.h"
+#include "topology/topology.h"
 
 namespace topotune::bench {
 namespace {
 
 constexpr Bytes kSize = 1_GiB;
-constexpr int kGpus = P4dStandInNetwork::kGpus;
+constexpr int kGpus = 8;  // p4d.24xlarge
 // A flat ring's schedule at this many ranks would not fit the memory target: 8192 ranks give
 // 2 x 8191 x 8192 = 134M transfers x (32 B schedule + 4 B dependency + 24 B simulator state)
 // ~ 8 GB, against a 2 GiB target.
@@ -52,28 +52,35 @@ std::map<std::pair<int, int>, Measured>& measurements() {
   return m;
 }
 
-std::vector<int> identity(int n) {
-  std::vector<int> v(static_cast<std::size_t>(n));
-  std::iota(v.begin(), v.end(), 0);
-  return v;
-}
+// The topology and schedule of the current benchmark, kept across the calls Google Benchmark
+// makes for one benchmark (building an 8M-transfer ring takes seconds), released when the
+// benchmark changes.
+struct Case {
+  topo::Topology topology;
+  sched::Schedule schedule;
+  double build_s = 0;  ///< topology + schedule construction
+};
 
-// The schedule of the current benchmark, kept across the calls Google Benchmark makes for one
-// benchmark (building a 8M-transfer ring takes seconds), released when the benchmark changes.
-const sched::Schedule& schedule_for(Algo algo, int hosts, double& build_s) {
+const Case& case_for(Algo algo, int hosts) {
   static std::pair<int, int> key{-1, -1};
-  static std::unique_ptr<sched::Schedule> cached;
-  static double cached_build_s = 0;
+  static std::unique_ptr<Case> cached;
   if (key != std::pair<int, int>{static_cast<int>(algo), hosts}) {
     cached.reset();
     const auto t0 = std::chrono::steady_clock::now();
-    cached = std::make_unique<sched::Schedule>(
-        algo == Algo::Ring ? ring_allreduce(identity(hosts * kGpus), kSize)
-                           : hierarchical_allreduce(hosts, identity(kGpus), kSize));
-    cached_build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    topo::Topology t = topo::load_instance("p4d.24xlarge", hosts).value();
+    TT_ASSERT(t.gpus_per_host() == kGpus, "p4d.24xlarge has %d GPUs", t.gpus_per_host());
+    std::vector<int> order;
+    if (algo == Algo::Ring) {
+      for (RankId r : t.ring_order()) order.push_back(r.value);
+    } else {
+      order = t.intra_host_ring();
+    }
+    sched::Schedule s = algo == Algo::Ring ? ring_allreduce(order, kSize)
+                                           : hierarchical_allreduce(hosts, order, kSize);
+    const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    cached = std::make_unique<Case>(Case{std::move(t), std::move(s), dt});
     key = {static_cast<int>(algo), hosts};
   }
-  build_s = cached_build_s;
   return *cached;
 }
 
@@ -87,10 +94,9 @@ void run(benchmark::State& state, Algo algo) {
     state.SkipWithError(why.c_str());
     return;
   }
-  double build_s = 0;
-  const sched::Schedule& schedule = schedule_for(algo, hosts, build_s);
-  const P4dStandInNetwork network(hosts);
-  const sim::Simulator simulator(network);
+  const Case& c = case_for(algo, hosts);
+  const sched::Schedule& schedule = c.schedule;
+  const sim::Simulator simulator(c.topology);
   double makespan = 0, wall = 0;
   std::uint64_t events = 0;
   for (auto _ : state) {
@@ -113,7 +119,7 @@ void run(benchmark::State& state, Algo algo) {
   state.counters["sim_time_ms"] = makespan * 1e3;
   state.counters["busbw_GBps"] =
       kSize.as_double() / makespan * 2.0 * (hosts * kGpus - 1) / (hosts * kGpus) / 1e9;
-  state.counters["build_s"] = build_s;
+  state.counters["build_s"] = c.build_s;
   state.counters["peak_rss_MiB"] = peak_rss_mib();
   measurements()[{static_cast<int>(algo), hosts}] = {
       transfers, wall / static_cast<double>(state.iterations())};
