@@ -10,4 +10,7 @@ namespace topotune::cli {
 /// topotune schedule: generate and print one algorithm's schedule (schedule_command.cc).
 CommandRun setup_schedule(CLI::App& sub);
 
+/// topotune simulate: simulate one algorithm on a cluster with contention (simulate_command.cc).
+CommandRun setup_simulate(CLI::App& sub);
+
 }  // namespace topotune::cli

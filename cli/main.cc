@@ -19,6 +19,8 @@ const std::vector<CommandInfo>& command_table() {
       // {"name", "one-line summary", setup_name},
       {"schedule", "generate one algorithm's schedule: JSON or a summary with its closed-form time",
        setup_schedule},
+      {"simulate", "simulate one algorithm on a cluster with contention: time, busbw, bottlenecks",
+       setup_simulate},
   };
   return kCommands;
 }
