@@ -61,12 +61,23 @@ void FlowEngine::build_dependents() {
 void FlowEngine::make_ready(std::uint32_t t) {
   const sched::Transfer& tr = schedule_.transfers()[t];
   if (options_.record_transfers) result_->transfers[t].ready = Seconds(now_);
-  const topo::Route route =
-      network_.route(device_[tr.src.index()], device_[tr.dst.index()], tr.channel);
-  events_.push(now_ + route.latency.value, t, kStart);
+  std::uint32_t slot;
+  if (free_pending_.empty()) {
+    slot = static_cast<std::uint32_t>(pending_.size());
+    pending_.emplace_back();
+  } else {
+    slot = free_pending_.back();
+    free_pending_.pop_back();
+  }
+  PendingStart& p = pending_[slot];
+  p.route = network_.route(device_[tr.src.index()], device_[tr.dst.index()], tr.channel);
+  p.transfer = t;
+  events_.push(now_ + p.route.latency.value, slot, kStart);
 }
 
-void FlowEngine::start(std::uint32_t t) {
+void FlowEngine::start(std::uint32_t pending) {
+  const std::uint32_t t = pending_[pending].transfer;
+  free_pending_.push_back(pending);
   const sched::Transfer& tr = schedule_.transfers()[t];
   if (tr.slice.size.value == 0) {
     complete(t);
@@ -74,9 +85,9 @@ void FlowEngine::start(std::uint32_t t) {
   }
   const NodeId src = device_[tr.src.index()];
   const NodeId dst = device_[tr.dst.index()];
-  const topo::Route route = network_.route(src, dst, tr.channel);
   scratch_.clear();
-  for (LinkId l : route.view()) {
+  // The slot stays intact until the next make_ready(), which cannot happen before the loop.
+  for (LinkId l : pending_[pending].route.view()) {
     scratch_.push_back(l.value);
     result_->links[l.index()].bytes += tr.slice.size;
   }

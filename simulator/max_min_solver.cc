@@ -8,6 +8,9 @@
 namespace topotune::sim {
 namespace {
 
+// Components up to this many constraints are filled by linear scans rather than a heap.
+constexpr std::size_t kSmallComponent = 16;
+
 // Min-heap order on (share, constraint id): the smallest share saturates first and equal
 // shares go to the smaller id, so the result does not depend on heap internals.
 bool later(double share_a, int c_a, double share_b, int c_b) {
@@ -141,7 +144,7 @@ void MaxMinSolver::push_share(int c) {
   });
 }
 
-void MaxMinSolver::fix_variable(int v, double share) {
+void MaxMinSolver::fix_variable(int v, double share, bool heap) {
   Variable& var = variables_[static_cast<std::size_t>(v)];
   var.fixed = true;
   var.next = share;
@@ -151,7 +154,7 @@ void MaxMinSolver::fix_variable(int v, double share) {
     con.remaining = std::max(0.0, con.remaining - share);
     --con.unfixed;
     ++con.version;
-    if (con.unfixed > 0) push_share(c);
+    if (heap && con.unfixed > 0) push_share(c);
   }
 }
 
@@ -168,6 +171,10 @@ void MaxMinSolver::fill_component() {
       var.value = share;
       var.fresh = false;
     }
+    return;
+  }
+  if (comp_constraints_.size() <= kSmallComponent) {
+    fill_small_component();
     return;
   }
   const auto later_entry = [](const ShareEntry& a, const ShareEntry& b) {
@@ -212,7 +219,7 @@ void MaxMinSolver::fill_component() {
     if (have_bound) {
       const int v = bounded_[next_bounded];
       if (variables_[static_cast<std::size_t>(v)].bound <= share) {
-        fix_variable(v, variables_[static_cast<std::size_t>(v)].bound);
+        fix_variable(v, variables_[static_cast<std::size_t>(v)].bound, true);
         continue;
       }
     }
@@ -222,15 +229,65 @@ void MaxMinSolver::fill_component() {
     // The saturated constraint's unfixed users all get its share; fixing only edits counters,
     // so iterating its user list here is safe.
     for (const User& u : constraints_[static_cast<std::size_t>(c)].users) {
-      if (!variables_[static_cast<std::size_t>(u.variable)].fixed) fix_variable(u.variable, share);
+      if (!variables_[static_cast<std::size_t>(u.variable)].fixed) {
+        fix_variable(u.variable, share, true);
+      }
     }
   }
+  publish_component();
+}
+
+void MaxMinSolver::publish_component() {
   for (int v : comp_variables_) {
     Variable& var = variables_[static_cast<std::size_t>(v)];
     if (var.fresh || var.next != var.value) changed_.push_back(v);
     var.value = var.next;
     var.fresh = false;
   }
+}
+
+// The same progressive filling as fill_component(), with linear scans instead of a heap: for a
+// handful of constraints (two GPUs sharing a NIC) a scan is cheaper than heap upkeep. Same tie
+// rules (smallest share, then smallest constraint id; a bound <= the share first, smallest
+// bound then id), hence the same values bit for bit.
+void MaxMinSolver::fill_small_component() {
+  for (int c : comp_constraints_) {
+    Constraint& con = constraints_[static_cast<std::size_t>(c)];
+    con.remaining = con.capacity;
+    con.unfixed = static_cast<int>(con.users.size());
+  }
+  for (int v : comp_variables_) variables_[static_cast<std::size_t>(v)].fixed = false;
+  for (;;) {
+    int best_c = -1;
+    double best_share = kUnbounded;
+    for (int c : comp_constraints_) {
+      const Constraint& con = constraints_[static_cast<std::size_t>(c)];
+      if (con.unfixed == 0) continue;
+      const double share = con.remaining / con.unfixed;
+      if (best_c < 0 || later(best_share, best_c, share, c)) {
+        best_c = c;
+        best_share = share;
+      }
+    }
+    int best_v = -1;
+    for (int v : comp_variables_) {
+      const Variable& var = variables_[static_cast<std::size_t>(v)];
+      if (var.fixed || var.bound == kUnbounded) continue;
+      const double bound = variables_[static_cast<std::size_t>(best_v < 0 ? v : best_v)].bound;
+      if (best_v < 0 || var.bound < bound || (var.bound == bound && v < best_v)) best_v = v;
+    }
+    if (best_v >= 0 && variables_[static_cast<std::size_t>(best_v)].bound <= best_share) {
+      fix_variable(best_v, variables_[static_cast<std::size_t>(best_v)].bound, false);
+      continue;
+    }
+    if (best_c < 0) break;
+    for (const User& u : constraints_[static_cast<std::size_t>(best_c)].users) {
+      if (!variables_[static_cast<std::size_t>(u.variable)].fixed) {
+        fix_variable(u.variable, best_share, false);
+      }
+    }
+  }
+  publish_component();
 }
 
 }  // namespace topotune::sim

@@ -102,7 +102,9 @@ class MaxMinSolver {
 
   void collect_component(int seed);
   void fill_component();
-  void fix_variable(int v, double share);
+  void fill_small_component();
+  void publish_component();
+  void fix_variable(int v, double share, bool heap);
   void push_share(int c);
 
   std::vector<Constraint> constraints_;

@@ -191,9 +191,12 @@ RandomSystem random_system(std::mt19937& rng, int constraints, int variables) {
 TEST(MaxMinSolver, RandomSystemsAreFeasibleAndMaxMinFair) {
   // Max-min fairness characterisation: every variable is at its bound or crosses a saturated
   // constraint on which it has the largest share (its bottleneck). Plus feasibility.
+  // Small systems (filled by linear scans) and large ones (components over 16 constraints,
+  // filled with the heap).
   std::mt19937 rng(42);
-  for (int trial = 0; trial < 200; ++trial) {
-    const RandomSystem sys = random_system(rng, 6, 10);
+  for (int trial = 0; trial < 240; ++trial) {
+    const RandomSystem sys =
+        trial % 6 == 5 ? random_system(rng, 40, 120) : random_system(rng, 6, 10);
     MaxMinSolver s;
     for (double c : sys.capacity) s.add_constraint(c);
     std::vector<int> ids;
@@ -227,28 +230,30 @@ TEST(MaxMinSolver, IncrementalEqualsFromScratch) {
   // A random sequence of adds and removes with a solve after each; at every step the values
   // equal those of a fresh solver given only the currently active variables.
   std::mt19937 rng(7);
-  const RandomSystem sys = random_system(rng, 8, 40);
-  MaxMinSolver inc;
-  for (double c : sys.capacity) inc.add_constraint(c);
-  std::map<std::size_t, int> active;  // system variable -> solver id (ordered: deterministic)
-  std::uniform_int_distribution<std::size_t> pick(0, sys.uses.size() - 1);
-  for (int step = 0; step < 300; ++step) {
-    const std::size_t v = pick(rng);
-    if (auto it = active.find(v); it != active.end()) {
-      inc.remove_variable(it->second);
-      active.erase(it);
-    } else {
-      active[v] = inc.add_variable(sys.uses[v], sys.bound[v]);
-    }
-    inc.solve();
-    MaxMinSolver fresh;
-    for (double c : sys.capacity) fresh.add_constraint(c);
-    std::map<std::size_t, int> fresh_ids;
-    for (const auto& [sv, id] : active)
-      fresh_ids[sv] = fresh.add_variable(sys.uses[sv], sys.bound[sv]);
-    fresh.solve();
-    for (const auto& [sv, id] : active) {
-      EXPECT_NEAR(inc.value(id), fresh.value(fresh_ids[sv]), 1e-9) << "step " << step;
+  for (const auto& [constraints, variables] : {std::pair{8, 40}, std::pair{40, 100}}) {
+    const RandomSystem sys = random_system(rng, constraints, variables);
+    MaxMinSolver inc;
+    for (double c : sys.capacity) inc.add_constraint(c);
+    std::map<std::size_t, int> active;  // system variable -> solver id (ordered: deterministic)
+    std::uniform_int_distribution<std::size_t> pick(0, sys.uses.size() - 1);
+    for (int step = 0; step < 300; ++step) {
+      const std::size_t v = pick(rng);
+      if (auto it = active.find(v); it != active.end()) {
+        inc.remove_variable(it->second);
+        active.erase(it);
+      } else {
+        active[v] = inc.add_variable(sys.uses[v], sys.bound[v]);
+      }
+      inc.solve();
+      MaxMinSolver fresh;
+      for (double c : sys.capacity) fresh.add_constraint(c);
+      std::map<std::size_t, int> fresh_ids;
+      for (const auto& [sv, id] : active)
+        fresh_ids[sv] = fresh.add_variable(sys.uses[sv], sys.bound[sv]);
+      fresh.solve();
+      for (const auto& [sv, id] : active) {
+        EXPECT_NEAR(inc.value(id), fresh.value(fresh_ids[sv]), 1e-9) << "step " << step;
+      }
     }
   }
 }
