@@ -203,9 +203,9 @@ Expected<void> FlowEngine::run(SimResult& result) {
     if (waiting_[t] == 0) make_ready(static_cast<std::uint32_t>(t));
   }
   while (!events_.empty()) {
-    now_ = events_.top().time;
+    now_ = events_.top_time();
     // Every event of this instant first, then one solve for the batch.
-    while (!events_.empty() && events_.top().time == now_) {
+    while (!events_.empty() && events_.top_time() == now_) {
       const Event ev = events_.pop();
       ++result.events;
       if (ev.kind == kStart) {
