@@ -14,4 +14,7 @@ CommandRun setup_topo(CLI::App& sub);
 /// topotune schedule: generate and print one algorithm's schedule (schedule_command.cc).
 CommandRun setup_schedule(CLI::App& sub);
 
+/// topotune simulate: simulate one algorithm on a cluster with contention (simulate_command.cc).
+CommandRun setup_simulate(CLI::App& sub);
+
 }  // namespace topotune::cli

@@ -21,6 +21,8 @@ const std::vector<CommandInfo>& command_table() {
       {"topo", "Show the topology graph of an instance type x node count", setup_topo},
       {"schedule", "generate one algorithm's schedule: JSON or a summary with its closed-form time",
        setup_schedule},
+      {"simulate", "simulate one algorithm on a cluster with contention: time, busbw, bottlenecks",
+       setup_simulate},
   };
   return kCommands;
 }
