@@ -113,7 +113,11 @@ class Interpreter {
   }
 
   Expected<void> step(std::int32_t id);
+  Expected<void> gather_reads(std::int32_t id, const Transfer& t);
+  Expected<void> gather_writes(std::int32_t id, const Transfer& t);
+  void apply(std::int32_t id, const Transfer& t);
   Expected<void> check_order(std::int32_t id);
+  Unexpected race_error(std::int32_t id) const;
   Expected<void> check_range(int rank, Slice sl, int want, const char* what);
   Expected<void> check_end_state();
 
@@ -130,12 +134,20 @@ class Interpreter {
 Expected<void> Interpreter::step(std::int32_t id) {
   const Transfer& t = s_.transfer(TransferId(id));
   if (t.slice.empty()) return {};
-  const std::int64_t x = t.slice.offset.value, y = t.slice.end().value;
-  SegMap& src = state_[t.src.index()];
-  SegMap& dst = state_[t.dst.index()];
   needs_.clear();
   src_segs_.clear();
   dst_segs_.clear();
+  TT_TRY_VOID(gather_reads(id, t));
+  TT_TRY_VOID(gather_writes(id, t));
+  TT_TRY_VOID(check_order(id));
+  apply(id, t);
+  return {};
+}
+
+// The source segments the transfer reads: each must hold data, and follow its last writers.
+Expected<void> Interpreter::gather_reads(std::int32_t id, const Transfer& t) {
+  const std::int64_t x = t.slice.offset.value, y = t.slice.end().value;
+  SegMap& src = state_[t.src.index()];
   const auto src_end = split(src, y);
   for (auto it = split(src, x); it != src_end; ++it) {
     const std::int64_t lo = it->first, hi = std::next(it) == src.end() ? y : std::next(it)->first;
@@ -147,9 +159,18 @@ Expected<void> Interpreter::step(std::int32_t id) {
     need(id, t.src.value, lo, hi, Kind::Read, it->second.writers);
     src_segs_.push_back(it);
   }
+  return {};
+}
+
+// The destination segments under each source piece: a reduce must not count a rank twice; a
+// write follows the readers since the last write (or that write); a reduce joining a group of
+// concurrent reduces follows what the group follows.
+Expected<void> Interpreter::gather_writes(std::int32_t id, const Transfer& t) {
+  SegMap& dst = state_[t.dst.index()];
+  const Kind k = t.reduce ? Kind::Reduce : Kind::Copy;
   for (std::size_t p = 0; p < src_segs_.size(); ++p) {
     const std::int64_t lo = src_segs_[p]->first;
-    const std::int64_t hi = p + 1 < src_segs_.size() ? src_segs_[p + 1]->first : y;
+    const std::int64_t hi = p + 1 < src_segs_.size() ? src_segs_[p + 1]->first : t.slice.end().value;
     const int in = src_segs_[p]->second.set;
     const auto dst_end = split(dst, hi);
     for (auto it = split(dst, lo); it != dst_end; ++it) {
@@ -162,7 +183,6 @@ Expected<void> Interpreter::step(std::int32_t id) {
                         ", which already holds " + pool_.describe(seg.set) +
                         ": a contribution would be counted twice");
       }
-      const Kind k = t.reduce ? Kind::Reduce : Kind::Copy;
       if (k == Kind::Reduce && seg.reduce_group && seg.readers.empty()) {
         need(id, t.dst.value, a, b, k, seg.group_base);
       } else {
@@ -171,7 +191,10 @@ Expected<void> Interpreter::step(std::int32_t id) {
       dst_segs_.emplace_back(it, in);
     }
   }
-  TT_TRY_VOID(check_order(id));
+  return {};
+}
+
+void Interpreter::apply(std::int32_t id, const Transfer& t) {
   for (auto it : src_segs_) it->second.readers.push_back(id);
   for (auto& [it, in] : dst_segs_) {
     Segment& seg = it->second;
@@ -191,7 +214,6 @@ Expected<void> Interpreter::step(std::int32_t id) {
       seg.reduce_group = true;
     }
   }
-  return {};
 }
 
 // Every transfer in needs_ must be an ancestor of `id`. Direct dependencies first; then one
@@ -224,6 +246,11 @@ Expected<void> Interpreter::check_order(std::int32_t id) {
     }
   }
   if (found == wanted) return {};
+  return race_error(id);
+}
+
+// The first wanted ancestor the search did not reach, as a message.
+Unexpected Interpreter::race_error(std::int32_t id) const {
   for (const Need& n : needs_) {
     const std::size_t ni = static_cast<std::size_t>(n.id);
     if (want_mark_[ni] != id || visit_mark_[ni] == id) continue;
@@ -236,7 +263,7 @@ Expected<void> Interpreter::check_order(std::int32_t id) {
                     transfer_name(id) + " " + kind_verb(n.mine) +
                     " them, but does not depend on it (directly or transitively)");
   }
-  return {};
+  return fail(Errc::Internal, "race detection lost track of transfer " + std::to_string(id));
 }
 
 Expected<void> Interpreter::check_range(int rank, Slice sl, int want, const char* what) {
