@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/schedule/ancestor_chains.h"
 #include "algorithms/schedule/rank_set_pool.h"
 #include "algorithms/schedule/validate.h"
 
@@ -44,7 +45,7 @@ std::string range(std::int64_t lo, std::int64_t hi) {
 class Interpreter {
  public:
   explicit Interpreter(const Schedule& s)
-      : s_(s), pool_(s.num_ranks()), state_(static_cast<std::size_t>(s.num_endpoints())),
+      : s_(s), chains_(s), pool_(s.num_ranks()), state_(static_cast<std::size_t>(s.num_endpoints())),
         dep_mark_(s.size(), -1), visit_mark_(s.size(), -1), want_mark_(s.size(), -1),
         need_mark_(s.size(), -1) {}
 
@@ -118,10 +119,12 @@ class Interpreter {
   void apply(std::int32_t id, const Transfer& t);
   Expected<void> check_order(std::int32_t id);
   Unexpected race_error(std::int32_t id) const;
+  int claim(std::int32_t id, std::int32_t u);
   Expected<void> check_range(int rank, Slice sl, int want, const char* what);
   Expected<void> check_end_state();
 
   const Schedule& s_;
+  AncestorChains chains_;
   RankSetPool pool_;
   std::vector<SegMap> state_;
   std::vector<std::int32_t> dep_mark_, visit_mark_, want_mark_, need_mark_;
@@ -216,44 +219,69 @@ void Interpreter::apply(std::int32_t id, const Transfer& t) {
   }
 }
 
-// Every transfer in needs_ must be an ancestor of `id`. Direct dependencies first; then one
-// backwards DFS from `id` that never goes below the smallest id still wanted (ids are a
-// topological order, so nothing below it can lead to it).
+// Every transfer in needs_ must be an ancestor of `id`: a direct dependency, or on the data or
+// sender chain of one (AncestorChains, O(log) each), or else found by one backwards search from
+// `id` that never goes below the smallest id still wanted (ids are a topological order, so
+// nothing below it can lead to it).
 Expected<void> Interpreter::check_order(std::int32_t id) {
   if (needs_.empty()) return {};
-  for (TransferId d : s_.deps(TransferId(id))) dep_mark_[d.index()] = id;
+  const auto deps = s_.deps(TransferId(id));
+  for (TransferId d : deps) dep_mark_[d.index()] = id;
   std::int32_t lo = id;
   int wanted = 0;
   for (const Need& n : needs_) {
     if (dep_mark_[static_cast<std::size_t>(n.id)] == id) continue;
+    bool chained = false;
+    for (TransferId d : deps) {
+      if (d.value > n.id && chains_.on_chain(n.id, d.value)) {
+        chained = true;
+        break;
+      }
+    }
+    if (chained) continue;
     want_mark_[static_cast<std::size_t>(n.id)] = id;
     lo = std::min(lo, n.id);
     ++wanted;
   }
   if (wanted == 0) return {};
+  // Breadth-first, so that the nearest transfer whose chains hold a wanted one is met early.
   stack_.clear();
   stack_.push_back(id);
   int found = 0;
-  while (!stack_.empty() && found < wanted) {
-    const std::int32_t u = stack_.back();
-    stack_.pop_back();
-    for (TransferId d : s_.deps(TransferId(u))) {
-      const std::size_t di = d.index();
-      if (d.value < lo || visit_mark_[di] == id) continue;
-      visit_mark_[di] = id;
-      if (want_mark_[di] == id) ++found;
-      stack_.push_back(d.value);
-    }
+  const auto visit = [&](std::int32_t d) {
+    const auto di = static_cast<std::size_t>(d);
+    if (d < lo || visit_mark_[di] == id) return;
+    visit_mark_[di] = id;
+    found += claim(id, d);
+    stack_.push_back(d);
+  };
+  for (std::size_t head = 0; head < stack_.size() && found < wanted; ++head) {
+    const std::int32_t u = stack_[head];
+    for (TransferId d : s_.deps(TransferId(u))) visit(d.value);
+    visit(chains_.data_jump(u));  // shortcuts down long chains (ancestors too)
+    visit(chains_.sender_jump(u));
   }
   if (found == wanted) return {};
   return race_error(id);
+}
+
+// Marks as found every wanted transfer that `u` (an ancestor of `id`) is or has on its chains.
+int Interpreter::claim(std::int32_t id, std::int32_t u) {
+  int n = 0;
+  for (const Need& need : needs_) {
+    const auto ni = static_cast<std::size_t>(need.id);
+    if (want_mark_[ni] != id || need.id > u || !chains_.on_chain(need.id, u)) continue;
+    want_mark_[ni] = -1;  // found: no longer wanted
+    ++n;
+  }
+  return n;
 }
 
 // The first wanted ancestor the search did not reach, as a message.
 Unexpected Interpreter::race_error(std::int32_t id) const {
   for (const Need& n : needs_) {
     const std::size_t ni = static_cast<std::size_t>(n.id);
-    if (want_mark_[ni] != id || visit_mark_[ni] == id) continue;
+    if (want_mark_[ni] != id) continue;
     const Transfer& other = s_.transfer(TransferId(n.id));
     const bool other_writes = other.dst.value == n.endpoint;
     return fail(Errc::InvalidSchedule,
