@@ -106,6 +106,8 @@ class MaxMinSolver {
   };
 
   void collect_component(int seed);
+  void solve_component();
+  void start_heap_fill();
   void fill_component();
   void fill_small_component();
   void publish_component();
@@ -130,6 +132,10 @@ class MaxMinSolver {
     int constraint;
     std::uint32_t version;
   };
+  /// Min-heap order for std heaps: "a after b" on (share, constraint id).
+  static bool later_entry(const ShareEntry& a, const ShareEntry& b) {
+    return a.share > b.share || (a.share == b.share && a.constraint > b.constraint);
+  }
   std::vector<ShareEntry> heap_;
 };
 
