@@ -7,4 +7,8 @@ namespace topotune::cli {
 
 // Each subcommand adds its declaration here and its row in main.cc's kCommands.
 
+CommandRun setup_predict(CLI::App& sub);    ///< NCCL's choice and time per size
+CommandRun setup_validate(CLI::App& sub);   ///< predicted vs measured (nccl-tests logs)
+CommandRun setup_calibrate(CLI::App& sub);  ///< fit the NCCL model to measured runs
+
 }  // namespace topotune::cli

@@ -71,6 +71,7 @@ struct InstanceSpec {
   BytesPerSec nic_bandwidth;                  ///< per NIC, per direction
   bool gpudirect_rdma = false;
   NetTransport transport = NetTransport::Tcp;
+  int efa_version = 0;                        ///< EFA generation (1: no RDMA write); 0 if not EFA/unknown
 
   /// Figure path ("gpu.memory", "nics.bandwidth") -> source, for reports and `topo --format json`.
   std::map<std::string, std::string> sources;

@@ -81,7 +81,12 @@ Expected<NcclSystem> nccl_system_from_cluster(const topo::ClusterSpec& spec) {
   switch (inst.transport) {
     case topo::NetTransport::InfiniBand: s.nic_class = NicClass::InfiniBand; break;
     case topo::NetTransport::Tcp: s.nic_class = NicClass::Tcp; break;
-    case topo::NetTransport::Efa: s.nic_class = s.sm90 ? NicClass::EfaRdma : NicClass::EfaSrd; break;
+    case topo::NetTransport::Efa: {
+      // EFA v2+ has RDMA write; when the generation is unknown, Hopper+ instances ship v2+.
+      const bool rdma = inst.efa_version > 0 ? inst.efa_version >= 2 : s.sm90;
+      s.nic_class = rdma ? NicClass::EfaRdma : NicClass::EfaSrd;
+      break;
+    }
   }
   if (s.nodes > 1 && (s.nics_per_node < 1 || s.nic_bandwidth.value <= 0)) {
     return fail(Errc::InvalidArgument, "instance '" + inst.name + "' has no NIC bandwidth");

@@ -56,3 +56,15 @@ struct NcclSystem {
 Expected<NcclSystem> nccl_system_from_cluster(const topo::ClusterSpec& spec);
 
 }  // namespace topotune::algo
+
+namespace topotune::algo {
+
+/// The data directory: $TOPOTUNE_DATA_DIR if set, else the source tree's data/ (compiled in).
+std::string data_dir();
+
+/// Reads the figures the NCCL model needs from a catalog file (schema topotune.instance/1).
+/// Used when the topology library's catalog loader cannot provide the instance; the full
+/// loader (topology/) validates much more. Errors name the file and the field.
+Expected<topo::InstanceSpec> read_instance_figures(const std::string& path);
+
+}  // namespace topotune::algo
