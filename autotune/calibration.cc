@@ -81,16 +81,17 @@ Expected<double> calibration_loss(const std::vector<CalibrationCase>& cases,
   int used = 0;
   for (const CalibrationCase& c : cases) {
     TT_TRY(const std::vector<double> pred, predict_case(c, params));
-    double sum = 0;
-    int n = 0;
+    double sum = 0, weight = 0;
     for (std::size_t i = 0; i < c.points.size(); ++i) {
       if (c.points[i].bytes.value <= 0 || c.points[i].time_us <= 0 || pred[i] <= 0) continue;
       const double e = std::log(c.points[i].time_us / pred[i]);
-      sum += e * e;
-      ++n;
+      // Sizes >= 1 MiB weigh twice: the bandwidth regime is where plans are decided.
+      const double w = c.points[i].bytes.value >= (std::int64_t{1} << 20) ? 2.0 : 1.0;
+      sum += w * e * e;
+      weight += w;
     }
-    if (n == 0) continue;
-    total += sum / n;
+    if (weight == 0) continue;
+    total += sum / weight;
     ++used;
   }
   if (used == 0) return fail(Errc::InvalidArgument, "no measured points to fit");

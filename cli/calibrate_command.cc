@@ -25,6 +25,7 @@ struct CalibrateArgs {
   std::string params;
   std::string start;
   std::string output;
+  std::string description;
   int rounds = 60;
 };
 
@@ -106,8 +107,11 @@ Expected<void> run_calibrate(const CalibrateArgs& a, std::ostream& out) {
     if (q > p) opt.parameters.push_back(a.params.substr(p, q - p));
   }
   TT_TRY(const tune::CalibrationResult res, tune::calibrate(cases, start, opt));
-  std::string description = "calibrated by topotune calibrate on:";
-  for (const auto& c : cases) description += " " + c.name;
+  std::string description = a.description;
+  if (description.empty()) {
+    description = "calibrated by topotune calibrate on:";
+    for (const auto& c : cases) description += " " + c.name;
+  }
   TT_TRY_VOID(write_file_atomically(a.output, algo::params_to_json(res.params, description)));
   char line[200];
   std::snprintf(line, sizeof line, "# loss (mean squared log time error) %.5f -> %.5f, %d evaluations\n",
@@ -136,6 +140,7 @@ CommandRun setup_calibrate(CLI::App& sub) {
   sub.add_option("--params", a->params, "comma list of parameters to fit (default: all fittable)");
   sub.add_option("--start", a->start, "start from this calibration instead of the defaults");
   sub.add_option("--rounds", a->rounds, "coordinate-descent passes (default 60)");
+  sub.add_option("--description", a->description, "description stored in the output file");
   sub.add_option("-o,--output", a->output, "calibration file to write")->required();
   return [a](std::ostream& out) { return run_calibrate(*a, out); };
 }

@@ -39,20 +39,21 @@ NcclModelParams make_defaults() {
   p.nvlink_channel_GBps = 20;
   p.max_channels = 32;
   p.nvls_channels = 16;
+  p.buffer_bytes = {524288, 4915200, 4194304};
   // Fitted (sources in the parameter table); refreshed by scripts/accuracy.py --refit.
-  p.nvlink_efficiency = 0.8445;
-  p.nvls_efficiency = 0.765;
+  p.nvlink_efficiency = 0.878627;
+  p.nvls_efficiency = 0.792191;
   p.pcie_efficiency = 0.8;
-  p.net_efficiency = {0.909, 0.8243, 0.97, 0.6};
-  p.nic_latency_us = {22.0, 16.7, 1.0, 50.0};
-  p.host_staging_efficiency = 0.812;
-  p.host_staging_latency_us = 1.0;
-  p.gdr_flush_latency_us = 33.6;
-  p.launch_overhead_per_gpu_us = 2.74;
-  p.chunk_bytes = {1.65e6, 46050, 1.049e6};
-  p.step_exposed = {0.001, 0.068, 0.275};
-  p.nvlink_latency_scale = 1.222;
-  p.net_latency_scale = 2.979;
+  p.net_efficiency = {1, 0.798578, 1, 0.6};
+  p.nic_latency_us = {42.4513, 28.2506, 0.5, 50.0};
+  p.host_staging_efficiency = 0.724842;
+  p.host_staging_latency_us = 3.465;
+  p.gdr_flush_latency_us = 36.9998;
+  p.launch_overhead_per_gpu_us = 2.86206;
+  p.chunk_bytes = {178145, 69879.7, 1.04817e+06};
+  p.step_exposed = {0.0139356, 0.125249, 0.413729};
+  p.nvlink_latency_scale = 1.13605;
+  p.net_latency_scale = 0.604438;
   return p;
 }
 
@@ -92,6 +93,12 @@ std::vector<ParamInfo> make_table() {
       [](NcclModelParams& p) { return &p.max_channels; });
   add("nccl.nvls_channels", "NCCL NVLS default channel count on Hopper (NCCL_NVLS_NCHANNELS=16)",
       false, 1, 64, [](NcclModelParams& p) { return &p.nvls_channels; });
+  for (int q = 0; q < kNumNcclProtos; ++q) {
+    add(std::string("nccl.buffer_bytes.") + kProtoKeys[q],
+        "NCCL src/include/device.h DEFAULT_LL_BUFFSIZE (8 lines x 512 threads x 8 steps x 16 B), "
+        "DEFAULT_LL128_BUFFSIZE (120 x 640 x 8 steps x 8 B), DEFAULT_BUFFSIZE (4 MiB)",
+        false, 4096, 1e9, [q](NcclModelParams& p) { return &p.buffer_bytes[q]; });
+  }
   add("nvlink_efficiency", kFitted, true, 0.3, 0.97,
       [](NcclModelParams& p) { return &p.nvlink_efficiency; });
   add("nvls_efficiency", kFitted, true, 0.3, 0.97,
@@ -101,7 +108,7 @@ std::vector<ParamInfo> make_table() {
   for (int c = 0; c < kNumNicClasses; ++c) {
     const bool tcp = c == static_cast<int>(NicClass::Tcp);
     add(std::string("net_efficiency.") + kNicKeys[c],
-        tcp ? "assumed (no TCP entry to fit)" : kFitted, !tcp, 0.3, 0.97,
+        tcp ? "assumed (no TCP entry to fit)" : kFitted, !tcp, 0.3, 1.0,
         [c](NcclModelParams& p) { return &p.net_efficiency[c]; });
     add(std::string("nic_latency_us.") + kNicKeys[c], tcp ? "assumed (no TCP entry to fit)" : kFitted,
         !tcp, 0.5, 500, [c](NcclModelParams& p) { return &p.nic_latency_us[c]; });

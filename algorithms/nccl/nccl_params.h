@@ -53,6 +53,9 @@ struct NcclModelParams {
   double nvlink_channel_GBps = 0;  ///< per-channel NVLink speed NCCL's search targets (SM80_NVLINK_BW)
   double max_channels = 0;         ///< MAXCHANNELS
   double nvls_channels = 0;        ///< NVLS channel count on Hopper
+  /// Per-channel connection buffer of each protocol (DEFAULT_LL_BUFFSIZE, DEFAULT_LL128_BUFFSIZE,
+  /// DEFAULT_BUFFSIZE): at most this much is in flight per channel and network round trip.
+  std::array<double, kNumNcclProtos> buffer_bytes{};
 
   // --- physical parameters (fitted) ---
   double nvlink_efficiency = 0;    ///< achieved share of a GPU's NVLink rate (ring/tree copies)

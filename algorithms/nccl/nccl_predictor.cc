@@ -179,13 +179,16 @@ NcclCandidate NcclPredictor::evaluate(sched::Collective c, Bytes bytes, NcclAlgo
   // Beyond two nodes, inner tree nodes forward for two children: half the rate per child.
   const double fan = nodes <= 2 ? 1.0 : 2.0;
   const double chunk = p.chunk_bytes[idx(q)];
+  // A channel has at most one buffer of payload in flight per network round trip.
+  const double window = p.buffer_bytes[idx(q)] * pe / (2 * net_lat);
+  const auto net_rate = [window](double line_rate) { return std::min(line_rate, window); };
   std::vector<Stage> stages;
   double per = 0, loops_per_unit = 1;
   if (a == NcclAlgo::Ring) {
     const double steps = ring_steps(c, n);
-    const double cross = nodes > 1 ? steps * nodes / n : 0;  // network hops of one unit's path
+    const double cross = nodes > 1 ? 2.0 * (nodes - 1) : 0;  // NCCL's nInterSteps
     stages.push_back({intra_name, nvl_lat, r.intra * pe / nch, steps - cross});
-    if (nodes > 1) stages.push_back({"network", net_lat, r.net * pe / nch, cross});
+    if (nodes > 1) stages.push_back({"network", net_lat, net_rate(r.net * pe / nch), cross});
     per = c == sched::Collective::Broadcast ? S / nch : S / (static_cast<double>(n) * nch);
     loops_per_unit = c == sched::Collective::Broadcast ? 1 : steps;
   } else {
@@ -195,7 +198,9 @@ NcclCandidate NcclPredictor::evaluate(sched::Collective c, Bytes bytes, NcclAlgo
     } else {
       stages.push_back({"NVLS", nvl_lat, r.nvls / nch, 2});
     }
-    if (nodes > 1) stages.push_back({"network", net_lat, r.net * pe / nch / fan, 2.0 * depth});
+    if (nodes > 1) {
+      stages.push_back({"network", net_lat, net_rate(r.net * pe / nch / fan), 2.0 * depth});
+    }
     per = S / nch;
   }
   const double loops = std::max(1.0, std::ceil(per / chunk));
