@@ -74,7 +74,9 @@ TEST(NcclSelection, ChoosesTheMinimumEnabledCandidate) {
   for (Bytes b : {Bytes(8), Bytes(65536), Bytes(1 << 24), Bytes(1 << 30)}) {
     const NcclPrediction pr = predict(p5(2), b);
     for (const NcclCandidate& c : pr.candidates) {
-      if (c.enabled) EXPECT_LE(pr.chosen.time.value, c.time.value);
+      if (c.enabled) {
+        EXPECT_LE(pr.chosen.time.value, c.time.value);
+      }
     }
   }
 }
