@@ -32,8 +32,9 @@ Expected<std::vector<const algo::ParamInfo*>> free_parameters(const CalibrationO
     const algo::ParamInfo* info = algo::find_param(name);
     if (info == nullptr) return fail(Errc::InvalidArgument, "unknown parameter '" + name + "'");
     if (!info->fittable) {
-      return fail(Errc::InvalidArgument, "parameter '" + name + "' is an NCCL constant or fixed "
-                                         "assumption, not fitted");
+      return fail(Errc::InvalidArgument, "parameter '" + name +
+                                             "' is an NCCL constant or fixed "
+                                             "assumption, not fitted");
     }
     out.push_back(info);
   }

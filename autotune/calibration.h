@@ -43,8 +43,8 @@ struct CalibrationOptions {
 
 /// |busbw error| statistics of one run, split at 1 MiB as the acceptance criterion is.
 struct ErrorSummary {
-  int count_large = 0;   ///< sizes >= 1 MiB
-  int count_small = 0;   ///< 0 < size < 1 MiB
+  int count_large = 0;  ///< sizes >= 1 MiB
+  int count_small = 0;  ///< 0 < size < 1 MiB
   double median_large = 0, max_large = 0;
   double median_small = 0, max_small = 0;
 };
@@ -58,8 +58,8 @@ ErrorSummary summarize_errors(const std::vector<MeasuredPoint>& points,
 
 struct CalibrationResult {
   algo::NcclModelParams params;
-  std::vector<std::string> fitted;   ///< names of the parameters that were free
-  double loss_before = 0;            ///< mean squared log-time error at the start
+  std::vector<std::string> fitted;  ///< names of the parameters that were free
+  double loss_before = 0;           ///< mean squared log-time error at the start
   double loss_after = 0;
   int evaluations = 0;
 };

@@ -1,7 +1,6 @@
 // topotune calibrate: fits the NCCL model's physical parameters to measured runs.
 
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <ostream>
 #include <string>
@@ -31,7 +30,8 @@ struct CalibrateArgs {
 
 /// The i-th of a per-run option list: one value applies to every run.
 template <class T>
-Expected<T> nth(const std::vector<T>& v, std::size_t i, std::size_t runs, const char* flag, T dflt) {
+Expected<T> nth(const std::vector<T>& v, std::size_t i, std::size_t runs, const char* flag,
+                T dflt) {
   if (v.empty()) return dflt;
   if (v.size() == 1) return v[0];
   if (v.size() != runs) {
@@ -50,7 +50,8 @@ Expected<tune::CalibrationCase> make_case(const CalibrateArgs& a, std::size_t i)
   TT_TRY(const algo::NcclSystem probe, resolve_nccl_system(inst, 1, ""));
   TT_TRY(const int dflt_nodes, nodes_of(m, std::nullopt, probe.gpus_per_node));
   TT_TRY(const int nodes, nth(a.nodes, i, runs, "--nodes", dflt_nodes));
-  TT_TRY(const std::string ver, nth(a.versions, i, runs, "--nccl-version", m.nccl_version.value_or("")));
+  TT_TRY(const std::string ver,
+         nth(a.versions, i, runs, "--nccl-version", m.nccl_version.value_or("")));
   TT_TRY(std::string algo_list, nth(a.algos, i, runs, "--nccl-algo", std::string()));
   if (algo_list == "all") algo_list.clear();
   tune::CalibrationCase c;
@@ -58,7 +59,8 @@ Expected<tune::CalibrationCase> make_case(const CalibrateArgs& a, std::size_t i)
   TT_TRY(c.system, resolve_nccl_system(inst, nodes, ""));
   c.system.gpus_per_thread = m.gpus_per_thread.value_or(1);
   if (c.system.ranks() != m.ranks) {
-    return fail(Errc::InvalidArgument, file + ": " + std::to_string(m.ranks) + " ranks in the log, " +
+    return fail(Errc::InvalidArgument, file + ": " + std::to_string(m.ranks) +
+                                           " ranks in the log, " +
                                            std::to_string(c.system.ranks()) + " in " + inst);
   }
   TT_TRY(c.options, make_nccl_options(ver, algo_list, ""));
@@ -91,8 +93,10 @@ void report(std::ostream& out, const std::vector<tune::CalibrationCase>& cases,
 
 Expected<void> run_calibrate(const CalibrateArgs& a, std::ostream& out) {
   const std::size_t runs = a.logs.size() + a.measured.size();
-  if (runs == 0) return fail(Errc::InvalidArgument, "give at least one --nccl-tests LOG or --measured FILE");
-  if (a.instances.empty()) return fail(Errc::InvalidArgument, "give --instance (one, or one per run)");
+  if (runs == 0)
+    return fail(Errc::InvalidArgument, "give at least one --nccl-tests LOG or --measured FILE");
+  if (a.instances.empty())
+    return fail(Errc::InvalidArgument, "give --instance (one, or one per run)");
   std::vector<tune::CalibrationCase> cases;
   for (std::size_t i = 0; i < runs; ++i) {
     TT_TRY(tune::CalibrationCase c, make_case(a, i));
@@ -114,13 +118,15 @@ Expected<void> run_calibrate(const CalibrateArgs& a, std::ostream& out) {
   }
   TT_TRY_VOID(write_file_atomically(a.output, algo::params_to_json(res.params, description)));
   char line[200];
-  std::snprintf(line, sizeof line, "# loss (mean squared log time error) %.5f -> %.5f, %d evaluations\n",
+  std::snprintf(line, sizeof line,
+                "# loss (mean squared log time error) %.5f -> %.5f, %d evaluations\n",
                 res.loss_before, res.loss_after, res.evaluations);
   out << line;
   report(out, cases, start, res.params);
   algo::NcclModelParams copy = res.params;
   for (const std::string& name : res.fitted) {
-    std::snprintf(line, sizeof line, "#   %-36s %.6g\n", name.c_str(), *algo::find_param(name)->ref(copy));
+    std::snprintf(line, sizeof line, "#   %-36s %.6g\n", name.c_str(),
+                  *algo::find_param(name)->ref(copy));
     out << line;
   }
   out << "# written to " << a.output << "\n";

@@ -67,18 +67,10 @@ Expected<algo::NcclSystem> resolve_nccl_system(const std::string& instance, int 
     if (nodes > 1 || spec.hosts < 1) spec.hosts = nodes;
     return algo::nccl_system_from_cluster(spec);
   }
-  if (instance.empty()) return fail(Errc::InvalidArgument, "give --instance NAME or --cluster FILE");
-  Expected<topo::ClusterSpec> spec = topo::make_cluster_spec(instance, nodes);
-  if (spec) return algo::nccl_system_from_cluster(*spec);
-  // The catalog loader may not be built in yet: read the figures the model needs directly.
-  const std::string path = algo::data_dir() + "/instances/" + instance + ".json";
-  if (!std::filesystem::exists(path)) {
-    return fail(Errc::NotFound, "unknown instance '" + instance + "' (no " + path + ")");
-  }
-  topo::ClusterSpec fallback;
-  TT_TRY(fallback.instance, algo::read_instance_figures(path));
-  fallback.hosts = nodes;
-  return algo::nccl_system_from_cluster(fallback);
+  if (instance.empty())
+    return fail(Errc::InvalidArgument, "give --instance NAME or --cluster FILE");
+  TT_TRY(const topo::ClusterSpec spec, topo::make_cluster_spec(instance, nodes));
+  return algo::nccl_system_from_cluster(spec);
 }
 
 Expected<algo::NcclModelParams> load_nccl_model(const std::string& calibration) {

@@ -16,8 +16,6 @@
 namespace topotune::cli {
 
 /// The system for `instance` x `nodes`, or for a cluster file when `cluster_file` is set.
-/// Catalog names go through topology's make_cluster_spec; if that has no catalog yet, the
-/// figures are read from data/instances/<name>.json directly.
 Expected<algo::NcclSystem> resolve_nccl_system(const std::string& instance, int nodes,
                                                const std::string& cluster_file);
 

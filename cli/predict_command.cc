@@ -1,12 +1,10 @@
 // topotune predict: what NCCL does for a collective on a cluster, size by size.
 
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/nccl_common.h"
@@ -40,8 +38,9 @@ void print_candidates(std::ostream& out, const algo::NcclPrediction& p) {
   for (const algo::NcclCandidate& c : p.candidates) {
     char line[200];
     if (!c.enabled) {
-      std::snprintf(line, sizeof line, "#     %-9s %-6s  disabled: %s\n", algo::nccl_algo_name(c.algo),
-                    algo::nccl_proto_name(c.proto), c.why_disabled.c_str());
+      std::snprintf(line, sizeof line, "#     %-9s %-6s  disabled: %s\n",
+                    algo::nccl_algo_name(c.algo), algo::nccl_proto_name(c.proto),
+                    c.why_disabled.c_str());
     } else {
       std::snprintf(line, sizeof line,
                     "#     %-9s %-6s  %12.2f us  (latency %9.2f us, %2d channels, bound by %s)%s\n",
@@ -105,9 +104,12 @@ Expected<void> run_predict(const PredictArgs& a, std::ostream& out) {
     const char* an = algo::nccl_algo_name(p.chosen.algo);
     const char* pn = algo::nccl_proto_name(p.chosen.proto);
     if (json) {
-      nlohmann::ordered_json r = {{"bytes", b.value},         {"time_us", p.chosen.time.us()},
-                                  {"algbw_GBps", p.algbw_GBps}, {"busbw_GBps", p.busbw_GBps},
-                                  {"algorithm", an},          {"protocol", pn}};
+      nlohmann::ordered_json r = {{"bytes", b.value},
+                                  {"time_us", p.chosen.time.us()},
+                                  {"algbw_GBps", p.algbw_GBps},
+                                  {"busbw_GBps", p.busbw_GBps},
+                                  {"algorithm", an},
+                                  {"protocol", pn}};
       if (a.explain) r["candidates"] = candidates_json(p);
       rows.push_back(std::move(r));
       continue;
@@ -120,8 +122,10 @@ Expected<void> run_predict(const PredictArgs& a, std::ostream& out) {
     if (a.explain) print_candidates(out, p);
   }
   if (json) {
-    nlohmann::ordered_json j = {{"instance", sys.instance}, {"nodes", sys.nodes},
-                                {"ranks", sys.ranks()},     {"collective", sched::collective_name(coll)},
+    nlohmann::ordered_json j = {{"instance", sys.instance},
+                                {"nodes", sys.nodes},
+                                {"ranks", sys.ranks()},
+                                {"collective", sched::collective_name(coll)},
                                 {"rows", std::move(rows)}};
     out << j.dump(2) << "\n";
   }
@@ -135,13 +139,17 @@ CommandRun setup_predict(CLI::App& sub) {
   sub.add_option("--instance", a->instance, "catalog instance, e.g. p4d.24xlarge");
   sub.add_option("--nodes", a->nodes, "number of nodes")->check(CLI::PositiveNumber);
   sub.add_option("--cluster", a->cluster, "cluster JSON file instead of --instance");
-  sub.add_option("--collective", a->collective, "allreduce | allgather | reduce_scatter | broadcast");
-  sub.add_option("--algo", a->algo, "nccl (NCCL's choice) or one NCCL algorithm: ring, tree, nvls, nvls_tree");
+  sub.add_option("--collective", a->collective,
+                 "allreduce | allgather | reduce_scatter | broadcast");
+  sub.add_option("--algo", a->algo,
+                 "nccl (NCCL's choice) or one NCCL algorithm: ring, tree, nvls, nvls_tree");
   sub.add_option("--sizes", a->sizes, "A:B (A, 2A, ... B) or a list 1M,64M,1G (default 8:16G)");
   sub.add_option("--nccl-version", a->nccl_version, "NCCL release, e.g. 2.23.4 (default: latest)");
-  sub.add_option("--nccl-proto", a->nccl_proto, "restrict protocols as NCCL_PROTO does, e.g. ^LL128");
+  sub.add_option("--nccl-proto", a->nccl_proto,
+                 "restrict protocols as NCCL_PROTO does, e.g. ^LL128");
   sub.add_option("--calibration", a->calibration, "parameters from `topotune calibrate`");
-  sub.add_option("--gpus-per-thread", a->gpus_per_thread, "GPUs one thread launches (nccl-tests -g)")
+  sub.add_option("--gpus-per-thread", a->gpus_per_thread,
+                 "GPUs one thread launches (nccl-tests -g)")
       ->check(CLI::PositiveNumber);
   sub.add_option("--format", a->format, "table | json");
   sub.add_flag("--explain", a->explain, "show every candidate's time and bottleneck");

@@ -1,14 +1,14 @@
 // topotune validate: predicted vs measured (nccl-tests log or measurement JSON), size by size.
 
-#include <CLI/CLI.hpp>
+#include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
 #include <string>
-#include <unistd.h>
 
 #include "autotune/calibration.h"
 #include "cli/commands.h"
@@ -53,7 +53,8 @@ Expected<void> plot_busbw(const std::vector<Row>& rows, const std::string& path,
                           const std::string& title) {
   const std::filesystem::path target(path);
   const std::string ext = target.extension().string();
-  if (ext != ".svg" && ext != ".png") return fail(Errc::InvalidArgument, "--plot needs .svg or .png");
+  if (ext != ".svg" && ext != ".png")
+    return fail(Errc::InvalidArgument, "--plot needs .svg or .png");
   const std::string tmp_base = path + ".tmp." + std::to_string(::getpid());
   const std::string data = tmp_base + ".dat", script = tmp_base + ".gp", image = tmp_base + ext;
   {
@@ -107,11 +108,12 @@ Expected<void> run_validate(const ValidateArgs& a, std::ostream& out) {
   TT_TRY(algo::NcclSystem sys, resolve_nccl_system(a.instance, nodes, a.cluster));
   sys.gpus_per_thread = a.gpus_per_thread.value_or(m.gpus_per_thread.value_or(1));
   if (sys.ranks() != m.ranks) {
-    return fail(Errc::InvalidArgument,
-                "the log has " + std::to_string(m.ranks) + " ranks but " + sys.instance + " x " +
-                    std::to_string(nodes) + " has " + std::to_string(sys.ranks()));
+    return fail(Errc::InvalidArgument, "the log has " + std::to_string(m.ranks) + " ranks but " +
+                                           sys.instance + " x " + std::to_string(nodes) + " has " +
+                                           std::to_string(sys.ranks()));
   }
-  const std::string version = !a.nccl_version.empty() ? a.nccl_version : m.nccl_version.value_or("");
+  const std::string version =
+      !a.nccl_version.empty() ? a.nccl_version : m.nccl_version.value_or("");
   TT_TRY(const algo::NcclOptions opts, make_nccl_options(version, a.nccl_algo, a.nccl_proto));
   TT_TRY(const algo::NcclModelParams params, load_nccl_model(a.calibration));
   const algo::NcclPredictor predictor(sys, params, opts);

@@ -159,7 +159,8 @@ Expected<void> read_row(const std::vector<std::string_view>& tok, std::size_t li
     return fail(Errc::ParseError, "line " + std::to_string(line_no) + ": " + what);
   };
   if (!st.layout) st.layout = layout_from_count(tok.size());
-  if (!st.layout) return where("unrecognised result row (" + std::to_string(tok.size()) + " fields)");
+  if (!st.layout)
+    return where("unrecognised result row (" + std::to_string(tok.size()) + " fields)");
   const Layout& l = *st.layout;
   if (tok.size() != l.fields()) {
     return where("truncated or malformed result row: expected " + std::to_string(l.fields()) +
@@ -167,8 +168,10 @@ Expected<void> read_row(const std::vector<std::string_view>& tok, std::size_t li
   }
   MeasurementRow row;
   row.algorithm = "nccl";
-  if (!to_number(tok[0], row.bytes) || row.bytes < 0) return where("bad size '" + std::string(tok[0]) + "'");
-  if (!to_number(tok[1], row.count) || row.count < 0) return where("bad count '" + std::string(tok[1]) + "'");
+  if (!to_number(tok[0], row.bytes) || row.bytes < 0)
+    return where("bad size '" + std::string(tok[0]) + "'");
+  if (!to_number(tok[1], row.count) || row.count < 0)
+    return where("bad count '" + std::string(tok[1]) + "'");
   row.dtype = sched::parse_dtype(tok[2]).value_or(sched::DataType::F32);
   std::size_t c = 3 + (l.redop ? 1 : 0) + (l.root ? 1 : 0);
   double t = 0, ip_t = 0;
@@ -199,15 +202,16 @@ std::optional<int> ranks_from_ratio(const Measurement& m) {
   }
   if (!best || best->algbw_GBps < 0.1) return std::nullopt;
   const double ratio = best->busbw_GBps / best->algbw_GBps;
-  const double n = m.collective == sched::Collective::Allreduce ? 2.0 / (2.0 - ratio)
-                                                                 : 1.0 / (1.0 - ratio);
+  const double n =
+      m.collective == sched::Collective::Allreduce ? 2.0 / (2.0 - ratio) : 1.0 / (1.0 - ratio);
   if (!std::isfinite(n) || n < 1.5 || n > 1e6) return std::nullopt;
   return static_cast<int>(std::lround(n));
 }
 
 Expected<void> finish(State& st, const NcclTestsParseOptions& opt) {
   if (st.m.rows.empty()) {
-    return fail(Errc::ParseError, opt.origin + ": no result rows found (is this nccl-tests output?)");
+    return fail(Errc::ParseError,
+                opt.origin + ": no result rows found (is this nccl-tests output?)");
   }
   st.m.collective = opt.collective.value_or(st.collective.value_or(sched::Collective::Allreduce));
   if (!st.hosts.empty()) st.m.nodes = static_cast<int>(st.hosts.size());
@@ -218,8 +222,9 @@ Expected<void> finish(State& st, const NcclTestsParseOptions& opt) {
   } else if (auto n = ranks_from_ratio(st.m)) {
     st.m.ranks = *n;
   } else {
-    return fail(Errc::ParseError, opt.origin + ": cannot tell the number of ranks (no Rank lines, "
-                                               "no usable busbw/algbw); give it explicitly");
+    return fail(Errc::ParseError, opt.origin +
+                                      ": cannot tell the number of ranks (no Rank lines, "
+                                      "no usable busbw/algbw); give it explicitly");
   }
   if (st.m.nodes && st.m.ranks % *st.m.nodes == 0) st.m.gpus_per_node = st.m.ranks / *st.m.nodes;
   return {};

@@ -22,9 +22,9 @@
 namespace topotune::rt {
 
 struct NcclTestsParseOptions {
-  std::string origin = "<log>";                     ///< file name for messages
-  std::optional<sched::Collective> collective;      ///< overrides detection
-  std::optional<int> ranks;                         ///< overrides detection
+  std::string origin = "<log>";                 ///< file name for messages
+  std::optional<sched::Collective> collective;  ///< overrides detection
+  std::optional<int> ranks;                     ///< overrides detection
 };
 
 /// Parses one nccl-tests run into a Measurement (source "nccl-tests", algorithm "nccl").

@@ -3,10 +3,14 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
+#ifndef TOPOTUNE_DATA_DIR
+#define TOPOTUNE_DATA_DIR "data"
+#endif
 
 namespace topotune::algo {
 namespace {
@@ -78,8 +82,8 @@ std::vector<ParamInfo> make_table() {
   for (int r = 0; r < kNumArchRows; ++r) {
     for (int s = 0; s < 3; ++s) {
       static const char* const kScale[3] = {"1node", "2nodes", "4nodes"};
-      add(std::string("nccl.ll_max_busbw_GBps.") + kArchKeys[r] + "." + kScale[s], kTuningCc,
-          false, 1, 1e4, [r, s](NcclModelParams& p) { return &p.ll_max_busbw_GBps[r][s]; });
+      add(std::string("nccl.ll_max_busbw_GBps.") + kArchKeys[r] + "." + kScale[s], kTuningCc, false,
+          1, 1e4, [r, s](NcclModelParams& p) { return &p.ll_max_busbw_GBps[r][s]; });
     }
   }
   for (int q = 0; q < kNumNcclProtos; ++q) {
@@ -110,8 +114,9 @@ std::vector<ParamInfo> make_table() {
     add(std::string("net_efficiency.") + kNicKeys[c],
         tcp ? "assumed (no TCP entry to fit)" : kFitted, !tcp, 0.3, 1.0,
         [c](NcclModelParams& p) { return &p.net_efficiency[c]; });
-    add(std::string("nic_latency_us.") + kNicKeys[c], tcp ? "assumed (no TCP entry to fit)" : kFitted,
-        !tcp, 0.5, 500, [c](NcclModelParams& p) { return &p.nic_latency_us[c]; });
+    add(std::string("nic_latency_us.") + kNicKeys[c],
+        tcp ? "assumed (no TCP entry to fit)" : kFitted, !tcp, 0.5, 500,
+        [c](NcclModelParams& p) { return &p.nic_latency_us[c]; });
   }
   add("host_staging_efficiency", kFitted, true, 0.3, 1.0,
       [](NcclModelParams& p) { return &p.host_staging_efficiency; });
@@ -198,7 +203,8 @@ Expected<NcclModelParams> params_from_json(const std::string& text, const std::s
   NcclModelParams out = base;
   for (const auto& [name, entry] : j.at("parameters").items()) {
     const ParamInfo* info = find_param(name);
-    if (info == nullptr) return fail(Errc::ParseError, origin + ": unknown parameter '" + name + "'");
+    if (info == nullptr)
+      return fail(Errc::ParseError, origin + ": unknown parameter '" + name + "'");
     const nlohmann::json* v = &entry;
     if (entry.is_object()) {
       if (!entry.contains("value")) {
@@ -216,6 +222,13 @@ Expected<NcclModelParams> params_from_json(const std::string& text, const std::s
     *info->ref(out) = value;
   }
   return out;
+}
+
+std::string data_dir() {
+  if (const char* env = std::getenv("TOPOTUNE_DATA_DIR"); env != nullptr && *env != '\0') {
+    return env;
+  }
+  return TOPOTUNE_DATA_DIR;
 }
 
 Expected<NcclModelParams> load_params_file(const std::string& path, const NcclModelParams& base) {

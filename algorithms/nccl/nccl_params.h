@@ -44,33 +44,34 @@ using AlgoProtoTable = std::array<std::array<T, kNumNcclProtos>, kNumNcclAlgos>;
 
 struct NcclModelParams {
   // --- NCCL constants (tuning.cc) ---
-  AlgoProtoTable<double> base_latency_us{};   ///< baseLatencies[algo][proto]
-  AlgoProtoTable<double> nvlink_latency_us{}; ///< hwLat[NVLINK][algo][proto], per intra hop
-  AlgoProtoTable<double> net_latency_us{};    ///< hwLat[NET][algo][proto], per network hop
+  AlgoProtoTable<double> base_latency_us{};    ///< baseLatencies[algo][proto]
+  AlgoProtoTable<double> nvlink_latency_us{};  ///< hwLat[NVLINK][algo][proto], per intra hop
+  AlgoProtoTable<double> net_latency_us{};     ///< hwLat[NET][algo][proto], per network hop
   /// llMaxBws[arch][scale] in GB/s busbw; scale = 1 node, 2 nodes, 4+ nodes.
   std::array<std::array<double, 3>, kNumArchRows> ll_max_busbw_GBps{};
   std::array<double, kNumNcclProtos> proto_efficiency{};  ///< payload share: LL 1/2, LL128 120/128
-  double nvlink_channel_GBps = 0;  ///< per-channel NVLink speed NCCL's search targets (SM80_NVLINK_BW)
-  double max_channels = 0;         ///< MAXCHANNELS
-  double nvls_channels = 0;        ///< NVLS channel count on Hopper
+  double nvlink_channel_GBps =
+      0;                     ///< per-channel NVLink speed NCCL's search targets (SM80_NVLINK_BW)
+  double max_channels = 0;   ///< MAXCHANNELS
+  double nvls_channels = 0;  ///< NVLS channel count on Hopper
   /// Per-channel connection buffer of each protocol (DEFAULT_LL_BUFFSIZE, DEFAULT_LL128_BUFFSIZE,
   /// DEFAULT_BUFFSIZE): at most this much is in flight per channel and network round trip.
   std::array<double, kNumNcclProtos> buffer_bytes{};
 
   // --- physical parameters (fitted) ---
-  double nvlink_efficiency = 0;    ///< achieved share of a GPU's NVLink rate (ring/tree copies)
-  double nvls_efficiency = 0;      ///< achieved share of NVLink rate by in-switch reduction
-  double pcie_efficiency = 0;      ///< achieved share of a PCIe-only GPU's link rate
+  double nvlink_efficiency = 0;  ///< achieved share of a GPU's NVLink rate (ring/tree copies)
+  double nvls_efficiency = 0;    ///< achieved share of NVLink rate by in-switch reduction
+  double pcie_efficiency = 0;    ///< achieved share of a PCIe-only GPU's link rate
   std::array<double, kNumNicClasses> net_efficiency{};  ///< achieved share of NIC line rate
   std::array<double, kNumNicClasses> nic_latency_us{};  ///< one network hop, added to NCCL's
   double host_staging_efficiency = 0;  ///< without GPUDirect RDMA: bounce through host memory
   double host_staging_latency_us = 0;
-  double gdr_flush_latency_us = 0;     ///< GPUDirect receive flush on NICs without RDMA write
+  double gdr_flush_latency_us = 0;        ///< GPUDirect receive flush on NICs without RDMA write
   double launch_overhead_per_gpu_us = 0;  ///< one thread launching g GPUs pays (g-1) of these
-  std::array<double, kNumNcclProtos> chunk_bytes{};    ///< pipeline unit per channel
-  std::array<double, kNumNcclProtos> step_exposed{};   ///< share of a step's latency not hidden
-  double nvlink_latency_scale = 0;  ///< multiplies NCCL's NVLink hop latency
-  double net_latency_scale = 0;     ///< multiplies NCCL's network hop latency
+  std::array<double, kNumNcclProtos> chunk_bytes{};   ///< pipeline unit per channel
+  std::array<double, kNumNcclProtos> step_exposed{};  ///< share of a step's latency not hidden
+  double nvlink_latency_scale = 0;                    ///< multiplies NCCL's NVLink hop latency
+  double net_latency_scale = 0;                       ///< multiplies NCCL's network hop latency
 };
 
 /// The built-in parameter set (identical to data/nccl_model.json; a test checks it).
@@ -99,6 +100,9 @@ std::string params_to_json(const NcclModelParams& p, const std::string& descript
 /// a file may set a subset. `origin` names the file in messages.
 Expected<NcclModelParams> params_from_json(const std::string& text, const std::string& origin,
                                            const NcclModelParams& base);
+
+/// The data directory: $TOPOTUNE_DATA_DIR if set, else the source tree's data/ (compiled in).
+std::string data_dir();
 
 /// Reads `path` and applies it on top of `base`.
 Expected<NcclModelParams> load_params_file(const std::string& path, const NcclModelParams& base);

@@ -27,10 +27,13 @@ bool allowed(const std::vector<T>& v, T x) {
 double bus_factor(sched::Collective c, int n) {
   if (n <= 1) return 0.0;
   switch (c) {
-    case sched::Collective::Allreduce: return 2.0 * (n - 1) / n;
+    case sched::Collective::Allreduce:
+      return 2.0 * (n - 1) / n;
     case sched::Collective::ReduceScatter:
-    case sched::Collective::Allgather: return static_cast<double>(n - 1) / n;
-    case sched::Collective::Broadcast: return 1.0;
+    case sched::Collective::Allgather:
+      return static_cast<double>(n - 1) / n;
+    case sched::Collective::Broadcast:
+      return 1.0;
   }
   return 1.0;
 }
@@ -51,8 +54,8 @@ int NcclPredictor::channels(NcclAlgo a) const {
   // NCCL's search packs channels of ~nvlink_channel_GBps each into a GPU's NVLink bandwidth.
   int intra = 2;
   if (system_.intra != IntraKind::Pcie) {
-    intra = static_cast<int>(std::lround(system_.gpu_intra_bandwidth.gbps_bytes() /
-                                         p.nvlink_channel_GBps));
+    intra = static_cast<int>(
+        std::lround(system_.gpu_intra_bandwidth.gbps_bytes() / p.nvlink_channel_GBps));
   }
   intra = std::clamp(intra, 2, static_cast<int>(p.max_channels));
   if (system_.nodes == 1) return intra;
@@ -87,8 +90,8 @@ std::string NcclPredictor::disabled_reason(sched::Collective c, NcclAlgo a, Nccl
   if (p == NcclProto::LL128) {
     if (!v.at_least(2, 5)) return "no LL128 before NCCL 2.5";
     if (s.intra == IntraKind::Pcie) return "LL128 needs NVLink";
-    if (s.nodes > 1 && (!s.gpudirect_rdma || s.nic_class == NicClass::EfaSrd ||
-                        s.nic_class == NicClass::Tcp)) {
+    if (s.nodes > 1 &&
+        (!s.gpudirect_rdma || s.nic_class == NicClass::EfaSrd || s.nic_class == NicClass::Tcp)) {
       return "LL128 across nodes needs GPUDirect RDMA writes";
     }
   }
@@ -99,10 +102,10 @@ std::string NcclPredictor::disabled_reason(sched::Collective c, NcclAlgo a, Nccl
 namespace {
 
 struct Rates {
-  double intra = 0;     ///< one GPU's achieved intra-node rate, bytes/s
-  double nvls = 0;      ///< achieved in-switch reduction rate per GPU
-  double net = 0;       ///< one node's achieved network rate
-  double net_hop_s = 0; ///< one network hop's latency beyond NCCL's constant
+  double intra = 0;      ///< one GPU's achieved intra-node rate, bytes/s
+  double nvls = 0;       ///< achieved in-switch reduction rate per GPU
+  double net = 0;        ///< one node's achieved network rate
+  double net_hop_s = 0;  ///< one network hop's latency beyond NCCL's constant
 };
 
 Rates achieved_rates(const NcclSystem& s, const NcclModelParams& p) {
@@ -153,6 +156,72 @@ PipelineTime pipeline(const std::vector<Stage>& stages, double unit, double unit
 
 }  // namespace
 
+namespace {
+
+/// Everything one candidate's stages depend on.
+struct StageInputs {
+  const NcclSystem& sys;
+  const NcclModelParams& p;
+  sched::Collective coll;
+  NcclAlgo algo;
+  NcclProto proto;
+  int channels;
+  double bytes;
+};
+
+/// The stages a unit crosses, the data per channel per step, and units per loop.
+struct StagePlan {
+  std::vector<Stage> stages;
+  double per_step = 0;  ///< bytes per channel per step
+  double steps_per_loop = 1;
+  double net_latency_s = 0;
+};
+
+StagePlan plan_stages(const StageInputs& in) {
+  const NcclSystem& s = in.sys;
+  const NcclModelParams& p = in.p;
+  const Rates r = achieved_rates(s, p);
+  const int a = idx(in.algo), q = idx(in.proto);
+  const int n = s.ranks(), nodes = s.nodes;
+  const double nch = in.channels, pe = p.proto_efficiency[q];
+  StagePlan plan;
+  const double nvl_lat = p.nvlink_latency_us[a][q] * p.nvlink_latency_scale * 1e-6;
+  plan.net_latency_s = p.net_latency_us[a][q] * p.net_latency_scale * 1e-6 + r.net_hop_s;
+  // A channel has at most one buffer of payload in flight per network round trip.
+  const double window = p.buffer_bytes[q] * pe / (2 * plan.net_latency_s);
+  const auto net_rate = [window](double line_rate) { return std::min(line_rate, window); };
+  const char* intra_name = s.intra == IntraKind::Pcie ? "PCIe" : "NVLink";
+  if (in.algo == NcclAlgo::Ring) {
+    const double steps = ring_steps(in.coll, n);
+    const double cross = nodes > 1 ? 2.0 * (nodes - 1) : 0;  // NCCL's nInterSteps
+    plan.stages.push_back({intra_name, nvl_lat, r.intra * pe / nch, steps - cross});
+    if (nodes > 1)
+      plan.stages.push_back({"network", plan.net_latency_s, net_rate(r.net * pe / nch), cross});
+    const bool bcast = in.coll == sched::Collective::Broadcast;
+    plan.per_step = bcast ? in.bytes / nch : in.bytes / (static_cast<double>(n) * nch);
+    plan.steps_per_loop = bcast ? 1 : steps;
+    return plan;
+  }
+  if (in.algo == NcclAlgo::Tree) {
+    // Each GPU of the intra-node chain sends S up and S down across the two trees.
+    plan.stages.push_back(
+        {intra_name, nvl_lat, r.intra * pe / nch / 2, 2.0 * (s.gpus_per_node - 1)});
+  } else {
+    plan.stages.push_back({"NVLS", nvl_lat, r.nvls / nch, 2});
+  }
+  if (nodes > 1) {
+    const double depth = std::ceil(std::log2(nodes));
+    // Beyond two nodes, inner tree nodes forward for two children: half the rate per child.
+    const double fan = nodes <= 2 ? 1.0 : 2.0;
+    plan.stages.push_back(
+        {"network", plan.net_latency_s, net_rate(r.net * pe / nch / fan), 2 * depth});
+  }
+  plan.per_step = in.bytes / nch;
+  return plan;
+}
+
+}  // namespace
+
 NcclCandidate NcclPredictor::evaluate(sched::Collective c, Bytes bytes, NcclAlgo a,
                                       NcclProto q) const {
   NcclCandidate cand;
@@ -161,58 +230,24 @@ NcclCandidate NcclPredictor::evaluate(sched::Collective c, Bytes bytes, NcclAlgo
   cand.why_disabled = disabled_reason(c, a, q);
   cand.enabled = cand.why_disabled.empty();
   if (!cand.enabled) return cand;
-  const NcclSystem& s = system_;
   const NcclModelParams& p = params_;
-  const Rates r = achieved_rates(s, p);
-  const int n = s.ranks(), g = s.gpus_per_node, nodes = s.nodes;
-  const int nch = channels(a);
-  cand.channels = nch;
-  const double pe = p.proto_efficiency[idx(q)];
+  cand.channels = channels(a);
   const double S = static_cast<double>(std::max<std::int64_t>(bytes.value, 1));
-  const double nvl_lat = p.nvlink_latency_us[idx(a)][idx(q)] * p.nvlink_latency_scale * 1e-6;
-  const double net_lat = p.net_latency_us[idx(a)][idx(q)] * p.net_latency_scale * 1e-6 +
-                         r.net_hop_s;
+  const StagePlan plan = plan_stages({system_, p, c, a, q, cand.channels, S});
   const double base = (p.base_latency_us[idx(a)][idx(q)] +
-                       p.launch_overhead_per_gpu_us * (s.gpus_per_thread - 1)) * 1e-6;
-  const char* intra_name = s.intra == IntraKind::Pcie ? "PCIe" : "NVLink";
-  const int depth = nodes > 1 ? static_cast<int>(std::ceil(std::log2(nodes))) : 0;
-  // Beyond two nodes, inner tree nodes forward for two children: half the rate per child.
-  const double fan = nodes <= 2 ? 1.0 : 2.0;
-  const double chunk = p.chunk_bytes[idx(q)];
-  // A channel has at most one buffer of payload in flight per network round trip.
-  const double window = p.buffer_bytes[idx(q)] * pe / (2 * net_lat);
-  const auto net_rate = [window](double line_rate) { return std::min(line_rate, window); };
-  std::vector<Stage> stages;
-  double per = 0, loops_per_unit = 1;
-  if (a == NcclAlgo::Ring) {
-    const double steps = ring_steps(c, n);
-    const double cross = nodes > 1 ? 2.0 * (nodes - 1) : 0;  // NCCL's nInterSteps
-    stages.push_back({intra_name, nvl_lat, r.intra * pe / nch, steps - cross});
-    if (nodes > 1) stages.push_back({"network", net_lat, net_rate(r.net * pe / nch), cross});
-    per = c == sched::Collective::Broadcast ? S / nch : S / (static_cast<double>(n) * nch);
-    loops_per_unit = c == sched::Collective::Broadcast ? 1 : steps;
-  } else {
-    if (a == NcclAlgo::Tree) {
-      // Each GPU of the intra-node chain sends S up and S down across the two trees.
-      stages.push_back({intra_name, nvl_lat, r.intra * pe / nch / 2, 2.0 * (g - 1)});
-    } else {
-      stages.push_back({"NVLS", nvl_lat, r.nvls / nch, 2});
-    }
-    if (nodes > 1) {
-      stages.push_back({"network", net_lat, net_rate(r.net * pe / nch / fan), 2.0 * depth});
-    }
-    per = S / nch;
-  }
-  const double loops = std::max(1.0, std::ceil(per / chunk));
-  const double unit = per / loops;
+                       p.launch_overhead_per_gpu_us * (system_.gpus_per_thread - 1)) *
+                      1e-6;
+  const double loops = std::max(1.0, std::ceil(plan.per_step / p.chunk_bytes[idx(q)]));
+  const double unit = plan.per_step / loops;
   const PipelineTime pt =
-      pipeline(stages, unit, loops * loops_per_unit, base, p.step_exposed[idx(q)]);
+      pipeline(plan.stages, unit, loops * plan.steps_per_loop, base, p.step_exposed[idx(q)]);
   double t = pt.time_s;
   cand.bottleneck = pt.bottleneck;
   if (q == NcclProto::LL) {
+    const int nodes = system_.nodes;
     const int scale = nodes == 1 ? 0 : (nodes == 2 ? 1 : 2);
-    const double cap = p.ll_max_busbw_GBps[s.arch_row][scale] * 1e9;
-    const double capped = base + S * bus_factor(c, n) / cap;
+    const double cap = p.ll_max_busbw_GBps[system_.arch_row][scale] * 1e9;
+    const double capped = base + S * bus_factor(c, system_.ranks()) / cap;
     if (capped > t) {
       t = capped;
       cand.bottleneck = "LL bandwidth cap";

@@ -32,9 +32,9 @@ namespace topotune::algo {
 
 /// What the user restricts, as NCCL's environment does.
 struct NcclOptions {
-  NcclVersion version;                               ///< unknown = latest
-  std::vector<NcclAlgo> algos;                       ///< NCCL_ALGO; empty = all
-  std::vector<NcclProto> protos;                     ///< NCCL_PROTO; empty = all
+  NcclVersion version;            ///< unknown = latest
+  std::vector<NcclAlgo> algos;    ///< NCCL_ALGO; empty = all
+  std::vector<NcclProto> protos;  ///< NCCL_PROTO; empty = all
 };
 
 /// One (algorithm, protocol) pair evaluated at one size.
@@ -45,8 +45,8 @@ struct NcclCandidate {
   std::string why_disabled;  ///< the enable rule that removed it
   int channels = 0;
   Seconds time{0};
-  Seconds latency{0};        ///< base + first unit's path
-  std::string bottleneck;    ///< "NVLink", "NVLS", "network", "PCIe", "latency"
+  Seconds latency{0};      ///< base + first unit's path
+  std::string bottleneck;  ///< "NVLink", "NVLS", "network", "PCIe", "latency"
 };
 
 /// The prediction at one size: the chosen candidate and, with explain, all of them.

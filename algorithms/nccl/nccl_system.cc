@@ -8,11 +8,15 @@ namespace {
 int arch_row_of(topo::GpuArch a) {
   switch (a) {
     case topo::GpuArch::Volta:
-    case topo::GpuArch::Turing: return 0;
+    case topo::GpuArch::Turing:
+      return 0;
     case topo::GpuArch::Ampere:
-    case topo::GpuArch::Unknown: return 1;
-    case topo::GpuArch::Hopper: return 2;
-    case topo::GpuArch::Blackwell: return 3;
+    case topo::GpuArch::Unknown:
+      return 1;
+    case topo::GpuArch::Hopper:
+      return 2;
+    case topo::GpuArch::Blackwell:
+      return 3;
   }
   return 1;
 }
@@ -64,9 +68,15 @@ Expected<NcclSystem> nccl_system_from_cluster(const topo::ClusterSpec& spec) {
   s.arch_row = arch_row_of(inst.gpu.arch);
   s.sm90 = s.arch_row >= 2;
   switch (inst.fabric) {
-    case topo::IntraFabric::NvSwitch: s.intra = IntraKind::NvSwitch; break;
-    case topo::IntraFabric::NvLinkMesh: s.intra = IntraKind::NvLinkMesh; break;
-    case topo::IntraFabric::PcieOnly: s.intra = IntraKind::Pcie; break;
+    case topo::IntraFabric::NvSwitch:
+      s.intra = IntraKind::NvSwitch;
+      break;
+    case topo::IntraFabric::NvLinkMesh:
+      s.intra = IntraKind::NvLinkMesh;
+      break;
+    case topo::IntraFabric::PcieOnly:
+      s.intra = IntraKind::Pcie;
+      break;
   }
   if (s.intra == IntraKind::Pcie) {
     // Without NVLink, GPU-to-GPU traffic crosses each GPU's own PCIe link (Gen3 x16 if unknown).
@@ -79,11 +89,15 @@ Expected<NcclSystem> nccl_system_from_cluster(const topo::ClusterSpec& spec) {
   s.nic_bandwidth = inst.nic_bandwidth;
   s.gpudirect_rdma = inst.gpudirect_rdma;
   switch (inst.transport) {
-    case topo::NetTransport::InfiniBand: s.nic_class = NicClass::InfiniBand; break;
-    case topo::NetTransport::Tcp: s.nic_class = NicClass::Tcp; break;
+    case topo::NetTransport::InfiniBand:
+      s.nic_class = NicClass::InfiniBand;
+      break;
+    case topo::NetTransport::Tcp:
+      s.nic_class = NicClass::Tcp;
+      break;
     case topo::NetTransport::Efa: {
       // EFA v2+ has RDMA write; when the generation is unknown, Hopper+ instances ship v2+.
-      const bool rdma = inst.efa_version > 0 ? inst.efa_version >= 2 : s.sm90;
+      const bool rdma = inst.efa_version ? *inst.efa_version >= 2 : s.sm90;
       s.nic_class = rdma ? NicClass::EfaRdma : NicClass::EfaSrd;
       break;
     }

@@ -34,19 +34,19 @@ Expected<NcclVersion> parse_nccl_version(const std::string& text);
 enum class IntraKind { NvSwitch, NvLinkMesh, Pcie };
 
 struct NcclSystem {
-  std::string instance;             ///< catalog name, for reports
+  std::string instance;  ///< catalog name, for reports
   int nodes = 1;
   int gpus_per_node = 1;
-  int arch_row = 1;                 ///< row of NCCL's tables: 0 Volta, 1 Ampere, 2 Hopper, 3 Blackwell
-  bool sm90 = false;                ///< Hopper or newer (NVLS, LL128 rules)
+  int arch_row = 1;   ///< row of NCCL's tables: 0 Volta, 1 Ampere, 2 Hopper, 3 Blackwell
+  bool sm90 = false;  ///< Hopper or newer (NVLS, LL128 rules)
   IntraKind intra = IntraKind::NvSwitch;
   BytesPerSec gpu_intra_bandwidth;  ///< one GPU's NVLink (or PCIe) rate, per direction, nominal
   bool nvls = false;                ///< NVSwitch gen3+ with in-switch reduction
   int nics_per_node = 0;
-  BytesPerSec nic_bandwidth;        ///< one NIC, per direction, nominal line rate
+  BytesPerSec nic_bandwidth;  ///< one NIC, per direction, nominal line rate
   NicClass nic_class = NicClass::InfiniBand;
   bool gpudirect_rdma = true;
-  int gpus_per_thread = 1;          ///< nccl-tests -g: GPUs one thread launches in turn
+  int gpus_per_thread = 1;  ///< nccl-tests -g: GPUs one thread launches in turn
 
   int ranks() const { return nodes * gpus_per_node; }
 };
@@ -54,17 +54,5 @@ struct NcclSystem {
 /// Summarises a cluster for the NCCL model. EFA NICs count as RDMA-write capable (EFA v2+)
 /// on Hopper and newer instances and as SRD send/receive (EFA v1) before (instances.md §2.3).
 Expected<NcclSystem> nccl_system_from_cluster(const topo::ClusterSpec& spec);
-
-}  // namespace topotune::algo
-
-namespace topotune::algo {
-
-/// The data directory: $TOPOTUNE_DATA_DIR if set, else the source tree's data/ (compiled in).
-std::string data_dir();
-
-/// Reads the figures the NCCL model needs from a catalog file (schema topotune.instance/1).
-/// Used when the topology library's catalog loader cannot provide the instance; the full
-/// loader (topology/) validates much more. Errors name the file and the field.
-Expected<topo::InstanceSpec> read_instance_figures(const std::string& path);
 
 }  // namespace topotune::algo

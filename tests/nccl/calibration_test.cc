@@ -1,12 +1,13 @@
 // Calibration: recovers parameters from synthetic measurements, refuses constants, and
 // summarises errors as the acceptance criterion does.
 
+#include "autotune/calibration.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 
-#include "autotune/calibration.h"
 #include "tests/nccl/test_systems.h"
 
 namespace topotune::tune {
@@ -16,7 +17,8 @@ CalibrationCase synthetic(const algo::NcclSystem& s, const algo::NcclModelParams
   CalibrationCase c;
   c.name = s.instance;
   c.system = s;
-  for (std::int64_t b = 1024; b <= (std::int64_t{1} << 32); b *= 4) c.points.push_back({Bytes(b), 0});
+  for (std::int64_t b = 1024; b <= (std::int64_t{1} << 32); b *= 4)
+    c.points.push_back({Bytes(b), 0});
   const std::vector<double> t = predict_case(c, truth).value();
   for (std::size_t i = 0; i < t.size(); ++i) c.points[i].time_us = t[i];
   return c;
@@ -53,7 +55,7 @@ TEST(Calibration, ErrorSummarySplitsAtOneMiB) {
   // Sizes 0 (skipped), 512 KiB, 768 KiB, 1 MiB, 2 MiB, 4 MiB with errors 9, -0.1, 0.3, 0.2,
   // -0.05, 0.1: small = {-0.1, 0.3} -> median |.| 0.2, max 0.3; large = {0.2, -0.05, 0.1}
   // -> median 0.1, max 0.2.
-  const std::vector<MeasuredPoint> pts = {{Bytes(0), 1},        {Bytes(512 << 10), 1},
+  const std::vector<MeasuredPoint> pts = {{Bytes(0), 1},         {Bytes(512 << 10), 1},
                                           {Bytes(768 << 10), 1}, {Bytes(1 << 20), 1},
                                           {Bytes(2 << 20), 1},   {Bytes(4 << 20), 1}};
   const ErrorSummary s = summarize_errors(pts, {9, -0.1, 0.3, 0.2, -0.05, 0.1});
@@ -84,14 +86,17 @@ TEST(NcclModelFile, DataFileMatchesBuiltInDefaults) {
 TEST(NcclModelFile, RejectsTyposAndBadValues) {
   const auto& d = algo::default_params();
   EXPECT_FALSE(algo::params_from_json("{}", "f", d).has_value());
-  EXPECT_FALSE(algo::params_from_json(
-                   R"({"schema":"topotune.nccl_model/1","parameters":{"nvlink_eficiency":1}})", "f", d)
-                   .has_value());
-  EXPECT_FALSE(algo::params_from_json(
-                   R"({"schema":"topotune.nccl_model/1","parameters":{"nvlink_efficiency":"x"}})", "f", d)
-                   .has_value());
+  EXPECT_FALSE(
+      algo::params_from_json(
+          R"({"schema":"topotune.nccl_model/1","parameters":{"nvlink_eficiency":1}})", "f", d)
+          .has_value());
+  EXPECT_FALSE(
+      algo::params_from_json(
+          R"({"schema":"topotune.nccl_model/1","parameters":{"nvlink_efficiency":"x"}})", "f", d)
+          .has_value());
   const auto ok = algo::params_from_json(
-      R"({"schema":"topotune.nccl_model/1","parameters":{"nvlink_efficiency":{"value":0.5}}})", "f", d);
+      R"({"schema":"topotune.nccl_model/1","parameters":{"nvlink_efficiency":{"value":0.5}}})", "f",
+      d);
   ASSERT_TRUE(ok.has_value());
   EXPECT_DOUBLE_EQ(ok->nvlink_efficiency, 0.5);
   EXPECT_DOUBLE_EQ(ok->nvls_efficiency, d.nvls_efficiency);  // untouched

@@ -1,9 +1,10 @@
 // NCCL predictor: enable rules, selection, the phenomena real logs show, and one hand-solved
 // pipeline time.
 
+#include "algorithms/nccl/nccl_predictor.h"
+
 #include <gtest/gtest.h>
 
-#include "algorithms/nccl/nccl_predictor.h"
 #include "tests/nccl/test_systems.h"
 
 namespace topotune::algo {
@@ -40,24 +41,35 @@ TEST(NcclVersion, Parses) {
 
 TEST(NcclRules, NvlsNeedsHopperNvswitchAndOneNode) {
   const NcclPredictor h100(dgx_h100(1), default_params(), {});
-  EXPECT_TRUE(h100.evaluate(Collective::Allreduce, Bytes(1 << 30), NcclAlgo::Nvls, NcclProto::Simple).enabled);
-  EXPECT_FALSE(h100.evaluate(Collective::Allreduce, Bytes(1 << 30), NcclAlgo::Nvls, NcclProto::LL).enabled);
-  EXPECT_FALSE(h100.evaluate(Collective::Allreduce, Bytes(1 << 30), NcclAlgo::NvlsTree, NcclProto::Simple).enabled);
+  EXPECT_TRUE(
+      h100.evaluate(Collective::Allreduce, Bytes(1 << 30), NcclAlgo::Nvls, NcclProto::Simple)
+          .enabled);
+  EXPECT_FALSE(
+      h100.evaluate(Collective::Allreduce, Bytes(1 << 30), NcclAlgo::Nvls, NcclProto::LL).enabled);
+  EXPECT_FALSE(
+      h100.evaluate(Collective::Allreduce, Bytes(1 << 30), NcclAlgo::NvlsTree, NcclProto::Simple)
+          .enabled);
   const NcclPredictor a100(dgx_a100(1), default_params(), {});
-  EXPECT_EQ(a100.evaluate(Collective::Allreduce, Bytes(1), NcclAlgo::Nvls, NcclProto::Simple).why_disabled,
+  EXPECT_EQ(a100.evaluate(Collective::Allreduce, Bytes(1), NcclAlgo::Nvls, NcclProto::Simple)
+                .why_disabled,
             "no NVLS-capable NVSwitch");
   const NcclPredictor two(p5(2), default_params(), {});
-  EXPECT_FALSE(two.evaluate(Collective::Allreduce, Bytes(1), NcclAlgo::Nvls, NcclProto::Simple).enabled);
-  EXPECT_TRUE(two.evaluate(Collective::Allreduce, Bytes(1), NcclAlgo::NvlsTree, NcclProto::Simple).enabled);
-  EXPECT_FALSE(two.evaluate(Collective::Allgather, Bytes(1), NcclAlgo::Tree, NcclProto::Simple).enabled);
+  EXPECT_FALSE(
+      two.evaluate(Collective::Allreduce, Bytes(1), NcclAlgo::Nvls, NcclProto::Simple).enabled);
+  EXPECT_TRUE(
+      two.evaluate(Collective::Allreduce, Bytes(1), NcclAlgo::NvlsTree, NcclProto::Simple).enabled);
+  EXPECT_FALSE(
+      two.evaluate(Collective::Allgather, Bytes(1), NcclAlgo::Tree, NcclProto::Simple).enabled);
 }
 
 TEST(NcclRules, VersionAndEnvironmentRestrict) {
   NcclOptions old;
   old.version = parse_nccl_version("2.4.8").value();
   const NcclPredictor p(p5(2), default_params(), old);
-  EXPECT_FALSE(p.evaluate(Collective::Allreduce, Bytes(1), NcclAlgo::Ring, NcclProto::LL128).enabled);
-  EXPECT_FALSE(p.evaluate(Collective::Allreduce, Bytes(1), NcclAlgo::NvlsTree, NcclProto::Simple).enabled);
+  EXPECT_FALSE(
+      p.evaluate(Collective::Allreduce, Bytes(1), NcclAlgo::Ring, NcclProto::LL128).enabled);
+  EXPECT_FALSE(
+      p.evaluate(Collective::Allreduce, Bytes(1), NcclAlgo::NvlsTree, NcclProto::Simple).enabled);
   NcclOptions ring;
   ring.algos = {NcclAlgo::Ring};
   for (Bytes b : {Bytes(8), Bytes(1 << 20), Bytes(std::int64_t{1} << 32)}) {
@@ -65,9 +77,11 @@ TEST(NcclRules, VersionAndEnvironmentRestrict) {
   }
   // EFA v1 has no RDMA write: LL128 stays off across p4d nodes but not inside one.
   const NcclPredictor multi(p4d(2), default_params(), {});
-  EXPECT_FALSE(multi.evaluate(Collective::Allreduce, Bytes(1), NcclAlgo::Ring, NcclProto::LL128).enabled);
+  EXPECT_FALSE(
+      multi.evaluate(Collective::Allreduce, Bytes(1), NcclAlgo::Ring, NcclProto::LL128).enabled);
   const NcclPredictor single(p4d(1), default_params(), {});
-  EXPECT_TRUE(single.evaluate(Collective::Allreduce, Bytes(1), NcclAlgo::Ring, NcclProto::LL128).enabled);
+  EXPECT_TRUE(
+      single.evaluate(Collective::Allreduce, Bytes(1), NcclAlgo::Ring, NcclProto::LL128).enabled);
 }
 
 TEST(NcclSelection, ChoosesTheMinimumEnabledCandidate) {
@@ -131,7 +145,7 @@ TEST(NcclPipeline, HandSolvedRingSimpleOnOneNode) {
   p.base_latency_us[0][2] = 10.0;
   p.chunk_bytes[2] = 1 << 20;
   p.step_exposed[2] = 0.5;
-  p.nvlink_channel_GBps = 50;       // 100 / 50 = 2 channels
+  p.nvlink_channel_GBps = 50;  // 100 / 50 = 2 channels
   NcclSystem s = dgx_a100(1);
   s.gpu_intra_bandwidth = gbyte_per_sec(100);
   const NcclPredictor pr(s, p, {});

@@ -1,18 +1,19 @@
 // nccl-tests log parser: real-looking logs (modern and 2.4-era layouts, launcher prefixes),
 // damaged logs (errors name the line), and what is inferred (ranks, nodes, version, -g).
 
+#include "runtime/nccl_tests_parser.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
-
-#include "runtime/nccl_tests_parser.h"
 
 namespace topotune::rt {
 namespace {
 
 // Rows copied from the calibration set's dgx_h100_1n_dgxc_benchmarking entry, laid out as
 // all_reduce_perf 2.13 prints them.
-const char* const kModern = R"(# nThread 1 nGpus 1 minBytes 8 maxBytes 17179869184 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
+const char* const kModern =
+    R"(# nThread 1 nGpus 1 minBytes 8 maxBytes 17179869184 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
 #
 # Using devices
 #  Rank  0 Group  0 Pid  41051 on dgx-h100-01 device  0 [0x1b] NVIDIA H100 80GB HBM3
@@ -37,7 +38,8 @@ dgx-h100-01:41051:41051 [0] NCCL INFO NCCL version 2.19.3+cuda12.3
 )";
 
 // The p3dn entry's first rows as the 2019 nccl-tests printed them: no root column, "error".
-const char* const kOld = R"(#                                                     out-of-place                       in-place
+const char* const kOld =
+    R"(#                                                     out-of-place                       in-place
 #       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error
 #        (B)    (elements)                     (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
            8             2   float     sum    145.4    0.00    0.00  1e-07    152.8    0.00    0.00  1e-07
@@ -87,8 +89,10 @@ TEST(NcclTestsParser, LauncherPrefixesAndCrlf) {
 TEST(NcclTestsParser, NotAvailableWrongColumnAndAllGather) {
   const std::string log =
       "# Collective test starting: all_gather_perf\n"
-      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
-      "     1048576         32768     float    none      -1    45.10   23.25   21.80    N/A    44.90   23.35   21.89    N/A\n";
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+      "time   algbw   busbw #wrong\n"
+      "     1048576         32768     float    none      -1    45.10   23.25   21.80    N/A    "
+      "44.90   23.35   21.89    N/A\n";
   NcclTestsParseOptions o;
   o.ranks = 32;
   const Measurement m = parse_nccl_tests(log, o).value();
@@ -125,7 +129,9 @@ TEST(NcclTestsParser, NoRowsIsAnError) {
 }
 
 TEST(NcclTestsParser, RanksUnknownWithoutRankLinesOrBandwidth) {
-  const std::string log = "           8             2     float     sum      -1    13.71    0.00    0.00      0    13.03    0.00    0.00      0\n";
+  const std::string log =
+      "           8             2     float     sum      -1    13.71    0.00    0.00      0    "
+      "13.03    0.00    0.00      0\n";
   EXPECT_FALSE(parse_nccl_tests(log, {}).has_value());
   NcclTestsParseOptions o;
   o.ranks = 8;
