@@ -6,9 +6,13 @@
 #include <ostream>
 #include <string>
 
+#include "algorithms/cost_params.h"
+#include "algorithms/rank_layout.h"
+#include "algorithms/registry.h"
 #include "cli/commands.h"
 #include "cli/nccl_common.h"
 #include "core/quantity_parse.h"
+#include "topology/topology.h"
 
 namespace topotune::cli {
 namespace {
@@ -21,18 +25,13 @@ struct PredictArgs {
   std::string algo = "nccl";
   std::string sizes = "8:16G";
   std::string nccl_version;
+  std::string nccl_algo;
   std::string nccl_proto;
   std::string calibration;
   std::string format = "table";
   int gpus_per_thread = 1;
   bool explain = false;
 };
-
-std::string fmt(const char* f, double a) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, a);
-  return buf;
-}
 
 void print_candidates(std::ostream& out, const algo::NcclPrediction& p) {
   for (const algo::NcclCandidate& c : p.candidates) {
@@ -71,24 +70,60 @@ nlohmann::ordered_json candidates_json(const algo::NcclPrediction& p) {
   return arr;
 }
 
-Expected<void> run_predict(const PredictArgs& a, std::ostream& out) {
-  if (a.algo != "nccl") {
-    TT_TRY(algo::NcclAlgo forced, algo::parse_nccl_algo(a.algo).context(
-                                      "--algo: only NCCL's algorithms are modelled in this build "
-                                      "(nccl, ring, tree, nvls, nvls_tree); schedule-based ones "
-                                      "(rhd, ps, hierarchical) come with the simulator"));
-    (void)forced;
+/// One row of output, whichever model produced it.
+struct PredictRow {
+  std::int64_t bytes;
+  double time_us, algbw, busbw;
+  std::string algorithm, protocol;
+};
+
+void print_row(std::ostream& out, const PredictRow& r) {
+  char line[200];
+  std::snprintf(line, sizeof line, "%12lld  %12lld     float %10.2f  %6.2f  %6.2f  %-9s  %s\n",
+                static_cast<long long>(r.bytes), static_cast<long long>(r.bytes / 4), r.time_us,
+                r.algbw, r.busbw, r.algorithm.c_str(), r.protocol.c_str());
+  out << line;
+}
+
+nlohmann::ordered_json row_json(const PredictRow& r) {
+  return {{"bytes", r.bytes},      {"time_us", r.time_us},     {"algbw_GBps", r.algbw},
+          {"busbw_GBps", r.busbw}, {"algorithm", r.algorithm}, {"protocol", r.protocol}};
+}
+
+/// A schedule-based algorithm of the registry, timed by its closed form (alpha-beta-gamma on
+/// the topology's routes; the contention simulator is not part of this build).
+Expected<std::vector<PredictRow>> predict_schedule(const PredictArgs& a, sched::Collective coll,
+                                                   const std::vector<Bytes>& sizes, int& ranks) {
+  if (!a.cluster.empty())
+    return fail(Errc::InvalidArgument, "--algo " + a.algo + " needs --instance");
+  TT_TRY(const topo::Topology t, topo::load_instance(a.instance, a.nodes));
+  TT_TRY(const algo::RankLayout layout, algo::layout_from_topology(t, 1));
+  const algo::CostParams params = algo::cost_params_from_topology(t);
+  TT_TRY(const auto alg, algo::make_algorithm(a.algo, algo::AlgorithmOptions{}, coll));
+  ranks = t.num_ranks();
+  std::vector<PredictRow> rows;
+  for (const Bytes b : sizes) {
+    sched::CollectiveSpec spec;
+    spec.collective = coll;
+    spec.ranks = ranks;
+    spec.bytes = b;
+    TT_TRY(const Seconds time, alg->closed_form(spec, layout, params));
+    const double algbw = time.value > 0 ? b.as_double() / time.value / 1e9 : 0.0;
+    const double factor = coll == sched::Collective::Allreduce   ? 2.0 * (ranks - 1) / ranks
+                          : coll == sched::Collective::Broadcast ? 1.0
+                                                                 : (ranks - 1.0) / ranks;
+    rows.push_back({b.value, time.us(), algbw, algbw * factor, alg->name(), "closed-form"});
   }
-  if (a.format != "table" && a.format != "json") {
-    return fail(Errc::InvalidArgument, "--format must be table or json");
-  }
+  return rows;
+}
+
+Expected<void> run_nccl_predict(const PredictArgs& a, sched::Collective coll,
+                                const std::vector<Bytes>& sizes, std::ostream& out) {
   TT_TRY(algo::NcclSystem sys, resolve_nccl_system(a.instance, a.nodes, a.cluster));
   sys.gpus_per_thread = a.gpus_per_thread;
-  TT_TRY(const sched::Collective coll, sched::parse_collective(a.collective));
-  TT_TRY(const std::vector<Bytes> sizes, parse_size_list(a.sizes));
   TT_TRY(const algo::NcclModelParams params, load_nccl_model(a.calibration));
   TT_TRY(const algo::NcclOptions opts,
-         make_nccl_options(a.nccl_version, a.algo == "nccl" ? "" : a.algo, a.nccl_proto));
+         make_nccl_options(a.nccl_version, a.nccl_algo, a.nccl_proto));
   const algo::NcclPredictor predictor(sys, params, opts);
   const bool json = a.format == "json";
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
@@ -101,35 +136,60 @@ Expected<void> run_predict(const PredictArgs& a, std::ostream& out) {
   }
   for (const Bytes b : sizes) {
     TT_TRY(const algo::NcclPrediction p, predictor.predict(coll, b, a.explain));
-    const char* an = algo::nccl_algo_name(p.chosen.algo);
-    const char* pn = algo::nccl_proto_name(p.chosen.proto);
+    const PredictRow row{b.value,
+                         p.chosen.time.us(),
+                         p.algbw_GBps,
+                         p.busbw_GBps,
+                         algo::nccl_algo_name(p.chosen.algo),
+                         algo::nccl_proto_name(p.chosen.proto)};
     if (json) {
-      nlohmann::ordered_json r = {{"bytes", b.value},
-                                  {"time_us", p.chosen.time.us()},
-                                  {"algbw_GBps", p.algbw_GBps},
-                                  {"busbw_GBps", p.busbw_GBps},
-                                  {"algorithm", an},
-                                  {"protocol", pn}};
+      nlohmann::ordered_json r = row_json(row);
       if (a.explain) r["candidates"] = candidates_json(p);
       rows.push_back(std::move(r));
-      continue;
+    } else {
+      print_row(out, row);
+      if (a.explain) print_candidates(out, p);
     }
-    char line[200];
-    std::snprintf(line, sizeof line, "%12lld  %12lld     float %10s  %6.2f  %6.2f  %-9s  %s\n",
-                  static_cast<long long>(b.value), static_cast<long long>(b.value / 4),
-                  fmt("%.2f", p.chosen.time.us()).c_str(), p.algbw_GBps, p.busbw_GBps, an, pn);
-    out << line;
-    if (a.explain) print_candidates(out, p);
   }
   if (json) {
-    nlohmann::ordered_json j = {{"instance", sys.instance},
-                                {"nodes", sys.nodes},
-                                {"ranks", sys.ranks()},
-                                {"collective", sched::collective_name(coll)},
-                                {"rows", std::move(rows)}};
+    const nlohmann::ordered_json j = {{"instance", sys.instance},
+                                      {"nodes", sys.nodes},
+                                      {"ranks", sys.ranks()},
+                                      {"collective", sched::collective_name(coll)},
+                                      {"rows", std::move(rows)}};
     out << j.dump(2) << "\n";
   }
   return {};
+}
+
+Expected<void> run_predict(const PredictArgs& a, std::ostream& out) {
+  if (a.format != "table" && a.format != "json") {
+    return fail(Errc::InvalidArgument, "--format must be table or json");
+  }
+  TT_TRY(const sched::Collective coll, sched::parse_collective(a.collective));
+  TT_TRY(const std::vector<Bytes> sizes, parse_size_list(a.sizes));
+  if (a.algo != "nccl") {
+    int ranks = 0;
+    TT_TRY(const std::vector<PredictRow> rows, predict_schedule(a, coll, sizes, ranks));
+    if (a.format == "json") {
+      nlohmann::ordered_json arr = nlohmann::ordered_json::array();
+      for (const PredictRow& r : rows) arr.push_back(row_json(r));
+      const nlohmann::ordered_json j = {{"instance", a.instance},
+                                        {"nodes", a.nodes},
+                                        {"ranks", ranks},
+                                        {"collective", sched::collective_name(coll)},
+                                        {"rows", std::move(arr)}};
+      out << j.dump(2) << "\n";
+      return {};
+    }
+    out << "# topotune predict: " << a.instance << " x " << a.nodes << " node(s), " << ranks
+        << " ranks, " << sched::collective_name(coll) << ", " << a.algo
+        << " (closed-form alpha-beta-gamma time on the topology's routes)\n"
+        << "#       size         count      type       time   algbw   busbw  algorithm  protocol\n";
+    for (const PredictRow& r : rows) print_row(out, r);
+    return {};
+  }
+  return run_nccl_predict(a, coll, sizes, out);
 }
 
 }  // namespace
@@ -141,10 +201,14 @@ CommandRun setup_predict(CLI::App& sub) {
   sub.add_option("--cluster", a->cluster, "cluster JSON file instead of --instance");
   sub.add_option("--collective", a->collective,
                  "allreduce | allgather | reduce_scatter | broadcast");
-  sub.add_option("--algo", a->algo,
-                 "nccl (NCCL's choice) or one NCCL algorithm: ring, tree, nvls, nvls_tree");
+  sub.add_option(
+      "--algo", a->algo,
+      "nccl (NCCL's model, default) or a schedule algorithm of the registry: ring, tree, "
+      "rhd, ps, hierarchical (closed-form time)");
   sub.add_option("--sizes", a->sizes, "A:B (A, 2A, ... B) or a list 1M,64M,1G (default 8:16G)");
   sub.add_option("--nccl-version", a->nccl_version, "NCCL release, e.g. 2.23.4 (default: latest)");
+  sub.add_option("--nccl-algo", a->nccl_algo,
+                 "restrict NCCL's algorithms as NCCL_ALGO does, e.g. ring");
   sub.add_option("--nccl-proto", a->nccl_proto,
                  "restrict protocols as NCCL_PROTO does, e.g. ^LL128");
   sub.add_option("--calibration", a->calibration, "parameters from `topotune calibrate`");
