@@ -85,7 +85,8 @@ std::string to_json(const Measurement& m) {
   json rows = json::array();
   for (const MeasurementRow& r : m.rows) rows.push_back(row_to_json(r));
   j["rows"] = std::move(rows);
-  return j.dump(2) + "\n";
+  // Replace invalid UTF-8 (from pasted logs) instead of throwing: no exceptions leave this API.
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 Expected<Measurement> measurement_from_json(const std::string& text, const std::string& origin) {

@@ -88,12 +88,24 @@ std::optional<sched::Collective> collective_from_text(std::string_view s) {
   return std::nullopt;
 }
 
+/// Keeps the characters a version can have ("2.23.4+cuda12.5"): pasted logs carry anything.
+std::string version_token(std::string_view t) {
+  std::string out;
+  for (char c : t.substr(0, 40)) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '+' || c == '-' ||
+        c == '_') {
+      out += c;
+    }
+  }
+  return out;
+}
+
 /// "NCCL version 2.23.4+cuda12.5" or "nccl-library=22304" (MAJOR*10000 + MINOR*100 + PATCH).
 void read_version(std::string_view line, State& st) {
   const std::size_t at = line.find("NCCL version ");
   if (at != std::string_view::npos) {
     const auto tok = split(line.substr(at + 13));
-    if (!tok.empty()) st.m.nccl_version = std::string(tok[0]);
+    if (!tok.empty()) st.m.nccl_version = version_token(tok[0]);
     return;
   }
   const std::size_t lib = line.find("nccl-library=");

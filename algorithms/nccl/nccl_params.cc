@@ -61,13 +61,19 @@ NcclModelParams make_defaults() {
   return p;
 }
 
-// Builds the name -> member table once. Names are stable: they are the JSON keys.
-std::vector<ParamInfo> make_table() {
-  std::vector<ParamInfo> t;
-  auto add = [&t](std::string name, std::string source, bool fit, double lo, double hi,
-                  std::function<double*(NcclModelParams&)> ref) {
+using Ref = std::function<double*(NcclModelParams&)>;
+
+/// Appends one row to the parameter table.
+struct TableBuilder {
+  std::vector<ParamInfo>& t;
+  void operator()(std::string name, std::string source, bool fit, double lo, double hi,
+                  Ref ref) const {
     t.push_back(ParamInfo{std::move(name), std::move(source), fit, lo, hi, std::move(ref)});
-  };
+  }
+};
+
+// NCCL's constants: copied, never fitted.
+void add_nccl_constants(const TableBuilder& add) {
   for (int a = 0; a < kNumNcclAlgos; ++a) {
     for (int q = 0; q < kNumNcclProtos; ++q) {
       const std::string suffix = std::string(kAlgoKeys[a]) + "." + kProtoKeys[q];
@@ -103,6 +109,10 @@ std::vector<ParamInfo> make_table() {
         "DEFAULT_LL128_BUFFSIZE (120 x 640 x 8 steps x 8 B), DEFAULT_BUFFSIZE (4 MiB)",
         false, 4096, 1e9, [q](NcclModelParams& p) { return &p.buffer_bytes[q]; });
   }
+}
+
+// Physical parameters: fitted by calibration unless stated as an assumption.
+void add_physical(const TableBuilder& add) {
   add("nvlink_efficiency", kFitted, true, 0.3, 0.97,
       [](NcclModelParams& p) { return &p.nvlink_efficiency; });
   add("nvls_efficiency", kFitted, true, 0.3, 0.97,
@@ -136,6 +146,14 @@ std::vector<ParamInfo> make_table() {
       [](NcclModelParams& p) { return &p.nvlink_latency_scale; });
   add("net_latency_scale", kFitted, true, 0.2, 5,
       [](NcclModelParams& p) { return &p.net_latency_scale; });
+}
+
+// Builds the name -> member table once. Names are stable: they are the JSON keys.
+std::vector<ParamInfo> make_table() {
+  std::vector<ParamInfo> t;
+  const TableBuilder add{t};
+  add_nccl_constants(add);
+  add_physical(add);
   return t;
 }
 

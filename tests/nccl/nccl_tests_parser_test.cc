@@ -146,5 +146,14 @@ TEST(NcclTestsParser, RoundTripsThroughMeasurementJson) {
   EXPECT_EQ(back.nccl_version, m.nccl_version);
 }
 
+TEST(NcclTestsParser, BinaryJunkInVersionSurvivesJson) {
+  // Found by the fuzzer: invalid UTF-8 after "NCCL version" made the JSON writer throw.
+  std::string log = kModern;
+  log.replace(log.find("2.19.3+cuda12.3"), 15, "2.19\xf5\xf5)x");
+  const Measurement m = parse_nccl_tests(log, {}).value();
+  EXPECT_EQ(m.nccl_version, "2.19x");
+  EXPECT_TRUE(measurement_from_json(to_json(m), "x").has_value());
+}
+
 }  // namespace
 }  // namespace topotune::rt
