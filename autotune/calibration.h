@@ -2,7 +2,8 @@
 // Calibration: fits the NCCL predictor's physical parameters to measured runs.
 //
 // The objective is the mean squared error of log(measured time / predicted time), averaged per
-// run first so that a long sweep does not outweigh a short one. The optimiser is a bounded
+// run first so that a long sweep does not outweigh a short one; within a run, sizes >= 1 MiB
+// weigh twice (the bandwidth regime decides plans, and its acceptance bound is tighter). The optimiser is a bounded
 // coordinate descent in log-parameter space (each parameter is multiplied up or down by a step
 // that grows on success and halves on failure), started from the given parameters; it is
 // deterministic and needs no derivatives, which suits a model with a discrete selection rule

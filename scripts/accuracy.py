@@ -18,7 +18,6 @@ its NCCL version, and NCCL_ALGO restrictions stated in its environment.
 import argparse, json, os, re, statistics, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_DATA = os.path.join(ROOT, '..', '..', 'shared', 'validation', 'nccl_tests_calibration.json')
 DATA = os.environ.get('NCCL_TESTS_CALIBRATION', '/work/shared/validation/nccl_tests_calibration.json')
 
 # Which catalog instance each run used (the entry's "instance" text, resolved).

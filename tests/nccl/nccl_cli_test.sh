@@ -41,6 +41,13 @@ check 2 'the log has 8 ranks but p4d.24xlarge x 2 has 16' validate --nccl-tests 
 printf '           8             2     float     sum      -1    13.71\n' > "$tmp/cut.log"
 check 2 'cut.log:line 1: unrecognised result row (6 fields)' validate --nccl-tests "$tmp/cut.log" --instance dgx-a100
 check 2 'exactly one of' validate --instance dgx-a100
+cat > "$tmp/m.json" <<'JSON'
+{"schema": "topotune.measurement/1", "source": "topotune-measure", "backend": "nccl",
+ "collective": "allreduce", "ranks": 8, "nodes": 1,
+ "rows": [{"algorithm": "nccl", "bytes": 67108864, "time_us": 584.5},
+          {"algorithm": "nccl", "bytes": 8589934592, "time_us": 63896}]}
+JSON
+check 0 'sizes >= 1 MiB:  2' validate --measured "$tmp/m.json" --instance dgx-a100
 if command -v gnuplot >/dev/null; then
   check 0 'plot written to' validate --nccl-tests "$tmp/a100.log" --instance dgx-a100 --plot "$tmp/busbw.svg"
   grep -q '<svg' "$tmp/busbw.svg" || { echo "FAIL: no svg"; fails=$((fails + 1)); }
