@@ -191,4 +191,18 @@ Expected<double> MpiTransport::max_over_ranks(double value) {
   return result;
 }
 
+Expected<std::vector<std::string>> MpiTransport::processor_names() {
+  char mine[MPI_MAX_PROCESSOR_NAME] = {};
+  int len = 0;
+  TT_MPI(MPI_Get_processor_name(mine, &len));
+  std::vector<char> all(static_cast<std::size_t>(size_) * MPI_MAX_PROCESSOR_NAME);
+  TT_MPI(MPI_Allgather(mine, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME,
+                       MPI_CHAR, comm_));
+  std::vector<std::string> names;
+  for (int r = 0; r < size_; ++r) {
+    names.emplace_back(all.data() + static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME);
+  }
+  return names;
+}
+
 }  // namespace topotune::rt
