@@ -7,4 +7,7 @@ namespace topotune::cli {
 
 // Each subcommand adds its declaration here and its row in main.cc's kCommands.
 
+/// `topotune measure` (only when built with MPI: TOPOTUNE_HAVE_MPI).
+CommandRun setup_measure(CLI::App& sub);
+
 }  // namespace topotune::cli

@@ -17,6 +17,9 @@ namespace {
 const std::vector<CommandInfo>& command_table() {
   static const std::vector<CommandInfo> kCommands = {
       // {"name", "one-line summary", setup_name},
+#ifdef TOPOTUNE_HAVE_MPI
+      {"measure", "run algorithms on real processes (under mpirun) and time them", setup_measure},
+#endif
   };
   return kCommands;
 }
