@@ -7,6 +7,9 @@ namespace topotune::cli {
 
 // Each subcommand adds its declaration here and its row in main.cc's kCommands.
 
+/// `topotune emulate up|down|run|status`.
+CommandRun setup_emulate(CLI::App& sub);
+
 /// `topotune measure` (only when built with MPI: TOPOTUNE_HAVE_MPI).
 CommandRun setup_measure(CLI::App& sub);
 

@@ -17,6 +17,7 @@ namespace {
 const std::vector<CommandInfo>& command_table() {
   static const std::vector<CommandInfo> kCommands = {
       // {"name", "one-line summary", setup_name},
+      {"emulate", "emulated cluster of network namespaces with shaped links (root)", setup_emulate},
 #ifdef TOPOTUNE_HAVE_MPI
       {"measure", "run algorithms on real processes (under mpirun) and time them", setup_measure},
 #endif
