@@ -23,6 +23,7 @@ struct EmulateArgs {
   std::string prefix = "tt";
   std::string congestion_control = "cubic";
   std::vector<std::string> command;
+  bool files_only = false;
 };
 
 Expected<void> run_up(const EmulateArgs& a, std::ostream& out) {
@@ -40,6 +41,11 @@ Expected<void> run_up(const EmulateArgs& a, std::ostream& out) {
   s.dir = a.dir;
   s.congestion_control = a.congestion_control;
   TT_TRY_VOID(check_spec(s));
+  if (a.files_only) {
+    TT_TRY_VOID(write_emulation_files(s));
+    out << "emulate up --files-only: wrote " << s.dir << "/cluster.json (no namespaces created)\n";
+    return {};
+  }
   TT_TRY_VOID(check_privileges(s.prefix));
   TT_TRY_VOID(emulated_up(s).context("emulate up"));
   if (Expected<void> w = write_emulation_files(s); !w) {
@@ -108,6 +114,8 @@ CommandRun setup_emulate(CLI::App& sub) {
   up->add_option("--uplink", a->uplink, "Rack uplink rate (default: unshaped)");
   up->add_option("--congestion-control", a->congestion_control, "TCP congestion control per route")
       ->capture_default_str();
+  up->add_flag("--files-only", a->files_only,
+               "Only write the files (cluster JSON for predictions); needs no root");
   CLI::App* down = sub.add_subcommand("down", "remove everything (idempotent, also after a crash)");
   CLI::App* run = sub.add_subcommand("run", "run an MPI program in the emulated cluster: run -- CMD");
   run->add_option("command", a->command, "The program and its arguments (after --)")->required();

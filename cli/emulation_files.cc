@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 
 #include "cli/emulated_cluster.h"
 #include "cli/file_output.h"
+#include "topology/topology.h"
 
 namespace topotune::cli {
 namespace {
@@ -34,7 +36,8 @@ json instance_json(const EmulatedClusterSpec& s) {
       {"schema", "topotune.instance/1"},
       {"name", "emulated-" + std::to_string(r) + "x"},
       {"vendor", "custom"},
-      {"description", std::to_string(r) + " ranks per host on loopback, one tbf-shaped NIC"},
+      {"description", std::to_string(r) + " ranks per host on loopback, one tbf-shaped NIC (" +
+                          std::to_string(static_cast<long long>(s.nic_bits_per_sec / 1e6)) + " Mbit/s)"},
       {"gpu",
        {{"count", figure(r, emu)},
         {"model", figure("cpu-rank", emu)},
@@ -46,6 +49,7 @@ json instance_json(const EmulatedClusterSpec& s) {
         {"nvls", figure(false, emu)}}},
       {"host",
        {{"cpu_sockets", figure(1, emu)},
+        {"cpu_reduce_GBps", figure(2.0, "[emulated] one core summing fp32 in memory, order of magnitude")},
         {"pcie_GBps", figure(kLoopbackGBps, "[emulated] no PCIe: memory copies")},
         {"pcie_switches", figure(json::array({{{"socket", 0}, {"gpus", gpus}, {"nics", {0}}}}), emu)}}},
       {"network",
@@ -104,17 +108,25 @@ json state_json(const EmulatedClusterSpec& s) {
 }  // namespace
 
 std::string emulated_cluster_json(const EmulatedClusterSpec& s) {
+  // docs/cluster.md (topotune.cluster/1). Efficiencies are 1: nic_Gbps is already the
+  // effective payload rate. Latencies: ping RTT between namespaces is ~50 us (testbed.md), i.e.
+  // ~25 us one way through two veth hops; tbf cannot add delay (netem is absent).
+  json params = {{"nvlink", {{"latency_us", 5.0}, {"efficiency", 1.0}}},
+                 {"pcie", {{"latency_us", 0.0}, {"efficiency", 1.0}}},
+                 {"cpu_interconnect", {{"latency_us", 0.0}, {"efficiency", 1.0}}},
+                 {"network", {{"latency_us", 12.5}, {"efficiency", 1.0}}},
+                 {"uplink", {{"latency_us", 5.0}, {"efficiency", 1.0}}}};
   json j = {{"schema", "topotune.cluster/1"},
-            {"description", "emulated by `topotune emulate up`: " + std::to_string(s.nodes) +
-                                " hosts x " + std::to_string(s.ranks_per_node) + " ranks"},
             {"instance", instance_json(s)},
-            {"hosts", s.nodes},
-            {"placement", s.racks > 1 ? "partition" : "cluster"}};
+            {"nodes", s.nodes},
+            {"placement", s.racks > 1 ? "partition" : "cluster"},
+            {"link_params", params}};
   if (s.racks > 1) {
-    // Rack uplink = rack NIC bandwidth / oversubscription (cluster_spec.h FabricParams).
+    // Rack uplink = rack NIC bandwidth / oversubscription (cluster_spec.h FabricParams); the
+    // same payload share applies to both, so the ratio of the shaped rates is the ratio.
     const double rack_nic = s.nic_bits_per_sec * s.hosts_per_rack();
     const double up = s.uplink_bits_per_sec > 0 ? s.uplink_bits_per_sec : rack_nic;
-    j["fabric"] = {{"hosts_per_rack", s.hosts_per_rack()}, {"oversubscription", rack_nic / up}};
+    j["fabric"] = {{"hosts_per_rack", s.hosts_per_rack()}, {"oversubscription", std::max(1.0, rack_nic / up)}};
   } else {
     j["fabric"] = {{"hosts_per_rack", s.nodes}, {"oversubscription", 1.0}};
   }
@@ -122,6 +134,11 @@ std::string emulated_cluster_json(const EmulatedClusterSpec& s) {
 }
 
 Expected<void> write_emulation_files(const EmulatedClusterSpec& s) {
+  // The cluster JSON must load and build: predict/simulate/plan read it next.
+  const std::string cluster = emulated_cluster_json(s);
+  TT_TRY(topo::ClusterSpec spec, topo::parse_cluster_json(cluster, "emulated cluster.json")
+                                     .context("internal: generated cluster JSON"));
+  TT_TRY_VOID(topo::build_topology(spec).context("internal: generated cluster JSON"));
   ::mkdir(s.dir.c_str(), 0755);
   std::string hostfile;
   for (int i = 0; i < s.nodes; ++i) {
@@ -130,7 +147,7 @@ Expected<void> write_emulation_files(const EmulatedClusterSpec& s) {
   TT_TRY_VOID(write_files_atomically({{s.dir + "/hostfile", hostfile},
                                       {s.dir + "/agent.sh", agent_script()},
                                       {s.dir + "/mpirun.sh", mpirun_script(s)},
-                                      {s.dir + "/cluster.json", emulated_cluster_json(s)},
+                                      {s.dir + "/cluster.json", cluster},
                                       {s.dir + "/emulate.json", state_json(s).dump(2) + "\n"}}));
   for (const char* f : {"/agent.sh", "/mpirun.sh"}) {
     if (::chmod((s.dir + f).c_str(), 0755) != 0) return fail(Errc::Io, "chmod " + s.dir + f);
