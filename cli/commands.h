@@ -7,6 +7,9 @@ namespace topotune::cli {
 
 // Each subcommand adds its declaration here and its row in main.cc's kCommands.
 
+/// topotune schedule: generate and print one algorithm's schedule (schedule_command.cc).
+CommandRun setup_schedule(CLI::App& sub);
+
 /// `topotune emulate up|down|run|status`.
 CommandRun setup_emulate(CLI::App& sub);
 

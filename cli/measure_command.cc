@@ -46,6 +46,8 @@ struct MeasureArgs {
   std::string format = "table";
   int ranks_per_node = 0;
   std::string cluster;
+  int channels = 1;
+  int chunks = 1;
 };
 
 // Ends the process if no progress is reported for `timeout` (a peer died or hangs). Runs on its
@@ -184,6 +186,10 @@ CommandRun setup_measure(CLI::App& sub) {
                  "Ranks per host of the layout the schedules are generated for");
   sub.add_option("--cluster", args->cluster,
                  "Cluster JSON (e.g. written by `topotune emulate up`) describing the layout");
+  sub.add_option("--channels", args->channels, "Algorithm option: parallel rings/trees")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  sub.add_option("--chunks", args->chunks, "Algorithm option: pipeline chunks per channel")
+      ->capture_default_str()->check(CLI::PositiveNumber);
   sub.footer(
       "Launch with mpirun, e.g.\n"
       "  mpirun -np 4 topotune measure --algos ring,mpi --sizes 1M:64M --ranks-per-node 2\n"
@@ -209,6 +215,8 @@ Expected<void> run_measure(const MeasureArgs& a, std::ostream& out) {
   const int me = transport.rank().value;
   TT_TRY(std::vector<std::string> hosts, transport.processor_names());
   TT_TRY(MeasureLayout layout, make_measure_layout(a.cluster, a.ranks_per_node, hosts));
+  layout.channels = a.channels;
+  layout.chunks = a.chunks;
   Watchdog watchdog(a.timeout_s, me);
   const bool progress_line = me == 0 && ::isatty(STDERR_FILENO);
   const char* stall = std::getenv("TOPOTUNE_TEST_STALL_RANK");  // test hook (docs/runtime.md)

@@ -17,6 +17,8 @@ struct MeasureLayout {
   std::string cluster_file;   ///< empty: none
   int ranks_per_node = 1;
   int hosts = 1;
+  int channels = 1;  ///< algorithm options (--channels, --chunks)
+  int chunks = 1;
 };
 
 /// Checks the layout against the ranks actually launched (`rank_hosts`: each rank's host name,
