@@ -7,7 +7,7 @@
 # fastest), emulate down. Then: a rank killed mid-run in an emulated cluster ends the run with
 # an error and no JSON; `emulate down` leaves no namespace, bridge, veth or qdisc behind, also
 # from a half-removed state.
-# usage: emulated_test.sh TOPOTUNE_BINARY [RESULTS_DIR]
+# usage: emulated_test.sh TOPOTUNE_BINARY [RESULTS_DIR [PREDICT_EMULATED_BINARY]]
 # env: EMU_CONFIGS (default "2x2@500mbit 4x1@400mbit"), EMU_SIZES (default 1M,4M,16M,64M),
 #      EMU_ITERS (3), EMU_ALGOS (ring,hierarchical,ps,mpi)
 set -u
@@ -32,14 +32,16 @@ if ! has emulate || ! has measure; then
   echo "SKIP: this topotune has no emulate/measure (built without MPI)"; exit 77
 fi
 trap '"$bin" emulate down --prefix $prefix >/dev/null 2>&1' EXIT
+predictor=${3:-}
 have_simulate=1
-has simulate || have_simulate=0
+has simulate || [ -x "$predictor" ] || have_simulate=0
 
 # predict CLUSTER_JSON OUT_JSON: the simulator's time for each algorithm and size, written in
 # the measurement schema. `mpi` is predicted as recursive halving-doubling (rhd), the schedule
 # of Open MPI's MPI_Allreduce at these sizes (Rabenseifner).
 predict() {
   local cj=$1 out=$2 a sim_algos=""
+  if [ -x "$predictor" ]; then "$predictor" "$cj" "$algos" "$sizes" > "$out"; return; fi
   for a in ${algos//,/ }; do sim_algos+="${sim_algos:+,}$([ "$a" = mpi ] && echo rhd || echo "$a")"; done
   "$bin" simulate --cluster "$cj" --algos "$sim_algos" --sizes "$sizes" --format json > "$out.raw" || return 1
   python3 "$here/emulated_predictions.py" "$out.raw" "$algos" > "$out"
@@ -115,7 +117,7 @@ wait $sleeper 2>/dev/null
 echo "results in $results"
 [ $failures -ne 0 ] && exit $failures
 if [ $have_simulate = 0 ]; then
-  echo "SKIP: topotune simulate is not in this build: the prediction comparison did not run"
+  echo "SKIP: no simulator in this build (topotune simulate, predict_emulated): the prediction comparison did not run"
   exit 77
 fi
 exit 0
