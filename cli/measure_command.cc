@@ -199,17 +199,69 @@ CommandRun setup_measure(CLI::App& sub) {
 
 namespace {
 
-Expected<void> run_measure(const MeasureArgs& a, std::ostream& out) {
-  TT_TRY(std::vector<Bytes> sizes, parse_size_list(a.sizes));
-  TT_TRY(sched::DataType dtype, sched::parse_dtype(a.dtype));
-  const std::vector<std::string> algos = split_list(a.algos);
-  if (algos.empty()) return fail(Errc::InvalidArgument, "--algos is empty");
+// What every rank shares during a run.
+struct RunContext {
+  const MeasureArgs& args;
+  sched::DataType dtype;
+  MeasureLayout layout;
+  rt::MpiTransport& transport;
+  Watchdog& watchdog;
+  bool progress_line = false;
+  bool stall_me = false;
+};
+
+rt::Measurement describe_run(const MeasureArgs& a, int ranks, const std::vector<std::string>& hosts) {
+  rt::Measurement m;
+  m.source = "topotune-measure";
+  m.backend = "mpi";
+  m.ranks = ranks;
+  m.nodes = static_cast<int>(std::set<std::string>(hosts.begin(), hosts.end()).size());
+  if (m.ranks % *m.nodes == 0) m.gpus_per_node = m.ranks / *m.nodes;
+  if (!a.cluster.empty()) m.cluster = a.cluster;
+  return m;
+}
+
+// One (algorithm, size) point on this rank; rank 0 gets the row. Transport failures abort
+// the job (see the file comment); bad input is the same on every rank and is returned.
+Expected<std::optional<rt::MeasurementRow>> measure_point(RunContext& ctx, rt::MeasureHarness& h,
+                                                          const std::string& algo, Bytes size) {
+  const int me = ctx.transport.rank().value;
+  PointState st;
+  Expected<rt::Candidate> c = make_candidate(algo, size.value, ctx.dtype, ctx.layout, ctx.transport, st);
+  if (!c) {
+    if (c.error().code == Errc::Transport) abort_job(me, c.error());
+    return Unexpected(std::move(c).error());
+  }
+  auto on_progress = [&](const rt::HarnessProgress& p) {
+    ctx.watchdog.kick(algo + " " + format_size(size) + " iteration " + std::to_string(p.iteration));
+    if (ctx.stall_me && p.iteration == 0) std::this_thread::sleep_for(std::chrono::hours(1));
+    if (ctx.progress_line) {
+      std::fprintf(stderr, "\r%-14s %8s  iteration %d/%d   ", algo.c_str(),
+                   format_size(size).c_str(), p.iteration + 1, p.iterations);
+    }
+  };
+  Expected<std::optional<rt::MeasurementRow>> row = h.measure(*c, size.value, on_progress);
+  if (!row) abort_job(me, row.error());
+  if (ctx.progress_line) std::fprintf(stderr, "\r%60s\r", "");
+  return row;
+}
+
+Expected<void> check_sizes(const std::vector<Bytes>& sizes, sched::DataType dtype) {
   for (Bytes s : sizes) {
     if (s.value % sched::dtype_size(dtype) != 0) {
       return fail(Errc::InvalidArgument, "size " + std::to_string(s.value) +
                                              " is not a multiple of the element size");
     }
   }
+  return {};
+}
+
+Expected<void> run_measure(const MeasureArgs& a, std::ostream& out) {
+  TT_TRY(std::vector<Bytes> sizes, parse_size_list(a.sizes));
+  TT_TRY(sched::DataType dtype, sched::parse_dtype(a.dtype));
+  TT_TRY_VOID(check_sizes(sizes, dtype));
+  const std::vector<std::string> algos = split_list(a.algos);
+  if (algos.empty()) return fail(Errc::InvalidArgument, "--algos is empty");
   TT_TRY(rt::MpiSession session, rt::MpiSession::start(nullptr, nullptr));
   TT_TRY(rt::MpiTransport transport, rt::MpiTransport::create());
   const int me = transport.rank().value;
@@ -218,17 +270,10 @@ Expected<void> run_measure(const MeasureArgs& a, std::ostream& out) {
   layout.channels = a.channels;
   layout.chunks = a.chunks;
   Watchdog watchdog(a.timeout_s, me);
-  const bool progress_line = me == 0 && ::isatty(STDERR_FILENO);
   const char* stall = std::getenv("TOPOTUNE_TEST_STALL_RANK");  // test hook (docs/runtime.md)
-  const bool stall_me = stall && std::atoi(stall) == me;
-
-  rt::Measurement m;
-  m.source = "topotune-measure";
-  m.backend = "mpi";
-  m.ranks = transport.world_size();
-  m.nodes = static_cast<int>(std::set<std::string>(hosts.begin(), hosts.end()).size());
-  if (m.ranks % *m.nodes == 0) m.gpus_per_node = m.ranks / *m.nodes;
-  if (!a.cluster.empty()) m.cluster = a.cluster;
+  RunContext ctx{a, dtype, layout, transport, watchdog, me == 0 && ::isatty(STDERR_FILENO),
+                 stall && std::atoi(stall) == me};
+  rt::Measurement m = describe_run(a, transport.world_size(), hosts);
   if (me == 0 && a.format == "table") {
     out << "# topotune measure: " << m.ranks << " ranks on " << *m.nodes << " hosts, backend mpi, "
         << a.warmup << " warm-up + " << a.iters << " timed iterations per point\n"
@@ -237,26 +282,10 @@ Expected<void> run_measure(const MeasureArgs& a, std::ostream& out) {
   rt::MeasureHarness harness(transport, rt::HarnessOptions{a.warmup, a.iters, dtype});
   for (const std::string& algo : algos) {
     for (Bytes size : sizes) {
-      PointState st;
-      Expected<rt::Candidate> c = make_candidate(algo, size.value, dtype, layout, transport, st);
-      if (!c) {
-        if (c.error().code == Errc::Transport) abort_job(me, c.error());
-        return Unexpected(std::move(c).error());  // the same bad input on every rank
-      }
-      auto on_progress = [&](const rt::HarnessProgress& p) {
-        watchdog.kick(algo + " " + format_size(size) + " iteration " + std::to_string(p.iteration));
-        if (stall_me && p.iteration == 0) std::this_thread::sleep_for(std::chrono::hours(1));
-        if (progress_line) {
-          std::fprintf(stderr, "\r%-14s %8s  iteration %d/%d   ", algo.c_str(),
-                       format_size(size).c_str(), p.iteration + 1, p.iterations);
-        }
-      };
-      Expected<std::optional<rt::MeasurementRow>> row = harness.measure(*c, size.value, on_progress);
-      if (!row) abort_job(me, row.error());
-      if (me != 0) continue;
-      if (progress_line) std::fprintf(stderr, "\r%60s\r", "");
-      if (a.format == "table") out << table_row(**row) << std::flush;
-      m.rows.push_back(std::move(**row));
+      TT_TRY(std::optional<rt::MeasurementRow> row, measure_point(ctx, harness, algo, size));
+      if (!row) continue;
+      if (a.format == "table") out << table_row(*row) << std::flush;
+      m.rows.push_back(std::move(*row));
     }
   }
   watchdog.kick("final barrier");
