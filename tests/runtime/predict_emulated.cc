@@ -5,6 +5,8 @@
 // --cluster` generates them (same registry names, layout from the same topology). `mpi` is
 // predicted as rhd (recursive halving-doubling), which is what Open MPI's MPI_Allreduce runs
 // at these sizes (Rabenseifner). Used by emulated_test.sh until `topotune simulate` exists.
+// Built without the simulator (TOPOTUNE_HAVE_SIMULATOR undefined) it predicts with the
+// algorithms' closed forms on the same topology instead, and says so in "source".
 
 #include <cstdio>
 #include <iostream>
@@ -15,7 +17,10 @@
 #include "algorithms/registry.h"
 #include "core/quantity_parse.h"
 #include "runtime/measurement.h"
+#include "algorithms/cost_params.h"
+#ifdef TOPOTUNE_HAVE_SIMULATOR
 #include "simulator/simulator.h"
+#endif
 #include "topology/cluster_spec.h"
 #include "topology/topology.h"
 
@@ -41,13 +46,18 @@ Expected<rt::Measurement> predict(const std::string& cluster, const std::string&
   TT_TRY(algo::RankLayout layout, algo::layout_from_topology(t, channels));
   TT_TRY(std::vector<Bytes> size_list, parse_size_list(sizes));
   rt::Measurement m;
+#ifdef TOPOTUNE_HAVE_SIMULATOR
   m.source = "topotune-simulator";
+  sim::Simulator simulator(t);
+#else
+  m.source = "topotune-closed-form";
+  const algo::CostParams params = algo::cost_params_from_topology(t);
+#endif
   m.backend = "simulated";
   m.ranks = t.num_ranks();
   m.nodes = t.num_hosts();
   m.gpus_per_node = t.gpus_per_host();
   m.cluster = cluster;
-  sim::Simulator simulator(t);
   for (const std::string& name : split(algos)) {
     algo::AlgorithmOptions o;
     o.channels = channels;
@@ -62,14 +72,19 @@ Expected<rt::Measurement> predict(const std::string& cluster, const std::string&
       spec.ranks = t.num_ranks();
       spec.bytes = s;
       TT_TRY(sched::Schedule schedule, a->generate(spec, layout));
+#ifdef TOPOTUNE_HAVE_SIMULATOR
       TT_TRY(sim::SimResult r, simulator.run(schedule));
+      const Seconds time = r.makespan;
+#else
+      TT_TRY(Seconds time, a->closed_form(spec, layout, params));
+#endif
       rt::MeasurementRow row;
       row.algorithm = name;
       row.bytes = s.value;
       row.count = spec.elements();
-      row.time_us = r.makespan.us();
-      row.algbw_GBps = r.algbw.value / 1e9;
-      row.busbw_GBps = r.busbw.value / 1e9;
+      row.time_us = time.us();
+      row.algbw_GBps = time.value > 0 ? s.as_double() / time.value / 1e9 : 0.0;
+      row.busbw_GBps = row.algbw_GBps * rt::busbw_factor(sched::Collective::Allreduce, m.ranks);
       m.rows.push_back(row);
     }
   }
