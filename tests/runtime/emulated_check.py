@@ -9,6 +9,8 @@ predicted vs measured per algorithm and size, then checks, for sizes >= --min-by
     (--mpi-tolerance for `mpi`, Open MPI's own MPI_Allreduce, whose local copy and reduce
     phases a bandwidth model leaves out: testbed.md suggests 15-20 %);
   * at each size, the algorithm predicted fastest is measured fastest or within --rank-slack.
+    Predictions within --tie (1 %) of the best are ties: a model cannot rank them, so the
+    best-measured of the tied algorithms is the one checked.
 Exit status 1 if a check fails. Python standard library only."""
 import argparse
 import json
@@ -30,6 +32,7 @@ def main():
     ap.add_argument("--mpi-tolerance", type=float, default=0.20)
     ap.add_argument("--min-bytes", type=int, default=16 << 20)
     ap.add_argument("--rank-slack", type=float, default=0.05)
+    ap.add_argument("--tie", type=float, default=0.01)
     ap.add_argument("--name", default="")
     a = ap.parse_args()
     meas, pred = rows_by_key(a.measured), rows_by_key(a.predicted)
@@ -65,12 +68,15 @@ def main():
               f"(tolerance {tol:.2f})")
     for size in sorted({k[1] for k in keys if k[1] >= a.min_bytes}):
         here = [k for k in keys if k[1] == size]
-        best_pred = min(here, key=lambda k: pred[k]["time_us"])
+        fastest = min(pred[k]["time_us"] for k in here)
+        tied = [k for k in here if pred[k]["time_us"] <= fastest * (1 + a.tie)]
+        best_pred = min(tied, key=lambda k: meas[k]["time_us"])
         best_meas = min(meas[k]["time_us"] for k in here)
         slack = meas[best_pred]["time_us"] / best_meas - 1
         verdict = "PASS" if slack <= a.rank_slack else "FAIL"
         ok &= slack <= a.rank_slack
-        print(f"{verdict}: {size >> 20} MiB: predicted fastest {best_pred[0]} is measured "
+        names = "/".join(k[0] for k in tied)
+        print(f"{verdict}: {size >> 20} MiB: predicted fastest {names} is measured "
               f"{slack * 100:.1f}% over the measured fastest (slack {a.rank_slack * 100:.0f}%)")
     return 0 if ok else 1
 

@@ -8,7 +8,7 @@
 # an error and no JSON; `emulate down` leaves no namespace, bridge, veth or qdisc behind, also
 # from a half-removed state.
 # usage: emulated_test.sh TOPOTUNE_BINARY [RESULTS_DIR [PREDICT_EMULATED_BINARY]]
-# env: EMU_CONFIGS (default "2x2@500mbit 4x1@400mbit"), EMU_SIZES (default 1M,4M,16M,64M),
+# env: EMU_CONFIGS (default "2x2@200mbit 4x1@200mbit"), EMU_SIZES (default 1M,4M,16M,64M),
 #      EMU_ITERS (3), EMU_ALGOS (ring,hierarchical,ps,mpi)
 set -u
 bin=$(readlink -f "$1")
@@ -16,7 +16,7 @@ results=${2:-$(mktemp -d /tmp/tt-emulated.XXXXXX)}
 mkdir -p "$results"
 here=$(cd "$(dirname "$0")" && pwd)
 prefix=tte
-configs=${EMU_CONFIGS:-"2x2@500mbit 4x1@400mbit"}
+configs=${EMU_CONFIGS:-"2x2@200mbit 4x1@200mbit"}
 sizes=${EMU_SIZES:-1M,4M,16M,64M}
 iters=${EMU_ITERS:-3}
 algos=${EMU_ALGOS:-ring,hierarchical,ps,mpi}
@@ -33,6 +33,7 @@ if ! has emulate || ! has measure; then
 fi
 trap '"$bin" emulate down --prefix $prefix >/dev/null 2>&1' EXIT
 predictor=${3:-}
+closed_form_only=0
 have_simulate=1
 has simulate || [ -x "$predictor" ] || have_simulate=0
 
@@ -61,8 +62,16 @@ for cfg in $configs; do
   [ $rc -eq 0 ] && check ok "$cfg: measure" || check no "$cfg: measure (rc=$rc)"
   if [ $have_simulate = 1 ] && [ -f "$dir/measured.json" ]; then
     if predict "$dir/cluster.json" "$dir/predicted.json"; then
-      python3 "$here/emulated_check.py" "$dir/measured.json" "$dir/predicted.json" --name "$cfg" \
-        && check ok "$cfg: prediction within tolerance" || check no "$cfg: prediction within tolerance"
+      if grep -q '"topotune-closed-form"' "$dir/predicted.json"; then
+        # Without the simulator, the closed forms are shown but not asserted: they ignore
+        # the sharing of one NIC by several ranks' rails (hierarchical, ps on 2x2).
+        python3 "$here/emulated_check.py" "$dir/measured.json" "$dir/predicted.json" \
+          --name "$cfg (closed-form predictions, not asserted)"
+        closed_form_only=1
+      else
+        python3 "$here/emulated_check.py" "$dir/measured.json" "$dir/predicted.json" --name "$cfg" \
+          && check ok "$cfg: prediction within tolerance" || check no "$cfg: prediction within tolerance"
+      fi
     else
       check no "$cfg: topotune simulate failed"
     fi
@@ -116,6 +125,10 @@ wait $sleeper 2>/dev/null
 
 echo "results in $results"
 [ $failures -ne 0 ] && exit $failures
+if [ $closed_form_only = 1 ]; then
+  echo "SKIP: the simulator is not in this build: closed-form predictions were shown, not asserted"
+  exit 77
+fi
 if [ $have_simulate = 0 ]; then
   echo "SKIP: no simulator in this build (topotune simulate, predict_emulated): the prediction comparison did not run"
   exit 77
