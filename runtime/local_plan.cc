@@ -48,6 +48,23 @@ void sort_unique(std::vector<std::uint32_t>& v) {
   v.erase(std::unique(v.begin(), v.end()), v.end());
 }
 
+// The local ops transfer `id` depends on, directly or through non-local transfers.
+std::vector<std::uint32_t> project(const sched::Schedule& s, TransferId id,
+                                   const std::vector<std::uint32_t>& local_index,
+                                   const std::vector<std::vector<std::uint32_t>>& reach) {
+  std::vector<std::uint32_t> proj;
+  for (TransferId d : s.deps(id)) {
+    const std::uint32_t li = local_index[d.index()];
+    if (li != kNotLocal) {
+      proj.push_back(li);
+    } else {
+      proj.insert(proj.end(), reach[d.index()].begin(), reach[d.index()].end());
+    }
+  }
+  sort_unique(proj);
+  return proj;
+}
+
 // Inverts the per-op dependency lists into the plan's dependents CSR.
 void build_dependents(LocalPlan& plan, const std::vector<std::vector<std::uint32_t>>& deps_of_op) {
   std::vector<std::uint32_t> count(plan.ops.size(), 0);
@@ -97,16 +114,7 @@ Expected<LocalPlan> make_local_plan(const sched::Schedule& s, RankId me, Tag max
   for (std::size_t i = 0; i < s.size(); ++i) {
     const TransferId id(static_cast<std::int32_t>(i));
     const sched::Transfer& t = s.transfer(id);
-    std::vector<std::uint32_t> proj;
-    for (TransferId d : s.deps(id)) {
-      const std::uint32_t li = local_index[d.index()];
-      if (li != kNotLocal) {
-        proj.push_back(li);
-      } else {
-        proj.insert(proj.end(), reach[d.index()].begin(), reach[d.index()].end());
-      }
-    }
-    sort_unique(proj);
+    std::vector<std::uint32_t> proj = project(s, id, local_index, reach);
     const bool local = slot[t.src.index()] >= 0 || slot[t.dst.index()] >= 0;
     if (!local) {
       reach[i] = std::move(proj);
