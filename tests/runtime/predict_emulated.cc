@@ -4,7 +4,9 @@
 // `topotune measure` row by row. The schedules are generated exactly as `topotune measure
 // --cluster` generates them (same registry names, layout from the same topology). `mpi` is
 // predicted as rhd (recursive halving-doubling), which is what Open MPI's MPI_Allreduce runs
-// at these sizes (Rabenseifner). Used by emulated_test.sh until `topotune simulate` exists.
+// at these sizes (Rabenseifner), over the bit-reversed rank order: Open MPI halves at
+// distance 1 first, the generator at distance p/2 first, and position v <-> rank bitrev(v)
+// turns one into the other (on 2x2 it keeps the first, largest exchange inside a host). Used by emulated_test.sh until `topotune simulate` exists.
 // Built without the simulator (TOPOTUNE_HAVE_SIMULATOR undefined) it predicts with the
 // algorithms' closed forms on the same topology instead, and says so in "source".
 
@@ -27,6 +29,22 @@
 namespace {
 
 using namespace topotune;
+
+// Rank order bitrev(0..n-1) when n is a power of two (else the identity).
+std::vector<RankId> bit_reversed(int n) {
+  int bits = 0;
+  while ((1 << bits) < n) ++bits;
+  std::vector<RankId> order;
+  for (int v = 0; v < n; ++v) {
+    int r = v;
+    if ((1 << bits) == n) {
+      r = 0;
+      for (int b = 0; b < bits; ++b) r |= ((v >> b) & 1) << (bits - 1 - b);
+    }
+    order.push_back(RankId(r));
+  }
+  return order;
+}
 
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> out;
@@ -67,16 +85,18 @@ Expected<rt::Measurement> predict(const std::string& cluster, const std::string&
       base = "ps";
     }
     TT_TRY(auto a, algo::make_algorithm(base, o));
+    algo::RankLayout order = layout;
+    if (name == "mpi") order.rings = {bit_reversed(layout.ranks())};
     for (Bytes s : size_list) {
       sched::CollectiveSpec spec;
       spec.ranks = t.num_ranks();
       spec.bytes = s;
-      TT_TRY(sched::Schedule schedule, a->generate(spec, layout));
+      TT_TRY(sched::Schedule schedule, a->generate(spec, order));
 #ifdef TOPOTUNE_HAVE_SIMULATOR
       TT_TRY(sim::SimResult r, simulator.run(schedule));
       const Seconds time = r.makespan;
 #else
-      TT_TRY(Seconds time, a->closed_form(spec, layout, params));
+      TT_TRY(Seconds time, a->closed_form(spec, order, params));
 #endif
       rt::MeasurementRow row;
       row.algorithm = name;
