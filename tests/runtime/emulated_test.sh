@@ -48,6 +48,26 @@ predict() {
   python3 "$here/emulated_predictions.py" "$out.raw" "$algos" > "$out"
 }
 
+# cross_check CLUSTER_JSON PREDICTED_JSON: the predictor's rows at the largest size equal
+# `topotune simulate --cluster` for every schedule algorithm (mpi has no CLI equivalent).
+cross_check() {
+  local cj=$1 pj=$2 a big=${sizes##*,} args
+  has simulate || return 0
+  for a in ${algos//,/ }; do
+    [ "$a" = mpi ] && continue
+    args=(--algo "$a")
+    case $a in ps:*) args=(--algo ps --ps-placement "${a#ps:}") ;; esac
+    "$bin" simulate --cluster "$cj" "${args[@]}" --size "$big" --format json > "$pj.$a.sim" || return 1
+    python3 - "$pj" "$pj.$a.sim" "$a" <<'PY' || return 1
+import json, sys
+pred = json.load(open(sys.argv[1]))
+sim = json.load(open(sys.argv[2]))
+row = [r for r in pred["rows"] if r["algorithm"] == sys.argv[3] and r["bytes"] == sim["bytes"]][0]
+assert abs(row["time_us"] - sim["time_s"] * 1e6) <= 1e-6 * row["time_us"], (row, sim["time_s"])
+PY
+  done
+}
+
 for cfg in $configs; do
   shape=${cfg%@*}; rate=${cfg#*@}; nodes=${shape%x*}; rpn=${shape#*x}
   dir=$results/c$shape-$rate
@@ -71,6 +91,8 @@ for cfg in $configs; do
       else
         python3 "$here/emulated_check.py" "$dir/measured.json" "$dir/predicted.json" --name "$cfg" \
           && check ok "$cfg: prediction within tolerance" || check no "$cfg: prediction within tolerance"
+        cross_check "$dir/cluster.json" "$dir/predicted.json" && check ok "$cfg: = topotune simulate --cluster" \
+          || check no "$cfg: predictions differ from topotune simulate --cluster"
       fi
     else
       check no "$cfg: topotune simulate failed"
