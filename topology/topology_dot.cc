@@ -100,7 +100,10 @@ std::string topology_to_dot(const Topology& t) {
   for (std::size_t i = 0; i < t.num_links(); i += 2) {
     const Link& l = t.link(LinkId(static_cast<std::int32_t>(i)));
     if (!drawn(t, l.src) || !drawn(t, l.dst)) continue;
-    o << "  \"" << t.device(l.src).name << "\" -- \"" << t.device(l.dst).name << "\" [color=\""
+    // dot ranks an edge's first node above its second: draw NICs below their switch or CPU.
+    const bool flip = t.device(l.src).kind == DeviceKind::Nic && l.kind == LinkKind::Pcie;
+    const NodeId top = flip ? l.dst : l.src, bottom = flip ? l.src : l.dst;
+    o << "  \"" << t.device(top).name << "\" -- \"" << t.device(bottom).name << "\" [color=\""
       << edge_colour(l.kind) << "\", label=\"" << link_kind_name(l.kind) << " "
       << format_rate(l.nominal) << "\"];\n";
   }
