@@ -76,8 +76,9 @@ std::string topology_to_dot(const Topology& t) {
     o << (d.host == 0 ? "    " : "  ") << '"' << d.name << "\" [" << node_style(d.kind)
       << ", label=\"" << d.name << "\"];\n";
     if (d.host == 0) rows[d.kind] += " \"" + d.name + "\";";
-    const bool last_of_host0 = d.host == 0 && (i + 1 == t.num_devices() ||
-                                                t.device(NodeId(static_cast<std::int32_t>(i + 1))).host != 0);
+    const bool last_of_host0 =
+        d.host == 0 &&
+        (i + 1 == t.num_devices() || t.device(NodeId(static_cast<std::int32_t>(i + 1))).host != 0);
     if (!last_of_host0) continue;
     for (const auto& [kind, names] : rows) o << "    {rank=same;" << names << "}\n";
     o << "  }\n";
