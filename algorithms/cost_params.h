@@ -31,10 +31,18 @@ struct CostParams {
   HopCost inter;        ///< GPU -> GPU, different hosts, same local index (rail)
   HopCost gpu_to_cpu;   ///< GPU -> its own host's CPU (and back)
   HopCost net_to_cpu;   ///< GPU -> another host's CPU (and back)
+  /// GPUs of a host behind one NIC (GPUs per NIC, at least 1): when every GPU of a host sends
+  /// across hosts at once (halving-doubling, parameter server, hierarchical's rails), this
+  /// many share the network path. 2 on p4d (8 GPUs, 4 NICs), 1 with a NIC per GPU.
+  double nic_sharing = 1.0;
   BytesPerSec gpu_reduce{1e12};  ///< sum-reduction throughput of a GPU (γ = 1/this)
   BytesPerSec cpu_reduce{1e10};  ///< sum-reduction throughput of a host CPU
 
   double gamma_gpu() const { return 1.0 / gpu_reduce.value; }
+  /// The inter-host hop when all GPUs of a host use the network at once.
+  HopCost inter_all_gpus() const {
+    return HopCost{inter.latency, inter.bandwidth / (nic_sharing < 1.0 ? 1.0 : nic_sharing)};
+  }
   double gamma_cpu() const { return 1.0 / cpu_reduce.value; }
 };
 

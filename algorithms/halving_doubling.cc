@@ -139,8 +139,11 @@ Seconds rhd_closed_form(const std::vector<RankId>& order, double bytes, const Ra
   const int p = static_cast<int>(std::bit_floor(static_cast<unsigned>(n)));
   const int r = n - p;
   const auto at = [&](int x) { return order[static_cast<std::size_t>(x < r ? 2 * x + 1 : x + r)]; };
+  // Every rank exchanges at every step: with several GPUs per host they all cross the network
+  // at once and share the host's NICs.
+  const HopCost inter = layout.gpus_per_host > 1 ? params.inter_all_gpus() : params.inter;
   const auto level = [&](RankId a, RankId b) {
-    return layout.host_of(a) == layout.host_of(b) ? params.intra : params.inter;
+    return layout.host_of(a) == layout.host_of(b) ? params.intra : inter;
   };
   double t = 0.0;
   for (int mask = 1; mask < p; mask *= 2) {

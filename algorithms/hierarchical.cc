@@ -140,26 +140,29 @@ Expected<Seconds> Hierarchical::closed_form(const sched::CollectiveSpec& spec,
   const int G = layout.gpus_per_host, H = layout.hosts, K = options_.chunks;
   const double S = spec.bytes.as_double(), shard = S / G;
   const double gamma = params.gamma_gpu();
+  // The G rails run at once: GPUs behind one NIC share it (CostParams::nic_sharing).
+  CostParams rails = params;
+  rails.inter = params.inter_all_gpus();
   double t = 0.0;
   if (G > 1) t += ring_time(G, S, K, params.intra, gamma, true, true).value;
   std::vector<RankId> rail;
   for (int h : host_order(layout, 0)) rail.push_back(layout.rank_of(h, 0));
   switch (options_.inner) {
     case InnerAlgorithm::Ring:
-      t += ring_time(H, shard, K, params.inter, gamma, true, true).value;
+      t += ring_time(H, shard, K, rails.inter, gamma, true, true).value;
       break;
     case InnerAlgorithm::Tree:
-      t += tree_closed_form(rail, shard, K, layout, params).value;
+      t += tree_closed_form(rail, shard, K, layout, rails).value;
       break;
     case InnerAlgorithm::Rhd:
-      t += rhd_closed_form(rail, shard, layout, params).value;
+      t += rhd_closed_form(rail, shard, layout, params).value;  // shares the NIC itself
       break;
     case InnerAlgorithm::Ps: {
       const int k = options_.shards > 0 ? options_.shards : H;
       if (options_.ps_placement == PsPlacement::Cpu) {
         t += ps_cpu_closed_form(H, G, k, shard, params).value;
       } else {
-        t += ps_time(H - 1, 0, shard / k, params.inter, params.intra, gamma).value;
+        t += ps_time(H - 1, 0, shard / k, rails.inter, params.intra, gamma).value;
       }
       break;
     }

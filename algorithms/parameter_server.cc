@@ -103,7 +103,9 @@ Expected<Seconds> ParameterServer::closed_form(const sched::CollectiveSpec& spec
     return ps_cpu_closed_form(layout.hosts, G, k, S, params);
   }
   // A server GPU serves one shard: n-G pushes arrive over its NIC, G-1 over NVLink.
-  return ps_time(n - G, G - 1, S / k, params.inter, params.intra, params.gamma_gpu());
+  // With one shard per rank, the servers sharing a NIC all receive at once.
+  const HopCost net = k >= n ? params.inter_all_gpus() : params.inter;
+  return ps_time(n - G, G - 1, S / k, net, params.intra, params.gamma_gpu());
 }
 
 }  // namespace topotune::algo
