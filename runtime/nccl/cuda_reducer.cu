@@ -101,6 +101,23 @@ Split split_for_vectors(const void* dst, const void* src, std::size_t n, std::si
   return Split{head, (n - head) * elem / 16};
 }
 
+// As many blocks as are resident at once on the whole device, and no more: a grid-stride loop
+// spreads the work evenly over the blocks, so a second, partial wave of blocks would leave
+// most multiprocessors idle at the end.
+template <class T>
+cudaError_t resident_blocks(int* blocks) {
+  int device = 0;
+  int sms = 0;
+  int per_sm = 0;
+  cudaError_t rc = cudaGetDevice(&device);
+  if (rc == cudaSuccess) rc = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (rc == cudaSuccess) {
+    rc = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sum_kernel<T>, kThreads, 0);
+  }
+  *blocks = std::max(1, sms * per_sm);
+  return rc;
+}
+
 template <class T>
 cudaError_t launch(void* dst, const void* src, std::size_t n, int max_blocks,
                    cudaStream_t stream) {
@@ -147,23 +164,32 @@ Expected<void> check_sum_arguments(BufferView dst, ConstBufferView src, sched::D
 Expected<void> CudaReducer::sum(BufferView dst, ConstBufferView src, sched::DataType dtype) {
   TT_TRY_VOID(check_sum_arguments(dst, src, dtype));
   if (dst.size == 0) return {};
-  if (max_blocks_ <= 0) {
-    int device = 0;
-    int sms = 0;
-    TT_CUDA(cudaGetDevice(&device));
-    TT_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    max_blocks_ = std::max(1, sms) * 8;
+  const int type = static_cast<int>(dtype);
+  if (blocks_[type] == 0) {
+    int resident = 0;
+    switch (dtype) {
+      case sched::DataType::F32:
+        TT_CUDA(resident_blocks<float>(&resident));
+        break;
+      case sched::DataType::F16:
+        TT_CUDA(resident_blocks<__half>(&resident));
+        break;
+      case sched::DataType::BF16:
+        TT_CUDA(resident_blocks<__nv_bfloat16>(&resident));
+        break;
+    }
+    blocks_[type] = max_blocks_ > 0 ? std::min(max_blocks_, resident) : resident;
   }
   const std::size_t n = dst.size / static_cast<std::size_t>(sched::dtype_size(dtype));
   switch (dtype) {
     case sched::DataType::F32:
-      TT_CUDA(launch<float>(dst.data, src.data, n, max_blocks_, stream_));
+      TT_CUDA(launch<float>(dst.data, src.data, n, blocks_[type], stream_));
       break;
     case sched::DataType::F16:
-      TT_CUDA(launch<__half>(dst.data, src.data, n, max_blocks_, stream_));
+      TT_CUDA(launch<__half>(dst.data, src.data, n, blocks_[type], stream_));
       break;
     case sched::DataType::BF16:
-      TT_CUDA(launch<__nv_bfloat16>(dst.data, src.data, n, max_blocks_, stream_));
+      TT_CUDA(launch<__nv_bfloat16>(dst.data, src.data, n, blocks_[type], stream_));
       break;
   }
   return {};

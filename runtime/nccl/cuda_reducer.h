@@ -7,9 +7,10 @@
 // The kernel is memory-bound (2 loads and 1 store per element): it loads 16 bytes per thread
 // (a float4, 8 halves as 4 __half2, 8 bf16 as 4 __nv_bfloat162), keeps 4 such loads in flight
 // per thread in a grid-stride loop, and does the unaligned head and the tail element by
-// element. Vectorised loads need dst and src to share their alignment modulo 16 bytes; when
-// they do not, the whole range goes element by element (correct, slower). fp16 and bf16 sums
-// are rounded to the element type after each addition, as NCCL's own reductions are.
+// element; the grid is as many blocks as fit on the device at once. Vectorised loads need dst
+// and src to share their alignment modulo 16 bytes; when they do not, the whole range goes
+// element by element (correct, slower). fp16 and bf16 sums are rounded to the element type
+// after each addition, as NCCL's own reductions are.
 
 #include <cuda_runtime_api.h>
 
@@ -22,7 +23,8 @@ namespace topotune::rt {
 class CudaReducer final : public Reducer {
  public:
   /// Launches on `stream` (nullptr = the legacy default stream) of the current device.
-  /// `max_blocks` caps the grid (0: 8 blocks per multiprocessor, read on first use).
+  /// `max_blocks` caps the grid (0: no cap beyond the blocks resident at once on the device,
+  /// from the occupancy calculator on first use of each element type).
   explicit CudaReducer(cudaStream_t stream, int max_blocks = 0)
       : stream_(stream), max_blocks_(max_blocks) {}
 
@@ -41,6 +43,7 @@ class CudaReducer final : public Reducer {
  private:
   cudaStream_t stream_;
   int max_blocks_;
+  int blocks_[3] = {0, 0, 0};  // grid size per sched::DataType, 0 until first use
 };
 
 /// Checks the arguments of CudaReducer::sum (sizes, alignment, overlap) without touching CUDA.
