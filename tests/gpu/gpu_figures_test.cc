@@ -76,6 +76,22 @@ Expected<void> memcpy_op(void* dst, const void* src, std::size_t n, cudaMemcpyKi
   return {};
 }
 
+TEST(GpuFigures, DeviceInfo) {
+  TT_REQUIRE_GPU();
+  cudaDeviceProp p{};
+  int runtime = 0;
+  int driver = 0;
+  ASSERT_EQ(cudaGetDeviceProperties(&p, 0), cudaSuccess);
+  ASSERT_EQ(cudaRuntimeGetVersion(&runtime), cudaSuccess);
+  ASSERT_EQ(cudaDriverGetVersion(&driver), cudaSuccess);
+  std::printf("GPU_INFO {\"device\": \"%s\", \"sm\": \"%d.%d\", \"multiprocessors\": %d, "
+              "\"memory_bytes\": %zu, \"l2_bytes\": %d, \"cuda_runtime\": %d, "
+              "\"cuda_driver\": %d, \"nccl\": \"%s\"}\n",
+              p.name, p.major, p.minor, p.multiProcessorCount, p.totalGlobalMem, p.l2CacheSize,
+              runtime, driver, nccl_version_string().c_str());
+  EXPECT_GE(p.major, 8) << "the backend is compiled for sm_80 and sm_90 (+ compute_90 PTX)";
+}
+
 TEST(GpuFigures, ReductionKernelsReachMostOfCopyBandwidth) {
   TT_REQUIRE_GPU();
   cudaStream_t stream = nullptr;
