@@ -195,6 +195,17 @@ Expected<void> CudaReducer::sum(BufferView dst, ConstBufferView src, sched::Data
   return {};
 }
 
+Expected<void> CudaReducer::copy(BufferView dst, ConstBufferView src) {
+  if (dst.size != src.size) {
+    return fail(Errc::InvalidArgument, "copy between views of different sizes (" +
+                                           std::to_string(dst.size) + " and " +
+                                           std::to_string(src.size) + " bytes)");
+  }
+  if (dst.size == 0 || dst.data == src.data) return {};
+  TT_CUDA(cudaMemcpyAsync(dst.data, src.data, dst.size, cudaMemcpyDeviceToDevice, stream_));
+  return {};
+}
+
 Expected<void> CudaReducer::synchronize() {
   TT_CUDA(cudaStreamSynchronize(stream_));
   return {};

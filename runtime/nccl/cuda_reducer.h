@@ -35,6 +35,10 @@ class CudaReducer final : public Reducer {
   [[nodiscard]] Expected<void> sum(BufferView dst, ConstBufferView src,
                                    sched::DataType dtype) override;
 
+  /// dst = src for device views of equal size, queued on the stream (cudaMemcpyAsync): the
+  /// executor's local copy for device buffers, ordered like sum().
+  [[nodiscard]] Expected<void> copy(BufferView dst, ConstBufferView src);
+
   /// Waits for everything queued on the stream, including the reductions.
   [[nodiscard]] Expected<void> synchronize();
 

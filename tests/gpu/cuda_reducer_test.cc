@@ -100,5 +100,22 @@ TEST(CudaReducer, SmallGridStillCoversEverything) {
   for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(got[i], a[i] + b[i]) << "element " << i;
 }
 
+TEST(CudaReducer, CopyMovesDeviceBytesOnTheStream) {
+  TT_REQUIRE_GPU();
+  std::vector<std::byte> in(4099);
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::byte>(i * 7);
+  auto a = DeviceBuffer::allocate(in.size());
+  auto b = DeviceBuffer::allocate(in.size());
+  ASSERT_TRUE(a && b);
+  ASSERT_TRUE(copy_to_device(a->view(), in, nullptr));
+  CudaReducer reducer(nullptr);
+  EXPECT_EQ(reducer.copy(b->view(), BufferView{a->data(), 16}).error().code,
+            Errc::InvalidArgument);
+  ASSERT_TRUE(reducer.copy(b->view(), a->view()));
+  std::vector<std::byte> out(in.size());
+  ASSERT_TRUE(copy_to_host(out, b->view(), nullptr));
+  EXPECT_EQ(out, in);
+}
+
 }  // namespace
 }  // namespace topotune::rt
