@@ -76,6 +76,9 @@ add_library(topotune::nccl UNKNOWN IMPORTED)
 set_target_properties(topotune::nccl PROPERTIES
   IMPORTED_LOCATION "${TOPOTUNE_NCCL_LIBRARY}"
   INTERFACE_INCLUDE_DIRECTORIES "${TOPOTUNE_NCCL_INCLUDE_DIR}")
+# One CUDA runtime per process: the shared one that CUDA::cudart and libnccl use, also for the
+# nvcc-compiled kernels (CMake's default would add the static cudart next to it).
+set(CMAKE_CUDA_RUNTIME_LIBRARY Shared)
 if(CCACHE_PROGRAM)
   set(CMAKE_CUDA_COMPILER_LAUNCHER ${CCACHE_PROGRAM})
 endif()
