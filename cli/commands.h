@@ -7,4 +7,7 @@ namespace topotune::cli {
 
 // Each subcommand adds its declaration here and its row in main.cc's kCommands.
 
+/// topotune schedule: generate and print one algorithm's schedule (schedule_command.cc).
+CommandRun setup_schedule(CLI::App& sub);
+
 }  // namespace topotune::cli

@@ -17,6 +17,8 @@ namespace {
 const std::vector<CommandInfo>& command_table() {
   static const std::vector<CommandInfo> kCommands = {
       // {"name", "one-line summary", setup_name},
+      {"schedule", "generate one algorithm's schedule: JSON or a summary with its closed-form time",
+       setup_schedule},
   };
   return kCommands;
 }
