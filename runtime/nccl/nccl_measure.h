@@ -1,12 +1,20 @@
 #pragma once
-// The `nccl` rows of `topotune measure --backend nccl`: ncclAllReduce at each size, timed per
-// iteration with CUDA events on every rank, combined across ranks on the GPU (an iteration
-// lasts as long as its slowest rank: ncclAllReduce with ncclMax over the per-iteration times)
-// and summarised as the MPI harness does (median, min, p10, p90, max by nearest rank), with
-// nccl-tests' algbw/busbw and the number of wrong elements over all ranks.
+// The measurement harness of `topotune measure --backend nccl`: times one allreduce
+// implementation (NCCL's ncclAllReduce, or a schedule run by the DeviceExecutor) at one size on
+// device memory, the way the host harness (runtime/measure_harness.h) does on host memory.
+//
+// Per point, on every rank: warm-up and timed iterations alike fill the device buffer with the
+// rank's input (untimed), pass an NCCL barrier, then run the collective in place between two
+// CUDA events on the transport's stream. After each timed iteration the result is copied back
+// and compared with the exact expected sum. An iteration lasts as long as its slowest rank:
+// the per-iteration times are combined with ncclAllReduce(ncclMax) on the GPU, and the wrong
+// element counts with ncclSum, so every rank gets the same row. Summary as the host harness:
+// median, min, p10, p90, max by nearest rank; nccl-tests algbw and busbw.
 
 #include <cstdint>
+#include <functional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "algorithms/schedule/collective_spec.h"
@@ -17,9 +25,26 @@
 
 namespace topotune::rt {
 
-/// Measures ncclAllReduce (sum, out of place as nccl-tests' default) of each size in `sizes`
-/// (bytes, multiples of the element size) on every rank of `transport`. Collective: every rank
-/// calls it with the same arguments and gets the same rows (algorithm "nccl").
+/// One allreduce implementation (sum, in place) on this rank's device buffer.
+struct DeviceCandidate {
+  std::string name;  ///< the row's algorithm column: "nccl", "ring", ...
+  /// Runs the collective once on `buffer` (the whole logical buffer, device memory) and
+  /// returns when it is complete on this rank.
+  std::function<Expected<void>(BufferView buffer)> run;
+};
+
+/// Measures `candidate` at `bytes` (a multiple of the element size). Collective over the
+/// transport's ranks: every rank calls it with the same arguments and gets the same row.
+[[nodiscard]] Expected<MeasurementRow> measure_on_device(NcclTransport& transport,
+                                                         const DeviceCandidate& candidate,
+                                                         std::int64_t bytes,
+                                                         sched::DataType dtype,
+                                                         const NcclAllreduceOptions& options);
+
+/// The `nccl` candidate: ncclAllReduce (sum) in place on the transport's communicator.
+DeviceCandidate nccl_allreduce_candidate(NcclTransport& transport, sched::DataType dtype);
+
+/// measure_on_device of nccl_allreduce_candidate for each size: the `nccl` rows.
 [[nodiscard]] Expected<std::vector<MeasurementRow>> measure_nccl_allreduce(
     NcclTransport& transport, std::span<const std::int64_t> sizes, sched::DataType dtype,
     const NcclAllreduceOptions& options);

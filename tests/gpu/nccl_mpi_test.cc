@@ -14,9 +14,13 @@
 #include <vector>
 
 #include "runtime/nccl/device_buffer.h"
+#ifdef TOPOTUNE_TEST_DEVICE_EXECUTOR
+#include "runtime/nccl/device_executor.h"
+#endif
 #include "runtime/nccl/element_codec.h"
 #include "runtime/nccl/nccl_measure.h"
 #include "runtime/nccl/nccl_mpi_bootstrap.h"
+#include "tests/gpu/schedule_cases.h"
 
 namespace topotune::rt {
 namespace {
@@ -114,6 +118,46 @@ TEST(NcclMpi, AllreduceBaselineVerifiesOverAllRanks) {
   }
   EXPECT_TRUE(g_transport->barrier());
 }
+
+#ifdef TOPOTUNE_TEST_DEVICE_EXECUTOR
+// Rank r's element i: small integers whose sum over ranks is exact in every element type.
+float input_of(int r, std::size_t i) { return static_cast<float>(static_cast<int>((r + i) % 5) - 2); }
+
+TEST(NcclMpi, EveryAllreduceScheduleOnDeviceMemory) {
+  NcclTransport& t = *g_transport;
+  const int n = t.world_size();
+  const int me = t.rank().value;
+  CudaReducer reducer(t.stream());
+  // One host of n GPUs, and n hosts of one GPU (hierarchical then crosses "hosts").
+  for (int gpus_per_host : {n, 1}) {
+    for (const testing::ScheduleCase& c : testing::allreduce_cases()) {
+      for (std::int64_t elements : {1, 4099, 1 << 20}) {
+        const sched::DataType dt = sched::DataType::BF16;
+        auto s = testing::make_case_schedule(c, n, gpus_per_host, elements * 2, dt);
+        ASSERT_TRUE(s.has_value()) << c.label() << ": " << s.error().message;
+        std::vector<float> x(static_cast<std::size_t>(elements));
+        std::vector<float> want(x.size(), 0.0f);
+        for (std::size_t i = 0; i < x.size(); ++i) {
+          x[i] = input_of(me, i);
+          for (int r = 0; r < n; ++r) want[i] += input_of(r, i);
+        }
+        const std::vector<std::byte> in = encode_elements(x, dt);
+        auto buf = DeviceBuffer::allocate(in.size());
+        ASSERT_TRUE(buf);
+        ASSERT_TRUE(copy_to_device(buf->view(), in, t.stream()));
+        DeviceExecutor ex;
+        Expected<void> r = ex.run(*s, RankId(me), buf->view(), t, reducer);
+        ASSERT_TRUE(r.has_value()) << c.label() << ": " << r.error().message;
+        std::vector<std::byte> out(in.size());
+        ASSERT_TRUE(copy_to_host(out, buf->view(), t.stream()));
+        EXPECT_EQ(decode_elements(out, dt), want)
+            << c.label() << ", " << elements << " elements, " << gpus_per_host << " GPUs/host";
+      }
+    }
+  }
+}
+
+#endif  // TOPOTUNE_TEST_DEVICE_EXECUTOR
 
 }  // namespace
 }  // namespace topotune::rt
