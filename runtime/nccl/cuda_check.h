@@ -23,17 +23,17 @@ Error nccl_error(ncclResult_t code, const char* what);
 }  // namespace topotune::rt
 
 /// Evaluates a CUDA runtime call; on failure returns its Error from the enclosing function.
-#define TT_CUDA(expr)                                                           \
-  do {                                                                          \
-    const cudaError_t tt_cuda_rc_ = (expr);                                     \
-    if (tt_cuda_rc_ != cudaSuccess)                                             \
+#define TT_CUDA(expr)                                                                \
+  do {                                                                               \
+    const cudaError_t tt_cuda_rc_ = (expr);                                          \
+    if (tt_cuda_rc_ != cudaSuccess)                                                  \
       return ::topotune::Unexpected(::topotune::rt::cuda_error(tt_cuda_rc_, #expr)); \
   } while (0)
 
 /// Evaluates an NCCL call; on failure returns its Error from the enclosing function.
-#define TT_NCCL(expr)                                                           \
-  do {                                                                          \
-    const ncclResult_t tt_nccl_rc_ = (expr);                                    \
-    if (tt_nccl_rc_ != ncclSuccess)                                             \
+#define TT_NCCL(expr)                                                                \
+  do {                                                                               \
+    const ncclResult_t tt_nccl_rc_ = (expr);                                         \
+    if (tt_nccl_rc_ != ncclSuccess)                                                  \
       return ::topotune::Unexpected(::topotune::rt::nccl_error(tt_nccl_rc_, #expr)); \
   } while (0)

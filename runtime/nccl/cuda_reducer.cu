@@ -119,16 +119,14 @@ cudaError_t resident_blocks(int* blocks) {
 }
 
 template <class T>
-cudaError_t launch(void* dst, const void* src, std::size_t n, int max_blocks,
-                   cudaStream_t stream) {
+cudaError_t launch(void* dst, const void* src, std::size_t n, int max_blocks, cudaStream_t stream) {
   const Split split = split_for_vectors(dst, src, n, sizeof(T));
   const std::size_t scalars = n - split.nvec * (16 / sizeof(T));
   const std::size_t work = std::max((split.nvec + kUnroll - 1) / kUnroll, scalars);
   const std::size_t wanted = (work + kThreads - 1) / kThreads;
   const int blocks = static_cast<int>(std::clamp<std::size_t>(wanted, 1, max_blocks));
-  sum_kernel<T><<<blocks, kThreads, 0, stream>>>(static_cast<T*>(dst),
-                                                 static_cast<const T*>(src), n, split.head,
-                                                 split.nvec);
+  sum_kernel<T><<<blocks, kThreads, 0, stream>>>(static_cast<T*>(dst), static_cast<const T*>(src),
+                                                 n, split.head, split.nvec);
   return cudaGetLastError();
 }
 

@@ -13,8 +13,9 @@ Expected<DeviceBuffer> DeviceBuffer::allocate(std::size_t bytes) {
   void* p = nullptr;
   const cudaError_t rc = cudaMalloc(&p, bytes);
   if (rc != cudaSuccess) {
-    return Unexpected(cuda_error(rc, "cudaMalloc").context(
-        "allocating " + std::to_string(bytes) + " bytes of device memory"));
+    return Unexpected(
+        cuda_error(rc, "cudaMalloc")
+            .context("allocating " + std::to_string(bytes) + " bytes of device memory"));
   }
   b.data_ = static_cast<std::byte*>(p);
   b.size_ = bytes;
@@ -45,8 +46,9 @@ Expected<PinnedBuffer> PinnedBuffer::allocate(std::size_t bytes) {
   void* p = nullptr;
   const cudaError_t rc = cudaMallocHost(&p, bytes);
   if (rc != cudaSuccess) {
-    return Unexpected(cuda_error(rc, "cudaMallocHost").context(
-        "allocating " + std::to_string(bytes) + " bytes of pinned host memory"));
+    return Unexpected(
+        cuda_error(rc, "cudaMallocHost")
+            .context("allocating " + std::to_string(bytes) + " bytes of pinned host memory"));
   }
   b.data_ = static_cast<std::byte*>(p);
   b.size_ = bytes;

@@ -95,7 +95,8 @@ struct DeviceRun {
   std::vector<Sum> sums;
 
   BufferView slice_of(int slot, sched::Slice sl) {
-    std::byte* base = slot == 0 ? rank_buffer.data : servers[static_cast<std::size_t>(slot - 1)].data();
+    std::byte* base =
+        slot == 0 ? rank_buffer.data : servers[static_cast<std::size_t>(slot - 1)].data();
     return BufferView{base + sl.offset.value, static_cast<std::size_t>(sl.size.value)};
   }
 
@@ -220,8 +221,17 @@ Expected<void> DeviceExecutor::run(const sched::Schedule& s, RankId me, BufferVi
   for (DeviceBuffer& server : plan_->servers) {
     TT_CUDA(cudaMemsetAsync(server.data(), 0, server.size(), transport.stream()));
   }
-  DeviceRun run{s, plan_->local, plan_->grouping, plan_->servers, plan_->scratch,
-                buffer, transport, reducer, -1, {}, {}};
+  DeviceRun run{s,
+                plan_->local,
+                plan_->grouping,
+                plan_->servers,
+                plan_->scratch,
+                buffer,
+                transport,
+                reducer,
+                -1,
+                {},
+                {}};
   return run.queue_all();
 }
 

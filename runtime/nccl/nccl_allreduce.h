@@ -23,8 +23,8 @@ struct NcclAllreduceOptions {
 
 /// Per-iteration times of this rank and the verification result.
 struct NcclAllreduceResult {
-  std::vector<Seconds> times;   ///< one per timed iteration, CUDA-event elapsed time
-  std::int64_t wrong = 0;       ///< elements that differed from the expectation (0 unverified)
+  std::vector<Seconds> times;  ///< one per timed iteration, CUDA-event elapsed time
+  std::int64_t wrong = 0;      ///< elements that differed from the expectation (0 unverified)
   bool verified = false;
 };
 

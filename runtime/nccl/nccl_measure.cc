@@ -83,8 +83,8 @@ Expected<Timings> run_iterations(NcclTransport& t, const DeviceCandidate& c, Buf
   Timings out;
   Expected<void> ok = [&]() -> Expected<void> {
     for (int k = -o.warmup; k < o.iterations; ++k) {
-      TT_TRY(double s, timed_run(t, c, buffer, p, start, stop).context(
-                           "iteration " + std::to_string(k)));
+      TT_TRY(double s,
+             timed_run(t, c, buffer, p, start, stop).context("iteration " + std::to_string(k)));
       if (k < 0) continue;
       out.seconds.push_back(s);
       if (o.verify) {
@@ -123,8 +123,8 @@ Expected<MeasurementRow> measure_on_device(NcclTransport& t, const DeviceCandida
     return fail(Errc::InvalidArgument, "iterations must be >= 1 and warm-up >= 0");
   }
   if (bytes < 0 || bytes % sched::dtype_size(dtype) != 0) {
-    return fail(Errc::InvalidArgument, std::to_string(bytes) +
-                                           " bytes is not a whole number of elements");
+    return fail(Errc::InvalidArgument,
+                std::to_string(bytes) + " bytes is not a whole number of elements");
   }
   const std::int64_t count = bytes / sched::dtype_size(dtype);
   const Point p = make_point(t.rank().value, t.world_size(), count, dtype);
@@ -145,12 +145,13 @@ Expected<MeasurementRow> measure_on_device(NcclTransport& t, const DeviceCandida
 
 DeviceCandidate nccl_allreduce_candidate(NcclTransport& t, sched::DataType dtype) {
   return DeviceCandidate{"nccl", [&t, dtype](BufferView b) -> Expected<void> {
-    const std::size_t count = b.size / static_cast<std::size_t>(sched::dtype_size(dtype));
-    if (count == 0) return {};  // NCCL would see a null buffer
-    TT_NCCL(ncclAllReduce(b.data, b.data, count, nccl_dtype(dtype), ncclSum, t.comm(),
-                          t.stream()));
-    return t.synchronize();
-  }};
+                           const std::size_t count =
+                               b.size / static_cast<std::size_t>(sched::dtype_size(dtype));
+                           if (count == 0) return {};  // NCCL would see a null buffer
+                           TT_NCCL(ncclAllReduce(b.data, b.data, count, nccl_dtype(dtype), ncclSum,
+                                                 t.comm(), t.stream()));
+                           return t.synchronize();
+                         }};
 }
 
 Expected<std::vector<MeasurementRow>> measure_nccl_allreduce(NcclTransport& transport,

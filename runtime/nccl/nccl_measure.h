@@ -37,8 +37,7 @@ struct DeviceCandidate {
 /// transport's ranks: every rank calls it with the same arguments and gets the same row.
 [[nodiscard]] Expected<MeasurementRow> measure_on_device(NcclTransport& transport,
                                                          const DeviceCandidate& candidate,
-                                                         std::int64_t bytes,
-                                                         sched::DataType dtype,
+                                                         std::int64_t bytes, sched::DataType dtype,
                                                          const NcclAllreduceOptions& options);
 
 /// The `nccl` candidate: ncclAllReduce (sum) in place on the transport's communicator.

@@ -15,9 +15,9 @@ Error mpi_error(int rc, const char* what) {
 }
 
 // TT_MPI of the MPI transport, kept private here so that the two libraries cannot clash.
-#define TT_GPU_MPI(expr)                                                 \
-  do {                                                                   \
-    const int tt_mpi_rc_ = (expr);                                       \
+#define TT_GPU_MPI(expr)                                                            \
+  do {                                                                              \
+    const int tt_mpi_rc_ = (expr);                                                  \
     if (tt_mpi_rc_ != MPI_SUCCESS) return Unexpected(mpi_error(tt_mpi_rc_, #expr)); \
   } while (0)
 

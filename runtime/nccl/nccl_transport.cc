@@ -27,8 +27,7 @@ Expected<std::unique_ptr<NcclTransport>> NcclTransport::create(const ncclUniqueI
   return t;
 }
 
-Expected<std::unique_ptr<NcclTransport>> NcclTransport::create_single(int device,
-                                                                      Options options) {
+Expected<std::unique_ptr<NcclTransport>> NcclTransport::create_single(int device, Options options) {
   TT_CUDA(cudaSetDevice(device));
   ncclComm_t comm = nullptr;
   const int devices[1] = {device};
@@ -104,9 +103,8 @@ Expected<void> NcclTransport::end_batch() {
 
 Expected<Request> NcclTransport::post(int peer, const void* data, std::size_t bytes, bool send) {
   if (peer < 0 || peer >= size_) {
-    return fail(Errc::InvalidArgument, std::string(send ? "send to" : "receive from") +
-                                           " rank " + std::to_string(peer) + " of " +
-                                           std::to_string(size_));
+    return fail(Errc::InvalidArgument, std::string(send ? "send to" : "receive from") + " rank " +
+                                           std::to_string(peer) + " of " + std::to_string(size_));
   }
   TT_CUDA(cudaSetDevice(device_));
   const bool implicit = depth_ == 0;
@@ -157,9 +155,8 @@ void NcclTransport::release(Request& request) {
 
 Expected<void> NcclTransport::wait_event(cudaEvent_t event, const std::string& what) {
   using Clock = std::chrono::steady_clock;
-  const auto deadline =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                         std::chrono::duration<double>(options_.timeout.value));
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(options_.timeout.value));
   for (;;) {
     const cudaError_t rc = cudaEventQuery(event);
     if (rc == cudaSuccess) return {};
@@ -172,8 +169,8 @@ Expected<void> NcclTransport::wait_event(cudaEvent_t event, const std::string& w
     }
     if (Clock::now() > deadline) {
       failed_ = true;
-      return fail(Errc::Timeout, what + ": not complete after " +
-                                     std::to_string(options_.timeout.value) + " s");
+      return fail(Errc::Timeout,
+                  what + ": not complete after " + std::to_string(options_.timeout.value) + " s");
     }
     std::this_thread::yield();
   }

@@ -41,8 +41,8 @@ class NcclTransport final : public Transport {
   /// A communicator of `size` ranks; every rank calls this with the same `id` (made by one
   /// rank with ncclGetUniqueId and shared by other means, see nccl_mpi_bootstrap.h) and its
   /// own `rank`, having chosen its `device`. Blocks until all ranks have joined.
-  static Expected<std::unique_ptr<NcclTransport>> create(const ncclUniqueId& id, int rank,
-                                                         int size, int device, Options options);
+  static Expected<std::unique_ptr<NcclTransport>> create(const ncclUniqueId& id, int rank, int size,
+                                                         int device, Options options);
   /// A one-rank communicator on `device` (ncclCommInitAll): tests and single-GPU measurement.
   /// Sends to and receives from rank 0 itself are allowed (inside one batch).
   static Expected<std::unique_ptr<NcclTransport>> create_single(int device, Options options);

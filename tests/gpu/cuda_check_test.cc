@@ -1,6 +1,8 @@
 // Tests that need no GPU: error conversion, the reducer's argument checks, the host element
 // codec the device checks rely on. They run (and must pass) on CPU-only CI machines too.
 
+#include "runtime/nccl/cuda_check.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "runtime/nccl/cuda_check.h"
 #include "runtime/nccl/cuda_reducer.h"
 #include "runtime/nccl/element_codec.h"
 
@@ -57,18 +58,18 @@ BufferView view_at(std::vector<std::byte>& v, std::size_t off, std::size_t n) {
 
 TEST(CudaReducerArguments, RejectsBadViewsBeforeAnyCudaCall) {
   std::vector<std::byte> mem(64);
-  EXPECT_EQ(check_sum_arguments(view_at(mem, 0, 8), view_at(mem, 32, 12), DataType::F32)
-                .error().code,
-            Errc::InvalidArgument);  // sizes differ
-  EXPECT_EQ(check_sum_arguments(view_at(mem, 0, 6), view_at(mem, 32, 6), DataType::F32)
-                .error().code,
-            Errc::InvalidArgument);  // 6 bytes is not a whole number of floats
-  EXPECT_EQ(check_sum_arguments(view_at(mem, 0, 16), view_at(mem, 8, 16), DataType::F32)
-                .error().code,
-            Errc::InvalidArgument);  // [0,16) and [8,24) overlap
-  EXPECT_EQ(check_sum_arguments(view_at(mem, 1, 4), view_at(mem, 33, 4), DataType::F16)
-                .error().code,
-            Errc::InvalidArgument);  // odd address for a 2-byte element
+  EXPECT_EQ(
+      check_sum_arguments(view_at(mem, 0, 8), view_at(mem, 32, 12), DataType::F32).error().code,
+      Errc::InvalidArgument);  // sizes differ
+  EXPECT_EQ(
+      check_sum_arguments(view_at(mem, 0, 6), view_at(mem, 32, 6), DataType::F32).error().code,
+      Errc::InvalidArgument);  // 6 bytes is not a whole number of floats
+  EXPECT_EQ(
+      check_sum_arguments(view_at(mem, 0, 16), view_at(mem, 8, 16), DataType::F32).error().code,
+      Errc::InvalidArgument);  // [0,16) and [8,24) overlap
+  EXPECT_EQ(
+      check_sum_arguments(view_at(mem, 1, 4), view_at(mem, 33, 4), DataType::F16).error().code,
+      Errc::InvalidArgument);  // odd address for a 2-byte element
   EXPECT_TRUE(check_sum_arguments(view_at(mem, 0, 16), view_at(mem, 16, 16), DataType::F32)
                   .has_value());  // adjacent, not overlapping
   EXPECT_TRUE(check_sum_arguments(BufferView{}, ConstBufferView{}, DataType::BF16).has_value());

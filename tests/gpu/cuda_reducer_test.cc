@@ -1,6 +1,8 @@
 // CudaReducer against a host reference: every element type, sizes around the 16-byte pack
 // and the unroll factor, and views whose alignment forces the head/tail and all-scalar paths.
 
+#include "runtime/nccl/cuda_reducer.h"
+
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -8,7 +10,6 @@
 #include <vector>
 
 #include "runtime/nccl/cuda_check.h"
-#include "runtime/nccl/cuda_reducer.h"
 #include "runtime/nccl/device_buffer.h"
 #include "runtime/nccl/element_codec.h"
 #include "tests/gpu/gpu_test_env.h"
@@ -109,8 +110,7 @@ TEST(CudaReducer, CopyMovesDeviceBytesOnTheStream) {
   ASSERT_TRUE(a && b);
   ASSERT_TRUE(copy_to_device(a->view(), in, nullptr));
   CudaReducer reducer(nullptr);
-  EXPECT_EQ(reducer.copy(b->view(), BufferView{a->data(), 16}).error().code,
-            Errc::InvalidArgument);
+  EXPECT_EQ(reducer.copy(b->view(), BufferView{a->data(), 16}).error().code, Errc::InvalidArgument);
   ASSERT_TRUE(reducer.copy(b->view(), a->view()));
   std::vector<std::byte> out(in.size());
   ASSERT_TRUE(copy_to_host(out, b->view(), nullptr));

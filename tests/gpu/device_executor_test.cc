@@ -4,13 +4,14 @@
 // the interpreter, run three times in place (one rank: the result is the input; this catches
 // crashes, stale server copies and corrupted bytes, not arithmetic).
 
+#include "runtime/nccl/device_executor.h"
+
 #include <gtest/gtest.h>
 
 #include <vector>
 
 #include "algorithms/schedule/schedule.h"
 #include "runtime/nccl/device_buffer.h"
-#include "runtime/nccl/device_executor.h"
 #include "runtime/nccl/element_codec.h"
 #include "tests/gpu/gpu_test_env.h"
 #include "tests/gpu/schedule_cases.h"

@@ -38,9 +38,10 @@ std::string device_name() {
 }
 
 void print_figure(const std::string& name, double value, const char* unit, std::size_t bytes) {
-  std::printf("GPU_FIGURE {\"name\": \"%s\", \"value\": %.6g, \"unit\": \"%s\", \"bytes\": %zu, "
-              "\"device\": \"%s\"}\n",
-              name.c_str(), value, unit, bytes, device_name().c_str());
+  std::printf(
+      "GPU_FIGURE {\"name\": \"%s\", \"value\": %.6g, \"unit\": \"%s\", \"bytes\": %zu, "
+      "\"device\": \"%s\"}\n",
+      name.c_str(), value, unit, bytes, device_name().c_str());
   std::fflush(stdout);
 }
 
@@ -84,11 +85,12 @@ TEST(GpuFigures, DeviceInfo) {
   ASSERT_EQ(cudaGetDeviceProperties(&p, 0), cudaSuccess);
   ASSERT_EQ(cudaRuntimeGetVersion(&runtime), cudaSuccess);
   ASSERT_EQ(cudaDriverGetVersion(&driver), cudaSuccess);
-  std::printf("GPU_INFO {\"device\": \"%s\", \"sm\": \"%d.%d\", \"multiprocessors\": %d, "
-              "\"memory_bytes\": %zu, \"l2_bytes\": %d, \"cuda_runtime\": %d, "
-              "\"cuda_driver\": %d, \"nccl\": \"%s\"}\n",
-              p.name, p.major, p.minor, p.multiProcessorCount, p.totalGlobalMem, p.l2CacheSize,
-              runtime, driver, nccl_version_string().c_str());
+  std::printf(
+      "GPU_INFO {\"device\": \"%s\", \"sm\": \"%d.%d\", \"multiprocessors\": %d, "
+      "\"memory_bytes\": %zu, \"l2_bytes\": %d, \"cuda_runtime\": %d, "
+      "\"cuda_driver\": %d, \"nccl\": \"%s\"}\n",
+      p.name, p.major, p.minor, p.multiProcessorCount, p.totalGlobalMem, p.l2CacheSize, runtime,
+      driver, nccl_version_string().c_str());
   EXPECT_GE(p.major, 8) << "the backend is compiled for sm_80 and sm_90 (+ compute_90 PTX)";
 }
 

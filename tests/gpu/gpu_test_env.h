@@ -15,6 +15,6 @@ std::string no_gpu_reason();
 /// Skips the current test, with the reason, when no CUDA device is visible.
 #define TT_REQUIRE_GPU()                                                               \
   do {                                                                                 \
-    const std::string tt_reason_ = ::topotune::rt::testing::no_gpu_reason();          \
+    const std::string tt_reason_ = ::topotune::rt::testing::no_gpu_reason();           \
     if (!tt_reason_.empty()) GTEST_SKIP() << "no CUDA device visible: " << tt_reason_; \
   } while (0)

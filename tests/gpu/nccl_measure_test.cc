@@ -1,12 +1,13 @@
 // The nccl rows of `measure --backend nccl`: the summary arithmetic (runs everywhere) and the
 // whole path on a one-rank communicator (needs a GPU).
 
+#include "runtime/nccl/nccl_measure.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <vector>
 
-#include "runtime/nccl/nccl_measure.h"
 #include "tests/gpu/gpu_test_env.h"
 
 namespace topotune::rt {
@@ -33,8 +34,8 @@ TEST(NcclMeasure, OneRankRowsAreVerifiedAndTimed) {
   auto t = NcclTransport::create_single(0, {});
   ASSERT_TRUE(t.has_value()) << t.error().message;
   const std::vector<std::int64_t> sizes = {0, 1024, 1 << 20};
-  auto rows = measure_nccl_allreduce(**t, sizes, sched::DataType::BF16,
-                                     {.warmup = 1, .iterations = 5});
+  auto rows =
+      measure_nccl_allreduce(**t, sizes, sched::DataType::BF16, {.warmup = 1, .iterations = 5});
   ASSERT_TRUE(rows.has_value()) << rows.error().message;
   ASSERT_EQ(rows->size(), sizes.size());
   for (std::size_t i = 0; i < sizes.size(); ++i) {

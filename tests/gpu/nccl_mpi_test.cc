@@ -65,8 +65,8 @@ TEST(NcclMpi, AllToAllInOneBatchMatchesMessagesInOrder) {
   std::vector<std::byte> got(size);
   for (int p = 0; p < n; ++p) {
     for (int k = 0; k < 2; ++k) {
-      ASSERT_TRUE(copy_to_host(got, BufferView{recv->data() + (2 * p + k) * size, size},
-                               t.stream()));
+      ASSERT_TRUE(
+          copy_to_host(got, BufferView{recv->data() + (2 * p + k) * size, size}, t.stream()));
       EXPECT_EQ(got, message(p, me, k, size)) << "message " << k << " from rank " << p;
     }
   }
@@ -121,7 +121,9 @@ TEST(NcclMpi, AllreduceBaselineVerifiesOverAllRanks) {
 
 #ifdef TOPOTUNE_TEST_DEVICE_EXECUTOR
 // Rank r's element i: small integers whose sum over ranks is exact in every element type.
-float input_of(int r, std::size_t i) { return static_cast<float>(static_cast<int>((r + i) % 5) - 2); }
+float input_of(int r, std::size_t i) {
+  return static_cast<float>(static_cast<int>((r + i) % 5) - 2);
+}
 
 TEST(NcclMpi, EveryAllreduceScheduleOnDeviceMemory) {
   NcclTransport& t = *g_transport;

@@ -3,6 +3,8 @@
 // which exercises groups, events, test/wait_all and the error paths; the ncclAllReduce
 // baseline is checked for every element type.
 
+#include "runtime/nccl/nccl_transport.h"
+
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -12,7 +14,6 @@
 
 #include "runtime/nccl/device_buffer.h"
 #include "runtime/nccl/nccl_allreduce.h"
-#include "runtime/nccl/nccl_transport.h"
 #include "tests/gpu/gpu_test_env.h"
 
 namespace topotune::rt {
@@ -126,7 +127,8 @@ TEST(NcclAllreduceBaseline, VerifiesForEveryElementTypeInAndOutOfPlace) {
   TT_REQUIRE_GPU();
   auto t = single();
   ASSERT_TRUE(t);
-  for (sched::DataType dtype : {sched::DataType::F32, sched::DataType::F16, sched::DataType::BF16}) {
+  for (sched::DataType dtype :
+       {sched::DataType::F32, sched::DataType::F16, sched::DataType::BF16}) {
     for (bool in_place : {true, false}) {
       sched::CollectiveSpec spec;
       spec.dtype = dtype;

@@ -28,8 +28,8 @@ std::vector<ScheduleCase> allreduce_cases() {
   add("rhd", 1, 1, colocated);
   add("ps", 1, 1, colocated);
   add("ps", 1, 1, algo::PsPlacement::Cpu);
-  for (const char* h : {"hierarchical:ring", "hierarchical:tree", "hierarchical:rhd",
-                        "hierarchical:ps"}) {
+  for (const char* h :
+       {"hierarchical:ring", "hierarchical:tree", "hierarchical:rhd", "hierarchical:ps"}) {
     add(h, 1, 1, colocated);
   }
   return cases;
