@@ -75,7 +75,7 @@ struct Timings {
 
 Expected<Timings> run_iterations(NcclTransport& t, const DeviceCandidate& c, BufferView buffer,
                                  const Point& p, sched::DataType dtype,
-                                 const NcclAllreduceOptions& o) {
+                                 const NcclAllreduceOptions& o, const DeviceProgressFn& progress) {
   cudaEvent_t start = nullptr;
   cudaEvent_t stop = nullptr;
   TT_CUDA(cudaEventCreate(&start));
@@ -83,6 +83,7 @@ Expected<Timings> run_iterations(NcclTransport& t, const DeviceCandidate& c, Buf
   Timings out;
   Expected<void> ok = [&]() -> Expected<void> {
     for (int k = -o.warmup; k < o.iterations; ++k) {
+      if (progress) progress(k);
       TT_TRY(double s,
              timed_run(t, c, buffer, p, start, stop).context("iteration " + std::to_string(k)));
       if (k < 0) continue;
@@ -118,7 +119,8 @@ void summarise_times(std::vector<double> seconds, int ranks, MeasurementRow& row
 
 Expected<MeasurementRow> measure_on_device(NcclTransport& t, const DeviceCandidate& c,
                                            std::int64_t bytes, sched::DataType dtype,
-                                           const NcclAllreduceOptions& options) {
+                                           const NcclAllreduceOptions& options,
+                                           const DeviceProgressFn& progress) {
   if (options.iterations < 1 || options.warmup < 0) {
     return fail(Errc::InvalidArgument, "iterations must be >= 1 and warm-up >= 0");
   }
@@ -129,7 +131,7 @@ Expected<MeasurementRow> measure_on_device(NcclTransport& t, const DeviceCandida
   const std::int64_t count = bytes / sched::dtype_size(dtype);
   const Point p = make_point(t.rank().value, t.world_size(), count, dtype);
   TT_TRY(DeviceBuffer buffer, DeviceBuffer::allocate(static_cast<std::size_t>(bytes)));
-  TT_TRY(Timings timings, run_iterations(t, c, buffer.view(), p, dtype, options));
+  TT_TRY(Timings timings, run_iterations(t, c, buffer.view(), p, dtype, options, progress));
   TT_TRY_VOID(allreduce_host(t, timings.seconds, ncclFloat64, ncclMax));
   std::vector<std::int64_t> wrong = {timings.wrong};
   TT_TRY_VOID(allreduce_host(t, wrong, ncclInt64, ncclSum));

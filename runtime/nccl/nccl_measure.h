@@ -33,12 +33,17 @@ struct DeviceCandidate {
   std::function<Expected<void>(BufferView buffer)> run;
 };
 
+/// Called before each iteration with its index (negative during warm-up): progress lines and
+/// the CLI's watchdog.
+using DeviceProgressFn = std::function<void(int iteration)>;
+
 /// Measures `candidate` at `bytes` (a multiple of the element size). Collective over the
 /// transport's ranks: every rank calls it with the same arguments and gets the same row.
 [[nodiscard]] Expected<MeasurementRow> measure_on_device(NcclTransport& transport,
                                                          const DeviceCandidate& candidate,
                                                          std::int64_t bytes, sched::DataType dtype,
-                                                         const NcclAllreduceOptions& options);
+                                                         const NcclAllreduceOptions& options,
+                                                         const DeviceProgressFn& progress = {});
 
 /// The `nccl` candidate: ncclAllReduce (sum) in place on the transport's communicator.
 DeviceCandidate nccl_allreduce_candidate(NcclTransport& transport, sched::DataType dtype);
