@@ -31,6 +31,11 @@
 #include "runtime/host_reducer.h"
 #include "runtime/measure_harness.h"
 #include "runtime/mpi_transport.h"
+#ifdef TOPOTUNE_HAVE_NCCL_MPI
+#include "runtime/nccl/device_executor.h"
+#include "runtime/nccl/nccl_measure.h"
+#include "runtime/nccl/nccl_mpi_bootstrap.h"
+#endif
 
 namespace topotune::cli {
 namespace {
@@ -48,6 +53,7 @@ struct MeasureArgs {
   std::string cluster;
   int channels = 1;
   int chunks = 1;
+  std::string backend = "mpi";
 };
 
 // Ends the process if no progress is reported for `timeout` (a peer died or hangs). Runs on its
@@ -190,6 +196,10 @@ CommandRun setup_measure(CLI::App& sub) {
       ->capture_default_str()->check(CLI::PositiveNumber);
   sub.add_option("--chunks", args->chunks, "Algorithm option: pipeline chunks per channel")
       ->capture_default_str()->check(CLI::PositiveNumber);
+  sub.add_option("--backend", args->backend,
+                 "mpi: host memory over MPI point-to-point (baseline algorithm `mpi`); nccl: "
+                 "device memory over NCCL send/recv, one GPU per rank (baseline algorithm `nccl`)")
+      ->capture_default_str()->check(CLI::IsMember({"mpi", "nccl"}));
   sub.footer(
       "Launch with mpirun, e.g.\n"
       "  mpirun -np 4 topotune measure --algos ring,mpi --sizes 1M:64M --ranks-per-node 2\n"
@@ -256,6 +266,78 @@ Expected<void> check_sizes(const std::vector<Bytes>& sizes, sched::DataType dtyp
   return {};
 }
 
+#ifdef TOPOTUNE_HAVE_NCCL_MPI
+// The device candidate for one algorithm: `nccl` is ncclAllReduce; a schedule runs on the
+// DeviceExecutor (queued in transfer-id order on the transport's stream, docs/gpu.md).
+struct DevicePointState {
+  std::optional<sched::Schedule> schedule;
+  rt::DeviceExecutor executor;
+};
+
+Expected<rt::DeviceCandidate> make_device_candidate(const std::string& algo, Bytes size,
+                                                    sched::DataType dtype,
+                                                    const MeasureLayout& layout,
+                                                    rt::NcclBackend& backend,
+                                                    DevicePointState& st) {
+  rt::NcclTransport& t = *backend.transport;
+  if (algo == "nccl") return rt::nccl_allreduce_candidate(t, dtype);
+  if (algo == "mpi") {
+    return fail(Errc::InvalidArgument, "algorithm `mpi` needs --backend mpi (use `nccl` as the baseline)");
+  }
+  sched::CollectiveSpec spec;
+  spec.ranks = t.world_size();
+  spec.dtype = dtype;
+  spec.bytes = size;
+  TT_TRY(sched::Schedule s, make_measure_schedule(algo, spec, layout));
+  st.schedule.emplace(std::move(s));
+  TT_TRY_VOID(st.executor.prepare(*st.schedule, t.rank()));
+  return rt::DeviceCandidate{algo, [&backend, &st](rt::BufferView b) {
+                               return st.executor.run(*st.schedule, backend.transport->rank(), b,
+                                                      *backend.transport, *backend.reducer);
+                             }};
+}
+
+// --backend nccl: the same table and JSON as the MPI backend, timed with CUDA events.
+Expected<void> run_measure_nccl(const MeasureArgs& a, const std::vector<Bytes>& sizes,
+                                sched::DataType dtype, const std::vector<std::string>& algos,
+                                MeasureLayout layout, const std::vector<std::string>& hosts,
+                                std::ostream& out) {
+  TT_TRY(rt::NcclBackend backend, rt::make_nccl_backend(MPI_COMM_WORLD));
+  const int me = backend.transport->rank().value;
+  Watchdog watchdog(a.timeout_s, me);
+  rt::Measurement m = describe_run(a, backend.transport->world_size(), hosts);
+  m.backend = "nccl";
+  m.nccl_version = rt::nccl_version_string();
+  if (me == 0 && a.format == "table") {
+    out << "# topotune measure: " << m.ranks << " ranks on " << *m.nodes << " hosts, backend nccl "
+        << *m.nccl_version << ", " << a.warmup << " warm-up + " << a.iters
+        << " timed iterations per point\n"
+        << table_header(dtype) << std::flush;
+  }
+  const rt::NcclAllreduceOptions options{a.warmup, a.iters, true};
+  for (const std::string& algo : algos) {
+    for (Bytes size : sizes) {
+      DevicePointState st;
+      TT_TRY(rt::DeviceCandidate c, make_device_candidate(algo, size, dtype, layout, backend, st));
+      auto progress = [&](int k) {
+        watchdog.kick(algo + " " + format_size(size) + " iteration " + std::to_string(k));
+      };
+      Expected<rt::MeasurementRow> row = rt::measure_on_device(*backend.transport, c, size.value,
+                                                               dtype, options, progress);
+      if (!row) abort_job(me, row.error());
+      if (me == 0 && a.format == "table") out << table_row(*row) << std::flush;
+      m.rows.push_back(std::move(*row));
+    }
+  }
+  watchdog.kick("final barrier");
+  if (Expected<void> b = backend.transport->barrier(); !b) abort_job(me, b.error());
+  if (me != 0) return {};
+  if (a.format == "json") out << rt::to_json(m);
+  if (!a.out.empty()) TT_TRY_VOID(write_file_atomically(a.out, rt::to_json(m)));
+  return {};
+}
+#endif
+
 Expected<void> run_measure(const MeasureArgs& a, std::ostream& out) {
   TT_TRY(std::vector<Bytes> sizes, parse_size_list(a.sizes));
   TT_TRY(sched::DataType dtype, sched::parse_dtype(a.dtype));
@@ -269,6 +351,14 @@ Expected<void> run_measure(const MeasureArgs& a, std::ostream& out) {
   TT_TRY(MeasureLayout layout, make_measure_layout(a.cluster, a.ranks_per_node, hosts));
   layout.channels = a.channels;
   layout.chunks = a.chunks;
+  if (a.backend == "nccl") {
+#ifdef TOPOTUNE_HAVE_NCCL_MPI
+    return run_measure_nccl(a, sizes, dtype, algos, layout, hosts, out);
+#else
+    return fail(Errc::Unsupported,
+                "--backend nccl: this topotune was built without CUDA/NCCL (see docs/gpu.md)");
+#endif
+  }
   Watchdog watchdog(a.timeout_s, me);
   const char* stall = std::getenv("TOPOTUNE_TEST_STALL_RANK");  // test hook (docs/runtime.md)
   RunContext ctx{a, dtype, layout, transport, watchdog, me == 0 && ::isatty(STDERR_FILENO),
