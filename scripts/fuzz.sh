@@ -11,7 +11,8 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   CC=clang CXX=clang++ cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DTOPOTUNE_FUZZ=ON -DTOPOTUNE_BENCH=OFF -DTOPOTUNE_MPI=OFF -DTOPOTUNE_CUDA=OFF
 fi
-targets=$(cmake --build "$build" --target help | grep -oE '^[a-z_]+_fuzz' | sort -u || true)
+cmake -S "$root" -B "$build" >/dev/null   # refresh the target list
+targets=$(grep -E '^[a-z_]+_fuzz$' "$build/fuzz_targets.txt" 2>/dev/null || true)
 if [ -z "$targets" ]; then
   echo "fuzz: no fuzz targets defined"
   exit 0

@@ -14,6 +14,10 @@ if [ "$(id -u)" -eq 0 ]; then bash scripts/setup.sh; else bash scripts/setup.sh 
 section "layering"
 bash scripts/check_layering.sh
 
+section "instance catalog data check"
+python3 scripts/check_catalog.py
+python3 scripts/check_catalog.py --self-test
+
 section "build (warnings are errors)"
 BUILD_DIR="$root/build" bash scripts/build.sh -DTOPOTUNE_WERROR=ON
 
