@@ -31,6 +31,9 @@
 
 namespace topotune::tune {
 
+/// A 16-bit wire dtype must beat fp32 by more than this to be recommended.
+inline constexpr double kDefaultDtypeMargin = 0.02;
+
 /// What to tune for.
 struct TuneRequest {
   const ModelProfile* model = nullptr;
@@ -41,7 +44,7 @@ struct TuneRequest {
   std::vector<CommDtype> dtypes = {CommDtype::Fp32, CommDtype::Bf16, CommDtype::Fp16};
   std::vector<Bytes> bucket_caps;           ///< empty: default_bucket_caps(model)
   int top_k = 8;
-  double dtype_margin = 0.02;
+  double dtype_margin = kDefaultDtypeMargin;
 };
 
 /// One evaluated point.

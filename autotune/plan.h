@@ -1,0 +1,73 @@
+#pragma once
+// Plan: the planner's answer for one cluster x model, and everything needed to reproduce it.
+//
+// make_plan() runs the tuner on PlanInputs; plan_to_json() writes the plan (schema
+// "topotune.plan/1", docs/planner.md): instance, nodes, model, the recommendation, the two
+// baselines, the ranked candidates, the recommended step's per-bucket timeline, and under
+// "inputs" the cluster figures the timers used, the model profile, the compute parameters,
+// the calibration file's content and the topotune version. plan_inputs_from_json() reads those
+// inputs back, so `topotune plan --replay plan.json` recomputes the same answer (and says so
+// when this version's answer differs from the stored one). Output is deterministic: numbers
+// are rounded to 6 significant digits and nothing iterates an unordered container.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "autotune/cluster_shape.h"
+#include "autotune/model_profile.h"
+#include "autotune/step_model.h"
+#include "autotune/tuner.h"
+#include "core/expected.h"
+
+namespace topotune::tune {
+
+/// What a plan is computed from.
+struct PlanInputs {
+  std::string instance;                ///< catalog name (or the cluster file's instance)
+  std::string sagemaker_name;          ///< "ml.p4d.24xlarge", empty if none
+  int nodes = 1;
+  std::string placement = "cluster";
+  ClusterShape shape;
+  ModelProfile model;
+  ComputeParams compute;
+  std::vector<CommDtype> dtypes = {CommDtype::Fp32, CommDtype::Bf16, CommDtype::Fp16};
+  std::string calibration_json;        ///< the --calibration file's content, or empty
+  std::string shape_source;            ///< where the cluster figures came from (for notes)
+};
+
+struct Plan {
+  PlanInputs inputs;
+  TuneReport report;
+  std::string version;                 ///< topotune version that computed it
+  std::optional<std::string> replay_note;  ///< set by a replay that changed the answer
+};
+
+/// Runs the tuner with the closed-form timer (and a rank timer, if given).
+Expected<Plan> make_plan(PlanInputs inputs, const CollectiveTimer* rank = nullptr);
+
+/// The plan as JSON text (pretty-printed, deterministic).
+std::string plan_to_json(const Plan& plan, int max_candidates = 25);
+
+/// The inputs stored in a plan JSON, plus its stored recommendation (algorithm name, bucket
+/// bytes, dtype) to compare a replay with.
+struct StoredPlan {
+  PlanInputs inputs;
+  std::string algorithm;
+  std::int64_t bucket_bytes = 0;
+  std::string comm_dtype;
+  std::string version;
+};
+Expected<StoredPlan> read_plan_json(const std::string& text, const std::string& origin);
+
+/// One sentence: what to use and what it buys.
+std::string recommendation_sentence(const Plan& plan);
+
+/// True for the algorithms NCCL + DDP run as is (nccl-default, ring, tree).
+bool nccl_runnable(const AlgorithmChoice& a);
+
+/// The best candidate NCCL + DDP can run as is, with the recommendation's dtype rule; null if
+/// none was evaluated.
+const Candidate* best_nccl_runnable(const TuneReport& report);
+
+}  // namespace topotune::tune
