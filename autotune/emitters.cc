@@ -138,7 +138,8 @@ std::string ddp_snippet(const Plan& plan) {
   o << "# First bucket = the cap, as the plan simulated it (PyTorch >= 2.1 does this when "
        "bucket_cap_mb is given; older versions read this attribute).\n"
     << "dist._DEFAULT_FIRST_BUCKET_BYTES = " << c.first_bucket.value << "\n"
-    << "model = DDP(\n    model,\n    device_ids=[local_rank],\n"
+    << "model = DDP(\n    model,\n    # One GPU per process: torchrun's LOCAL_RANK.\n"
+    << "    device_ids=[local_rank],\n"
     << "    # " << fmt("%g", cap_mb) << " MiB buckets: predicted step " << step_ms(c) << " vs "
     << step_ms(plan.report.baseline_ddp) << " with the default 25 MiB.\n"
     << "    bucket_cap_mb=" << fmt("%g", cap_mb) << ",\n"
@@ -205,8 +206,8 @@ std::string sagemaker_py(const Plan& plan) {
            " is not a SageMaker instance type: there is no estimator to configure.\n"
            "distribution = None\n";
   }
-  o << "# The plan's instance type and node count.\ninstance_type = \"" << in.sagemaker_name
-    << "\"\ninstance_count = " << in.nodes << "\n";
+  o << "# The plan's instance type.\ninstance_type = \"" << in.sagemaker_name
+    << "\"\n# The plan's node count.\ninstance_count = " << in.nodes << "\n";
   if (wants_smddp(plan) && smddp_supported(in.sagemaker_name)) {
     o << "# " << plan.report.recommendation.algo.name()
       << " won; SMDDP's AllReduce is AWS's Herring-style reduction through host CPUs over "
@@ -222,7 +223,8 @@ std::string sagemaker_py(const Plan& plan) {
   }
   const Runnable r = runnable(plan);
   const std::string opts = mpi_options(r.candidate);
-  o << "distribution = {\n    \"mpi\": {\n"
+  o << "# MPI starts the ranks; the allreduce is NCCL's, configured as below.\n"
+    << "distribution = {\n    \"mpi\": {\n"
     << "        # Launch one rank per GPU with MPI (DDP with env:// init, or Horovod).\n"
     << "        \"enabled\": True,\n"
     << "        # One process per GPU of a " << in.instance << ".\n"

@@ -21,7 +21,7 @@ int comm_dtype_bytes(CommDtype d);
 
 /// How fast one GPU computes.
 struct ComputeParams {
-  int batch_per_gpu = 8;
+  int batch_per_gpu = 32;
   double peak_flops = 0;        ///< dense bf16/fp16 tensor FLOP/s
   double efficiency = 0.4;      ///< achieved / peak; a stated default, --compute-efficiency
 };

@@ -1,0 +1,157 @@
+// Plans: JSON round trip (replay gives the same answer), determinism, and the emitters.
+
+#include "autotune/plan.h"
+
+#include <gtest/gtest.h>
+
+#include "autotune/emitters.h"
+
+namespace topotune::tune {
+namespace {
+
+// p4d.24xlarge figures as the catalog has them (8 x A100 312 TFLOP/s, 12 NVLinks x 25 GB/s,
+// 4 x 100 Gb/s EFA), written here so the test does not depend on the catalog loader.
+topo::ClusterSpec p4d(int hosts) {
+  topo::ClusterSpec s;
+  s.instance.name = "p4d.24xlarge";
+  s.instance.sagemaker_name = "ml.p4d.24xlarge";
+  s.instance.num_gpus = 8;
+  s.instance.gpu.model = "A100-SXM4-40GB";
+  s.instance.gpu.peak_fp16_flops = 312e12;
+  s.instance.fabric = topo::IntraFabric::NvSwitch;
+  s.instance.nvlink_bandwidth_per_link = gbyte_per_sec(25);
+  s.instance.nvlinks_per_gpu = 12;
+  s.instance.num_nics = 4;
+  s.instance.nic_bandwidth = gbit_per_sec(100);
+  s.hosts = hosts;
+  return s;
+}
+
+PlanInputs inputs(int hosts, const char* model = "bert-large") {
+  PlanInputs in;
+  const topo::ClusterSpec spec = p4d(hosts);
+  in.instance = spec.instance.name;
+  in.sagemaker_name = *spec.instance.sagemaker_name;
+  in.nodes = hosts;
+  in.shape = cluster_shape(spec);
+  in.model = *load_model_profile(model);
+  in.compute.peak_flops = in.shape.peak_flops;
+  in.compute.batch_per_gpu = 8;
+  return in;
+}
+
+TEST(ClusterShape, ReadsTheSpecWithStatedFallbacks) {
+  const ClusterShape s = cluster_shape(p4d(4));
+  EXPECT_EQ(s.ranks(), 32);
+  // 12 x 25 GB/s x 0.8 and 4 x 12.5 GB/s x 0.85 (ShapeDefaults).
+  EXPECT_DOUBLE_EQ(s.intra_bw.value, 300e9 * 0.8);
+  EXPECT_DOUBLE_EQ(s.host_net_bw.value, 50e9 * 0.85);
+  EXPECT_TRUE(s.nvswitch);
+}
+
+TEST(Plan, JsonHasTheDocumentedShapeAndReplaysToTheSameText) {
+  auto plan = make_plan(inputs(4));
+  ASSERT_TRUE(plan) << plan.error().message;
+  const std::string text = plan_to_json(*plan);
+  for (const char* key : {"\"instance\": \"p4d.24xlarge\"", "\"nodes\": 4",
+                          "\"model\": \"bert-large\"", "\"recommendation\"", "\"bucket_bytes\"",
+                          "\"comm_dtype\"", "\"step_time_s\"", "\"exposed_comm_s\"",
+                          "\"baselines\"", "\"candidates\"", "\"timeline\"", "\"inputs\"",
+                          "\"model_profile\"", "\"version\""}) {
+    EXPECT_NE(text.find(key), std::string::npos) << key;
+  }
+  auto stored = read_plan_json(text, "plan.json");
+  ASSERT_TRUE(stored) << stored.error().message;
+  auto again = make_plan(stored->inputs);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(plan_to_json(*again), text);
+  EXPECT_EQ(stored->algorithm, plan->report.recommendation.algo.name());
+}
+
+TEST(Plan, RecommendationBeatsOrMatchesBothBaselines) {
+  auto plan = make_plan(inputs(4));
+  ASSERT_TRUE(plan);
+  const double best = plan->report.recommendation.step.step.value;
+  EXPECT_LE(best, plan->report.baseline_ddp.step.step.value);
+  // Horovod's baseline may lose or not; the recommendation is the fastest DDP candidate
+  // within the dtype margin, so it can be slower than the fastest candidate only by that.
+  EXPECT_LE(best, plan->report.candidates.front().step.step.value * (1 + kDefaultDtypeMargin));
+  EXPECT_NE(recommendation_sentence(*plan).find("vs NCCL defaults"), std::string::npos);
+}
+
+TEST(Plan, BadPlanJsonIsAnError) {
+  EXPECT_FALSE(read_plan_json("{}", "p.json"));
+  EXPECT_FALSE(read_plan_json("not json", "p.json"));
+  EXPECT_FALSE(read_plan_json(R"({"schema":"topotune.plan/1"})", "p.json"));
+}
+
+std::string file(const std::vector<EmittedFile>& files, const std::string& name) {
+  for (const EmittedFile& f : files) {
+    if (f.name == name) return f.content;
+  }
+  ADD_FAILURE() << name << " not emitted";
+  return "";
+}
+
+TEST(Emitters, AllFilesWithAWhyForEveryValue) {
+  auto plan = make_plan(inputs(4));
+  ASSERT_TRUE(plan);
+  auto files = emit(*plan, "all");
+  ASSERT_TRUE(files);
+  ASSERT_EQ(files->size(), 6u);
+  for (const EmittedFile& f : *files) {
+    // Every assignment line is preceded by a comment line (or carries one).
+    std::istringstream in(f.content);
+    std::string line, previous;
+    while (std::getline(in, line)) {
+      const bool assignment = line.find('=') != std::string::npos && line[0] != '#' &&
+                              line.rfind("set ", 0) != 0 && line.rfind("exec ", 0) != 0 &&
+                              line.rfind("model = DDP", 0) != 0;
+      if (assignment && line.find('#') == std::string::npos) {
+        const auto first = previous.find_first_not_of(' ');
+        EXPECT_TRUE(first != std::string::npos && previous[first] == '#')
+            << f.name << ": '" << line << "' has no comment above it";
+      }
+      previous = line;
+    }
+  }
+  const std::string ddp = file(*files, "ddp_snippet.py");
+  EXPECT_NE(ddp.find("bucket_cap_mb="), std::string::npos);
+  EXPECT_NE(ddp.find("gradient_as_bucket_view=True"), std::string::npos);
+  const std::string hvd = file(*files, "horovod.env");
+  EXPECT_NE(hvd.find("HOROVOD_FUSION_THRESHOLD="), std::string::npos);
+  EXPECT_NE(hvd.find("HOROVOD_CYCLE_TIME="), std::string::npos);
+  EXPECT_NE(hvd.find("HOROVOD_HIERARCHICAL_ALLREDUCE="), std::string::npos);
+  EXPECT_NE(file(*files, "sagemaker_distribution.py").find("distribution = "), std::string::npos);
+}
+
+TEST(Emitters, UnknownKindIsAnError) {
+  auto plan = make_plan(inputs(2));
+  ASSERT_TRUE(plan);
+  auto files = emit(*plan, "slurm");
+  ASSERT_FALSE(files);
+  EXPECT_EQ(files.error().code, Errc::InvalidArgument);
+}
+
+TEST(Emitters, NonRunnableAlgorithmsAreNeverEmittedAsIs) {
+  auto plan = make_plan(inputs(4));
+  ASSERT_TRUE(plan);
+  // Force a parameter-server recommendation: the NCCL/DDP files must say it is not what they
+  // configure, and SageMaker gets smddp on p4d.
+  Plan ps = *plan;
+  ps.report.recommendation.algo = {AlgoKind::ParameterServer, AlgoKind::Ring, 2};
+  auto files = emit(ps, "all");
+  ASSERT_TRUE(files);
+  EXPECT_NE(file(*files, "nccl.env").find("is not one NCCL runs as is"), std::string::npos);
+  EXPECT_NE(file(*files, "ddp_snippet.py").find("SageMaker's smddp"), std::string::npos);
+  EXPECT_NE(file(*files, "sagemaker_distribution.py").find("smdistributed"), std::string::npos);
+  // Not a SageMaker type with SMDDP: MPI instead, said so.
+  ps.inputs.sagemaker_name = "ml.g5.48xlarge";
+  files = emit(ps, "sagemaker");
+  ASSERT_TRUE(files);
+  EXPECT_NE((*files)[0].content.find("does not run SMDDP"), std::string::npos);
+  EXPECT_NE((*files)[0].content.find("\"processes_per_host\": 8"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace topotune::tune
