@@ -65,6 +65,14 @@ inline constexpr int kMaxHosts = 65536;
 Expected<ClusterSpec> make_cluster_spec(const std::string& instance, int hosts,
                                         Placement placement = Placement::Cluster);
 
+/// A ClusterSpec for an already-loaded instance (e.g. a custom one) with the placement's
+/// stated defaults: oversubscription 4:1 off cluster placement, default link parameters.
+Expected<ClusterSpec> make_cluster_spec(InstanceSpec instance, int hosts,
+                                        Placement placement = Placement::Cluster);
+
+/// The schema string a cluster file must carry.
+inline constexpr const char* kClusterSchema = "topotune.cluster/1";
+
 /// Reads a cluster JSON file (schema in docs/cluster.md). Errors carry file:line:column.
 Expected<ClusterSpec> load_cluster_file(const std::string& path);
 /// Same, from text (`origin` names it in messages).

@@ -48,6 +48,7 @@ struct PcieSwitchSpec {
 struct InstanceSpec {
   std::string name;                           ///< "p4d.24xlarge"
   std::string vendor;                         ///< "aws", "nvidia"
+  std::string description;                    ///< one line, for tables
   std::optional<std::string> sagemaker_name;  ///< "ml.p4d.24xlarge" where SageMaker has it
 
   int num_gpus = 0;
@@ -60,6 +61,8 @@ struct InstanceSpec {
   bool nvls = false;                          ///< NVSwitch with in-switch reduction (NVLS/SHARP)
 
   int cpu_sockets = 1;
+  std::optional<std::string> cpu_model;       ///< "Intel Xeon Platinum 8275CL"
+  std::optional<Bytes> host_memory;           ///< host RAM
   std::optional<BytesPerSec> cpu_interconnect_bandwidth;  ///< socket-to-socket (QPI/UPI/xGMI)
   std::optional<BytesPerSec> cpu_reduce_bandwidth;        ///< host-memory sum throughput
   std::optional<BytesPerSec> pcie_bandwidth;              ///< a GPU's or NIC's PCIe link
@@ -71,9 +74,12 @@ struct InstanceSpec {
   BytesPerSec nic_bandwidth;                  ///< per NIC, per direction
   bool gpudirect_rdma = false;
   NetTransport transport = NetTransport::Tcp;
+  std::optional<int> efa_version;             ///< EFA generation, where EFA
 
-  /// Figure path ("gpu.memory", "nics.bandwidth") -> source, for reports and `topo --format json`.
+  /// Figure path as in the JSON ("gpu.memory_GiB", "network.nic_Gbps") -> source, for reports and `topo --format json`.
   std::map<std::string, std::string> sources;
+  /// Figure path -> tag ("derived", "secondary", "unverified", "disagree") where the file has one.
+  std::map<std::string, std::string> tags;
   /// Figure paths that are unknown (not published); the model uses stated defaults for them.
   std::vector<std::string> unknowns;
 };

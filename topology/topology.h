@@ -46,6 +46,7 @@ struct Link {
   LinkKind kind = LinkKind::Pcie;
   BytesPerSec bandwidth;  ///< effective: nominal x the class efficiency
   Seconds latency;
+  BytesPerSec nominal;    ///< the hardware figure, before the class efficiency
 };
 
 /// A path: at most kMaxHops links, stored inline.

@@ -1,0 +1,205 @@
+// Instance loader: fixtures, conversions, and every kind of bad input.
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include "topology/instance_loader.h"
+#include "topology/topology.h"
+
+namespace topotune::topo {
+namespace {
+
+using nlohmann::json;
+
+const std::string kDir = TOPOTUNE_TEST_DATA_DIR;
+
+json fixture(const std::string& name) {
+  auto text = read_text_file(kDir + "/" + name + ".json");
+  EXPECT_TRUE(text);
+  return json::parse(*text);
+}
+
+// Loads a modified fixture and returns the error message ("" if it loaded).
+std::string error_of(const json& doc, const std::string& name = "p4d-fixture") {
+  auto r = parse_instance_json(doc.dump(2), name + ".json", name);
+  return r ? std::string() : r.error().message;
+}
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+TEST(Loader, P4dFixtureConvertsUnitsOnce) {
+  auto inst = load_instance_file(kDir + "/p4d-fixture.json");
+  ASSERT_TRUE(inst) << inst.error().message;
+  EXPECT_EQ(inst->name, "p4d-fixture");
+  EXPECT_EQ(inst->num_gpus, 8);
+  EXPECT_EQ(inst->gpu.arch, GpuArch::Ampere);
+  EXPECT_EQ(inst->gpu.memory.value, 40LL << 30);
+  EXPECT_DOUBLE_EQ(inst->gpu.peak_fp16_flops, 312e12);
+  EXPECT_DOUBLE_EQ(inst->nvlink_bandwidth_per_link.value, 25e9);
+  EXPECT_DOUBLE_EQ(inst->nic_bandwidth.value, 100e9 / 8);
+  EXPECT_DOUBLE_EQ(inst->pcie_bandwidth->value, 15.75e9);
+  EXPECT_FALSE(inst->sagemaker_name);
+  EXPECT_EQ(inst->pcie_switches.size(), 4u);
+  EXPECT_EQ(inst->pcie_switches[2].nics, std::vector<int>{2});
+  EXPECT_EQ(inst->efa_version, 1);
+  EXPECT_EQ(inst->tags.at("host.pcie_GBps"), "disagree");
+  EXPECT_EQ(inst->sources.at("gpu.count"), "instances.md §4.1");
+  EXPECT_NE(std::find(inst->unknowns.begin(), inst->unknowns.end(), "host.cpu_reduce_GBps"),
+            inst->unknowns.end());
+  EXPECT_FALSE(inst->cpu_reduce_bandwidth);
+}
+
+TEST(Loader, UnknownLayoutGetsDefaults) {
+  auto inst = load_instance_file(kDir + "/p3-fixture.json");
+  ASSERT_TRUE(inst) << inst.error().message;
+  EXPECT_TRUE(inst->pcie_switches.empty());
+  EXPECT_EQ(inst->nic_socket, std::vector<int>{0});  // spread evenly: the one NIC on socket 0
+  EXPECT_EQ(inst->nvlink_pairs.size(), 16u);
+  for (const char* u : {"host.pcie_switches", "host.nic_socket", "host.cpu_model"})
+    EXPECT_NE(std::find(inst->unknowns.begin(), inst->unknowns.end(), u), inst->unknowns.end())
+        << u;
+}
+
+TEST(Loader, MalformedJsonHasLineAndColumn) {
+  // The stray word starts at line 3, column 3.
+  auto r = parse_instance_json("{\n  \"schema\": \"topotune.instance/1\",\n  oops\n}", "bad.json");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, Errc::ParseError);
+  EXPECT_TRUE(contains(r.error().message, "bad.json:3:3:")) << r.error().message;
+  auto empty = parse_instance_json("", "empty.json");
+  ASSERT_FALSE(empty);
+  EXPECT_TRUE(contains(empty.error().message, "empty.json:1:")) << empty.error().message;
+  EXPECT_FALSE(parse_instance_json("[1, 2", "trunc.json"));
+  EXPECT_FALSE(parse_instance_json("\xff\xfe{}", "binary.json"));
+}
+
+TEST(Loader, MissingAndMistypedFields) {
+  json d = fixture("p4d-fixture");
+  d["gpu"].erase("count");
+  EXPECT_TRUE(contains(error_of(d), "gpu.count: missing")) << error_of(d);
+  d = fixture("p4d-fixture");
+  d["gpu"]["count"]["value"] = "8";
+  EXPECT_TRUE(contains(error_of(d), "gpu.count: expected an integer, got string"));
+  d = fixture("p4d-fixture");
+  d["gpu"]["count"]["value"] = 8.5;
+  EXPECT_TRUE(contains(error_of(d), "expected an integer"));
+  d = fixture("p4d-fixture");
+  d.erase("network");
+  EXPECT_TRUE(contains(error_of(d), "network: missing"));
+  d = fixture("p4d-fixture");
+  d["network"]["gpudirect_rdma"]["value"] = "yes";
+  EXPECT_TRUE(contains(error_of(d), "network.gpudirect_rdma: expected true or false"));
+  d = fixture("p4d-fixture");
+  d["intra"]["fabric"]["value"] = "nvswitches";
+  EXPECT_TRUE(contains(error_of(d), "intra.fabric: 'nvswitches' is not one of"));
+}
+
+TEST(Loader, UnknownKeysAreRejected) {
+  json d = fixture("p4d-fixture");
+  d["gpu"]["cuont"] = {{"value", 8}, {"source", "typo"}};
+  EXPECT_TRUE(contains(error_of(d), "gpu.cuont: unknown key")) << error_of(d);
+  d = fixture("p4d-fixture");
+  d["gpu"]["count"]["sourse"] = "typo";
+  EXPECT_TRUE(contains(error_of(d), "gpu.count.sourse: unknown key"));
+  d = fixture("p4d-fixture");
+  d["host"]["pcie_switches"]["value"][0]["gpu"] = json::array({0});
+  EXPECT_TRUE(contains(error_of(d), "host.pcie_switches[0].gpu: unknown key"));
+}
+
+TEST(Loader, FigureObjectsMustBeComplete) {
+  json d = fixture("p4d-fixture");
+  d["gpu"]["model"].erase("source");
+  EXPECT_TRUE(contains(error_of(d), "gpu.model: a figure is")) << error_of(d);
+  d = fixture("p4d-fixture");
+  d["host"]["cpu_reduce_GBps"].erase("note");
+  EXPECT_TRUE(contains(error_of(d), "host.cpu_reduce_GBps: a figure is"));
+  d = fixture("p4d-fixture");
+  d["network"]["nic_Gbps"] = {{"unknown", true}, {"note", "who knows"}};
+  EXPECT_TRUE(contains(error_of(d), "network.nic_Gbps: is required and cannot be unknown"));
+  d = fixture("p4d-fixture");
+  d["gpu"]["count"] = 8;  // a bare number, not a figure object
+  EXPECT_TRUE(contains(error_of(d), "gpu.count: expected an object"));
+}
+
+TEST(Loader, NegativeAndAbsurdNumbers) {
+  json d = fixture("p4d-fixture");
+  d["network"]["nic_Gbps"]["value"] = -100;
+  EXPECT_TRUE(contains(error_of(d), "network.nic_Gbps: must be > 0")) << error_of(d);
+  d = fixture("p4d-fixture");
+  d["host"]["pcie_GBps"]["value"] = 0;
+  EXPECT_TRUE(contains(error_of(d), "host.pcie_GBps: must be > 0"));
+  d = fixture("p4d-fixture");
+  d["gpu"]["count"]["value"] = 0;
+  EXPECT_TRUE(contains(error_of(d), "gpu.count: must be in 1..64"));
+  d = fixture("p4d-fixture");
+  d["gpu"]["count"]["value"] = 18446744073709551615ULL;
+  EXPECT_TRUE(contains(error_of(d), "gpu.count: must be in"));
+  d = fixture("p4d-fixture");
+  d["gpu"]["count"]["value"] = -9223372036854775807LL;
+  EXPECT_TRUE(contains(error_of(d), "gpu.count: must be in"));
+}
+
+TEST(Loader, PcieSwitchAndSocketIndices) {
+  json d = fixture("p4d-fixture");
+  d["host"]["pcie_switches"]["value"][3]["gpus"] = json::array({6, 8});  // no GPU 8
+  EXPECT_TRUE(contains(error_of(d), "host.pcie_switches[3].gpus: GPU index 8 out of range 0..7"))
+      << error_of(d);
+  d = fixture("p4d-fixture");
+  d["host"]["pcie_switches"]["value"][3]["socket"] = 2;  // a switch on a socket that is not
+  EXPECT_TRUE(contains(error_of(d), "host.pcie_switches[3].socket: socket 2 out of range"));
+  d = fixture("p4d-fixture");
+  d["host"]["pcie_switches"]["value"][3]["gpus"] = json::array({6, 1});  // GPU 1 twice
+  EXPECT_TRUE(contains(error_of(d), "GPU 1 is under more than one PCIe switch"));
+  d = fixture("p4d-fixture");
+  d["host"]["gpu_socket"]["value"] = json::array({0, 0, 0, 0, 1, 1, 1});
+  EXPECT_TRUE(contains(error_of(d), "host.gpu_socket: has 7 entries, gpu.count is 8"));
+  d = fixture("p4d-fixture");
+  d["host"]["nic_socket"]["value"] = json::array({0, 0, 1, 3});
+  EXPECT_TRUE(contains(error_of(d), "host.nic_socket: socket 3 out of range"));
+}
+
+TEST(Loader, NvLinkRules) {
+  json d = fixture("p4d-fixture");
+  d["intra"]["nvlink_pairs"] = {{"value", json::array({json::array({0, 1, 1})})}, {"source", "x"}};
+  EXPECT_TRUE(contains(error_of(d), "intra.nvlink_pairs: only for nvlink_mesh")) << error_of(d);
+  d = fixture("p3-fixture");
+  d["intra"]["nvlink_pairs"]["value"].push_back(json::array({0, 5, 1}));  // GPU 0: 7 > 6 links
+  EXPECT_TRUE(contains(error_of(d, "p3-fixture"), "more than nvlinks_per_gpu = 6"));
+  d = fixture("p3-fixture");
+  d["intra"]["nvlink_pairs"]["value"][0] = json::array({0, 9, 1});
+  EXPECT_TRUE(contains(error_of(d, "p3-fixture"), "intra.nvlink_pairs[0]: GPU index out of range"));
+  d = fixture("p3-fixture");
+  d["intra"].erase("nvlinks_per_gpu");
+  EXPECT_TRUE(contains(error_of(d, "p3-fixture"), "intra.nvlinks_per_gpu: missing"));
+}
+
+TEST(Loader, SchemaAndName) {
+  json d = fixture("p4d-fixture");
+  d["schema"] = "topotune.instance/2";
+  EXPECT_TRUE(contains(error_of(d), "schema: expected \"topotune.instance/1\""));
+  d = fixture("p4d-fixture");
+  EXPECT_TRUE(contains(error_of(d, "p4d-other"), "does not match the file name \"p4d-other\""));
+  auto missing = load_instance_file(kDir + "/no-such-file.json");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code, Errc::Io);
+}
+
+TEST(Loader, FixturesBuild) {
+  for (const char* name : {"p4d-fixture", "p3-fixture"}) {
+    auto inst = load_instance_file(kDir + "/" + name + ".json");
+    ASSERT_TRUE(inst);
+    auto spec = make_cluster_spec(*inst, 4, Placement::Cluster);
+    ASSERT_TRUE(spec);
+    auto topo = build_topology(*spec);
+    ASSERT_TRUE(topo) << topo.error().message;
+    EXPECT_EQ(topo->num_ranks(), 32);
+  }
+}
+
+}  // namespace
+}  // namespace topotune::topo

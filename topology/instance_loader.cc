@@ -1,0 +1,353 @@
+// topotune.instance/1 reader (docs/instance-schema.md). Units are converted here, once.
+
+#include "topology/instance_loader.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "topology/instance_loader_detail.h"
+#include "topology/instance_validate.h"
+#include "topology/model_defaults.h"
+
+namespace topotune::topo {
+namespace detail {
+namespace {
+
+constexpr double kGiB = 1073741824.0;
+
+// Reads figure objects of one instance and records their sources, tags and unknowns.
+struct Figures {
+  InstanceSpec& inst;
+
+  // The figure's value, or nullptr when it is unknown or absent (then listed in unknowns).
+  Expected<const Json*> get(const Json& section, const JsonPath& sp, const char* key,
+                            bool required) {
+    const JsonPath at = sp / key;
+    const Json* f = find_member(section, key);
+    if (!f) {
+      if (required) return at.error("missing (required figure)");
+      inst.unknowns.push_back(at.path);
+      inst.sources[at.path] = "absent from the file: model default";
+      return static_cast<const Json*>(nullptr);
+    }
+    TT_TRY_VOID(check_object(*f, at, {"value", "source", "tag", "unknown", "note"}));
+    if (find_member(*f, "unknown")) {
+      TT_TRY(bool unknown, read_bool(f->at("unknown"), at / "unknown"));
+      const Json* note = find_member(*f, "note");
+      if (!unknown || !note || find_member(*f, "value") || find_member(*f, "source"))
+        return at.error("a figure is {\"value\", \"source\"} or {\"unknown\": true, \"note\"}");
+      TT_TRY(std::string text, read_string(*note, at / "note"));
+      if (required) return at.error("is required and cannot be unknown (" + text + ")");
+      inst.unknowns.push_back(at.path);
+      inst.sources[at.path] = "unknown: " + text;
+      return static_cast<const Json*>(nullptr);
+    }
+    const Json* value = find_member(*f, "value");
+    const Json* source = find_member(*f, "source");
+    if (!value || !source || find_member(*f, "note"))
+      return at.error("a figure is {\"value\", \"source\"} or {\"unknown\": true, \"note\"}");
+    TT_TRY(inst.sources[at.path], read_string(*source, at / "source"));
+    if (const Json* tag = find_member(*f, "tag")) {
+      TT_TRY(std::string t, read_string(*tag, at / "tag"));
+      if (t != "derived" && t != "secondary" && t != "unverified" && t != "disagree")
+        return (at / "tag").error("must be derived, secondary, unverified or disagree");
+      inst.tags[at.path] = t;
+    }
+    return value;
+  }
+
+  Expected<std::optional<BytesPerSec>> rate(const Json& s, const JsonPath& sp, const char* key,
+                                            double unit) {
+    TT_TRY(const Json* v, get(s, sp, key, false));
+    if (!v) return std::optional<BytesPerSec>();
+    TT_TRY(double x, read_number(*v, sp / key, true));
+    return std::optional<BytesPerSec>(BytesPerSec(x * unit));
+  }
+};
+
+template <class E>
+Expected<E> read_enum(const Json& v, const JsonPath& at,
+                      std::initializer_list<std::pair<const char*, E>> names) {
+  TT_TRY(std::string s, read_string(v, at));
+  std::string list;
+  for (const auto& [name, e] : names) {
+    if (s == name) return e;
+    list += std::string(list.empty() ? "" : ", ") + name;
+  }
+  return at.error("'" + s + "' is not one of " + list);
+}
+
+Expected<std::vector<int>> read_int_list(const Json& v, const JsonPath& at, int hi) {
+  if (!v.is_array()) return at.error("expected an array, got " + json_type_name(v));
+  if (v.size() > 4096) return at.error("too many entries", Errc::InvalidArgument);
+  std::vector<int> out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    TT_TRY(std::int64_t x, read_int(v[i], at.at(i), 0, hi));
+    out.push_back(static_cast<int>(x));
+  }
+  return out;
+}
+
+Expected<void> read_gpu(const Json& s, const JsonPath& sp, Figures& f) {
+  InstanceSpec& in = f.inst;
+  TT_TRY_VOID(check_object(s, sp, {"count", "model", "arch", "memory_GiB", "peak_fp16_TFLOPS",
+                                    "peak_fp32_TFLOPS", "memory_bandwidth_GBps",
+                                    "reduce_bandwidth_GBps"}));
+  TT_TRY(const Json* count, f.get(s, sp, "count", true));
+  TT_TRY(std::int64_t n, read_int(*count, sp / "count", 1, kMaxGpusPerHost));
+  in.num_gpus = static_cast<int>(n);
+  TT_TRY(const Json* model, f.get(s, sp, "model", true));
+  TT_TRY(in.gpu.model, read_string(*model, sp / "model"));
+  TT_TRY(const Json* arch, f.get(s, sp, "arch", true));
+  TT_TRY(in.gpu.arch, read_enum<GpuArch>(*arch, sp / "arch",
+                                         {{"volta", GpuArch::Volta}, {"turing", GpuArch::Turing},
+                                          {"ampere", GpuArch::Ampere}, {"hopper", GpuArch::Hopper},
+                                          {"blackwell", GpuArch::Blackwell}}));
+  TT_TRY(auto mem, f.rate(s, sp, "memory_GiB", kGiB));
+  if (mem) in.gpu.memory = Bytes(static_cast<std::int64_t>(mem->value));
+  TT_TRY(auto fp16, f.rate(s, sp, "peak_fp16_TFLOPS", 1e12));
+  in.gpu.peak_fp16_flops = fp16 ? fp16->value : 0;
+  TT_TRY(auto fp32, f.rate(s, sp, "peak_fp32_TFLOPS", 1e12));
+  in.gpu.peak_fp32_flops = fp32 ? fp32->value : 0;
+  TT_TRY(in.gpu.memory_bandwidth, f.rate(s, sp, "memory_bandwidth_GBps", 1e9));
+  TT_TRY(in.gpu.reduce_bandwidth, f.rate(s, sp, "reduce_bandwidth_GBps", 1e9));
+  return {};
+}
+
+Expected<void> read_pairs(const Json& v, const JsonPath& at, InstanceSpec& in) {
+  if (!v.is_array()) return at.error("expected an array, got " + json_type_name(v));
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_array() || v[i].size() != 3)
+      return at.at(i).error("expected [gpuA, gpuB, links]");
+    TT_TRY(std::int64_t a, read_int(v[i][0], at.at(i), 0, kMaxGpusPerHost));
+    TT_TRY(std::int64_t b, read_int(v[i][1], at.at(i), 0, kMaxGpusPerHost));
+    TT_TRY(std::int64_t l, read_int(v[i][2], at.at(i), 1, 64));
+    in.nvlink_pairs.push_back({static_cast<int>(a), static_cast<int>(b), static_cast<int>(l)});
+  }
+  return {};
+}
+
+Expected<void> read_intra(const Json& s, const JsonPath& sp, Figures& f) {
+  InstanceSpec& in = f.inst;
+  TT_TRY_VOID(check_object(
+      s, sp, {"fabric", "nvlink_GBps_per_link", "nvlinks_per_gpu", "nvlink_pairs", "nvls"}));
+  TT_TRY(const Json* fabric, f.get(s, sp, "fabric", true));
+  TT_TRY(in.fabric, read_enum<IntraFabric>(*fabric, sp / "fabric",
+                                           {{"nvswitch", IntraFabric::NvSwitch},
+                                            {"nvlink_mesh", IntraFabric::NvLinkMesh},
+                                            {"pcie", IntraFabric::PcieOnly}}));
+  const bool nv = in.fabric != IntraFabric::PcieOnly;
+  for (const char* key : {"nvlink_GBps_per_link", "nvlinks_per_gpu"})
+    if (!nv && find_member(s, key)) return (sp / key).error("only for nvswitch or nvlink_mesh");
+  if (in.fabric != IntraFabric::NvLinkMesh && find_member(s, "nvlink_pairs"))
+    return (sp / "nvlink_pairs").error("only for nvlink_mesh");
+  if (nv) {
+    TT_TRY(const Json* bw, f.get(s, sp, "nvlink_GBps_per_link", true));
+    TT_TRY(double gbps, read_number(*bw, sp / "nvlink_GBps_per_link", true));
+    in.nvlink_bandwidth_per_link = gbyte_per_sec(gbps);
+    TT_TRY(const Json* links, f.get(s, sp, "nvlinks_per_gpu", true));
+    TT_TRY(std::int64_t n, read_int(*links, sp / "nvlinks_per_gpu", 1, 64));
+    in.nvlinks_per_gpu = static_cast<int>(n);
+  }
+  if (in.fabric == IntraFabric::NvLinkMesh) {
+    TT_TRY(const Json* pairs, f.get(s, sp, "nvlink_pairs", true));
+    TT_TRY_VOID(read_pairs(*pairs, sp / "nvlink_pairs", in));
+  }
+  if (find_member(s, "nvls")) {
+    TT_TRY(const Json* nvls, f.get(s, sp, "nvls", false));
+    if (nvls) {
+      TT_TRY(in.nvls, read_bool(*nvls, sp / "nvls"));
+    }
+  }
+  return {};
+}
+
+Expected<void> read_switches(const Json& v, const JsonPath& at, InstanceSpec& in) {
+  if (!v.is_array()) return at.error("expected an array, got " + json_type_name(v));
+  if (v.size() > 256) return at.error("too many PCIe switches", Errc::InvalidArgument);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const JsonPath si = at.at(i);
+    TT_TRY_VOID(check_object(v[i], si, {"socket", "gpus", "nics"}));
+    for (const char* key : {"socket", "gpus", "nics"})
+      if (!find_member(v[i], key)) return (si / key).error("missing");
+    PcieSwitchSpec sw;
+    TT_TRY(std::int64_t socket, read_int(v[i]["socket"], si / "socket", 0, kMaxSocketsPerHost));
+    sw.socket = static_cast<int>(socket);
+    TT_TRY(sw.gpus, read_int_list(v[i]["gpus"], si / "gpus", kMaxGpusPerHost));
+    TT_TRY(sw.nics, read_int_list(v[i]["nics"], si / "nics", kMaxNicsPerHost));
+    in.pcie_switches.push_back(std::move(sw));
+  }
+  return {};
+}
+
+Expected<void> read_host(const Json& s, const JsonPath& sp, Figures& f) {
+  InstanceSpec& in = f.inst;
+  TT_TRY_VOID(check_object(s, sp, {"cpu_model", "cpu_sockets", "host_memory_GiB",
+                                    "cpu_interconnect_GBps", "cpu_reduce_GBps", "pcie_GBps",
+                                    "pcie_switches", "gpu_socket", "nic_socket"}));
+  TT_TRY(const Json* cpu, f.get(s, sp, "cpu_model", false));
+  if (cpu) {
+    TT_TRY(in.cpu_model, read_string(*cpu, sp / "cpu_model"));
+  }
+  TT_TRY(const Json* sockets, f.get(s, sp, "cpu_sockets", true));
+  TT_TRY(std::int64_t n, read_int(*sockets, sp / "cpu_sockets", 1, kMaxSocketsPerHost));
+  in.cpu_sockets = static_cast<int>(n);
+  TT_TRY(auto mem, f.rate(s, sp, "host_memory_GiB", kGiB));
+  if (mem) in.host_memory = Bytes(static_cast<std::int64_t>(mem->value));
+  TT_TRY(in.cpu_interconnect_bandwidth, f.rate(s, sp, "cpu_interconnect_GBps", 1e9));
+  TT_TRY(in.cpu_reduce_bandwidth, f.rate(s, sp, "cpu_reduce_GBps", 1e9));
+  TT_TRY(in.pcie_bandwidth, f.rate(s, sp, "pcie_GBps", 1e9));
+  TT_TRY(const Json* switches, f.get(s, sp, "pcie_switches", false));
+  if (switches) {
+    TT_TRY_VOID(read_switches(*switches, sp / "pcie_switches", in));
+  }
+  TT_TRY(const Json* gs, f.get(s, sp, "gpu_socket", false));
+  if (gs) {
+    TT_TRY(in.gpu_socket, read_int_list(*gs, sp / "gpu_socket", kMaxSocketsPerHost));
+  }
+  TT_TRY(const Json* ns, f.get(s, sp, "nic_socket", false));
+  if (ns) {
+    TT_TRY(in.nic_socket, read_int_list(*ns, sp / "nic_socket", kMaxSocketsPerHost));
+  }
+  return {};
+}
+
+Expected<void> read_network(const Json& s, const JsonPath& sp, Figures& f) {
+  InstanceSpec& in = f.inst;
+  TT_TRY_VOID(check_object(
+      s, sp, {"nics", "nic_Gbps", "transport", "efa_version", "gpudirect_rdma"}));
+  TT_TRY(const Json* nics, f.get(s, sp, "nics", true));
+  TT_TRY(std::int64_t n, read_int(*nics, sp / "nics", 1, kMaxNicsPerHost));
+  in.num_nics = static_cast<int>(n);
+  TT_TRY(const Json* rate, f.get(s, sp, "nic_Gbps", true));
+  TT_TRY(double gbps, read_number(*rate, sp / "nic_Gbps", true));
+  in.nic_bandwidth = gbit_per_sec(gbps);
+  TT_TRY(const Json* transport, f.get(s, sp, "transport", true));
+  TT_TRY(in.transport, read_enum<NetTransport>(*transport, sp / "transport",
+                                               {{"efa", NetTransport::Efa},
+                                                {"infiniband", NetTransport::InfiniBand},
+                                                {"tcp", NetTransport::Tcp}}));
+  if (find_member(s, "efa_version")) {
+    TT_TRY(const Json* efa, f.get(s, sp, "efa_version", false));
+    if (efa) {
+      TT_TRY(in.efa_version, read_int(*efa, sp / "efa_version", 1, 16));
+    }
+  }
+  TT_TRY(const Json* gdr, f.get(s, sp, "gpudirect_rdma", true));
+  TT_TRY(in.gpudirect_rdma, read_bool(*gdr, sp / "gpudirect_rdma"));
+  return {};
+}
+
+}  // namespace
+
+Expected<InstanceSpec> read_instance(const Json& v, const JsonPath& at,
+                                     const std::string& expected_name) {
+  TT_TRY_VOID(check_object(v, at, {"schema", "name", "vendor", "description", "sagemaker_name",
+                                    "gpu", "intra", "host", "network"}));
+  for (const char* key : {"schema", "name", "vendor", "gpu", "intra", "host", "network"})
+    if (!find_member(v, key)) return (at / key).error("missing");
+  TT_TRY(std::string schema, read_string(v["schema"], at / "schema"));
+  if (schema != kInstanceSchema)
+    return (at / "schema").error("expected \"" + std::string(kInstanceSchema) + "\", got \"" +
+                                 schema + "\"");
+  InstanceSpec in;
+  TT_TRY(in.name, read_string(v["name"], at / "name"));
+  if (in.name.empty()) return (at / "name").error("must not be empty");
+  if (!expected_name.empty() && in.name != expected_name)
+    return (at / "name").error("\"" + in.name + "\" does not match the file name \"" +
+                               expected_name + "\"");
+  TT_TRY(in.vendor, read_string(v["vendor"], at / "vendor"));
+  if (in.vendor != "aws" && in.vendor != "nvidia" && in.vendor != "custom")
+    return (at / "vendor").error("must be aws, nvidia or custom");
+  if (const Json* d = find_member(v, "description")) {
+    TT_TRY(in.description, read_string(*d, at / "description"));
+  }
+  Figures f{in};
+  if (find_member(v, "sagemaker_name")) {
+    TT_TRY(const Json* sm, f.get(v, at, "sagemaker_name", false));
+    if (sm && !sm->is_null()) {
+      TT_TRY(in.sagemaker_name, read_string(*sm, at / "sagemaker_name"));
+    }
+  }
+  TT_TRY_VOID(read_gpu(v["gpu"], at / "gpu", f));
+  TT_TRY_VOID(read_intra(v["intra"], at / "intra", f));
+  TT_TRY_VOID(read_host(v["host"], at / "host", f));
+  TT_TRY_VOID(read_network(v["network"], at / "network", f));
+  in = complete_instance(std::move(in));
+  auto valid = validate_instance(in);
+  if (!valid) return at.error(valid.error().message, valid.error().code);
+  return in;
+}
+
+Expected<void> apply_override(InstanceSpec& in, const std::string& figure, const Json& value,
+                              const JsonPath& at, const std::string& source) {
+  auto rate = [&](std::optional<BytesPerSec>& out, double unit) -> Expected<void> {
+    TT_TRY(double x, read_number(value, at, true));
+    out = BytesPerSec(x * unit);
+    return {};
+  };
+  std::optional<BytesPerSec> r;
+  if (figure == "gpu.memory_bandwidth_GBps") {
+    TT_TRY_VOID(rate(in.gpu.memory_bandwidth, 1e9));
+  } else if (figure == "gpu.reduce_bandwidth_GBps") {
+    TT_TRY_VOID(rate(in.gpu.reduce_bandwidth, 1e9));
+  } else if (figure == "host.pcie_GBps") {
+    TT_TRY_VOID(rate(in.pcie_bandwidth, 1e9));
+  } else if (figure == "host.cpu_interconnect_GBps") {
+    TT_TRY_VOID(rate(in.cpu_interconnect_bandwidth, 1e9));
+  } else if (figure == "host.cpu_reduce_GBps") {
+    TT_TRY_VOID(rate(in.cpu_reduce_bandwidth, 1e9));
+  } else if (figure == "gpu.peak_fp16_TFLOPS" || figure == "gpu.peak_fp32_TFLOPS") {
+    TT_TRY_VOID(rate(r, 1e12));
+    (figure == "gpu.peak_fp16_TFLOPS" ? in.gpu.peak_fp16_flops : in.gpu.peak_fp32_flops) = r->value;
+  } else if (figure == "network.nic_Gbps" || figure == "intra.nvlink_GBps_per_link") {
+    const bool nic = figure == "network.nic_Gbps";
+    TT_TRY_VOID(rate(r, nic ? 1e9 / 8 : 1e9));
+    (nic ? in.nic_bandwidth : in.nvlink_bandwidth_per_link) = *r;
+  } else if (figure == "network.gpudirect_rdma") {
+    TT_TRY(in.gpudirect_rdma, read_bool(value, at));
+  } else if (figure == "network.transport") {
+    TT_TRY(in.transport, read_enum<NetTransport>(value, at,
+                                                 {{"efa", NetTransport::Efa},
+                                                  {"infiniband", NetTransport::InfiniBand},
+                                                  {"tcp", NetTransport::Tcp}}));
+  } else {
+    return at.error(
+        "cannot be overridden (overridable: gpu.memory_bandwidth_GBps, gpu.reduce_bandwidth_GBps, "
+        "gpu.peak_fp16_TFLOPS, gpu.peak_fp32_TFLOPS, intra.nvlink_GBps_per_link, host.pcie_GBps, "
+        "host.cpu_interconnect_GBps, host.cpu_reduce_GBps, network.nic_Gbps, "
+        "network.gpudirect_rdma, network.transport)");
+  }
+  std::erase(in.unknowns, figure);
+  in.sources[figure] = source;
+  in.tags.erase(figure);
+  return {};
+}
+
+}  // namespace detail
+
+Expected<InstanceSpec> parse_instance_json(const std::string& text, const std::string& origin,
+                                           const std::string& expected_name) {
+  TT_TRY(detail::Json doc, detail::parse_json_text(text, origin));
+  return detail::read_instance(doc, detail::JsonPath{&origin, ""}, expected_name);
+}
+
+Expected<std::string> read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fail(Errc::Io, "cannot read " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return fail(Errc::Io, "error reading " + path);
+  return text.str();
+}
+
+Expected<InstanceSpec> load_instance_file(const std::string& path) {
+  TT_TRY(std::string text, read_text_file(path));
+  std::string stem = path.substr(path.find_last_of('/') == std::string::npos
+                                     ? 0
+                                     : path.find_last_of('/') + 1);
+  if (stem.size() > 5 && stem.ends_with(".json")) stem.resize(stem.size() - 5);
+  return parse_instance_json(text, path, stem);
+}
+
+}  // namespace topotune::topo

@@ -1,0 +1,45 @@
+#pragma once
+// Model defaults: the one place where topotune states what it assumes when a figure is not
+// published (marked unknown in the catalog) or is a model parameter rather than a hardware
+// fact. Every value here is an ASSUMPTION, documented in docs/model.md, to be calibrated
+// against measurements (calibration and --cluster files override them). None of these is a
+// vendor figure.
+
+#include <array>
+
+#include "core/units.h"
+#include "topology/cluster_spec.h"
+
+namespace topotune::topo {
+
+/// PCIe link of a GPU or NIC when unknown: Gen3 x16, 8 GT/s x 16 lanes x 128/130 / 8 bits.
+inline constexpr double kDefaultPcieGBps = 15.75;
+/// Socket-to-socket link (QPI/UPI/xGMI) when unknown: assumed 20 GB/s per direction.
+inline constexpr double kDefaultCpuInterconnectGBps = 20.0;
+/// Host-memory sum-reduction throughput of one socket when unknown: assumed 10 GB/s.
+inline constexpr double kDefaultCpuReduceGBps = 10.0;
+/// GPU reduce throughput when unmeasured = memory bandwidth / 3 (reads 2 operands, writes 1).
+inline constexpr double kGpuReduceShareOfMemoryBandwidth = 1.0 / 3.0;
+/// GPU reduce throughput when neither it nor the memory bandwidth is known: assumed 100 GB/s.
+inline constexpr double kDefaultGpuReduceGBps = 100.0;
+
+/// Spine oversubscription of partition/spread placements: assumed 4:1 (AWS does not publish it).
+inline constexpr double kDefaultSpineOversubscription = 4.0;
+/// AWS: at most 7 partitions per Availability Zone; partition placement uses min(7, hosts) racks.
+inline constexpr int kMaxPartitionRacks = 7;
+/// AWS per-flow TCP limits (instances.md 2.2): inside a cluster placement group, and outside.
+inline constexpr double kTcpFlowCapClusterGbps = 10.0;
+inline constexpr double kTcpFlowCapOtherGbps = 5.0;
+
+/// Largest GPU / NIC / socket counts per host the loader and builder accept (no real machine
+/// is close; the limits keep a corrupt file from allocating without bound).
+inline constexpr int kMaxGpusPerHost = 64;
+inline constexpr int kMaxNicsPerHost = 64;
+inline constexpr int kMaxSocketsPerHost = 8;
+
+/// Default per-link-class parameters (latency per hop, efficiency) for a placement.
+/// cluster: one non-blocking segment; partition/spread: an extra spine tier with more latency
+/// per hop. All ASSUMPTIONS (docs/model.md), to be fitted by calibration.
+std::array<LinkClassParams, kNumLinkKinds> default_link_params(Placement placement);
+
+}  // namespace topotune::topo

@@ -1,0 +1,193 @@
+// Topology's queries. Routes are composed from the host template (see topology_impl.h).
+
+#include <algorithm>
+#include <limits>
+
+#include "topology/model_defaults.h"
+#include "topology/topology_impl.h"
+
+namespace topotune::topo {
+
+Topology::Topology() : impl_(std::make_unique<Impl>()) {}
+Topology::~Topology() = default;
+Topology::Topology(Topology&&) noexcept = default;
+Topology& Topology::operator=(Topology&&) noexcept = default;
+Topology::Topology(const Topology& o) : impl_(std::make_unique<Impl>(*o.impl_)) {}
+Topology& Topology::operator=(const Topology& o) {
+  if (this != &o) impl_ = std::make_unique<Impl>(*o.impl_);
+  return *this;
+}
+
+const ClusterSpec& Topology::spec() const { return impl_->spec; }
+int Topology::num_hosts() const { return impl_->hosts; }
+int Topology::gpus_per_host() const { return impl_->gpus_per_host; }
+int Topology::num_ranks() const { return impl_->hosts * impl_->gpus_per_host; }
+int Topology::num_racks() const { return static_cast<int>(impl_->tor_of_rack.size()); }
+int Topology::rack_of_host(int host) const {
+  TT_ASSERT(host >= 0 && host < impl_->hosts, "host %d out of range", host);
+  return impl_->rack_of_host[host];
+}
+
+std::size_t Topology::num_devices() const { return impl_->devices.size(); }
+const Device& Topology::device(NodeId id) const {
+  TT_ASSERT(id.valid() && id.index() < impl_->devices.size(), "bad NodeId %d", id.value);
+  return impl_->devices[id.index()];
+}
+std::size_t Topology::num_links() const { return impl_->links.size(); }
+const Link& Topology::link(LinkId id) const {
+  TT_ASSERT(id.valid() && id.index() < impl_->links.size(), "bad LinkId %d", id.value);
+  return impl_->links[id.index()];
+}
+std::span<const LinkId> Topology::out_links(NodeId id) const {
+  TT_ASSERT(id.valid() && id.index() < impl_->devices.size(), "bad NodeId %d", id.value);
+  const auto b = static_cast<std::size_t>(impl_->out_offsets[id.index()]);
+  const auto e = static_cast<std::size_t>(impl_->out_offsets[id.index() + 1]);
+  return {impl_->out_ids.data() + b, e - b};
+}
+
+NodeId Topology::gpu_of(RankId r) const {
+  TT_ASSERT(r.valid() && r.value < num_ranks(), "rank %d out of range", r.value);
+  return impl_->device_id(host_of(r), impl_->tmpl.gpu_local[local_index(r)]);
+}
+int Topology::host_of(RankId r) const { return r.value / impl_->gpus_per_host; }
+int Topology::local_index(RankId r) const { return r.value % impl_->gpus_per_host; }
+NodeId Topology::cpu_of_host(int host) const {
+  TT_ASSERT(host >= 0 && host < impl_->hosts, "host %d out of range", host);
+  return impl_->device_id(host, impl_->tmpl.cpu_local[0]);
+}
+
+namespace {
+
+// Appends links to a route, keeping latency and bottleneck current.
+struct RouteWriter {
+  const std::vector<Link>& links;
+  const HostTemplate& tmpl;
+  Route& r;
+  void add(LinkId id) {
+    TT_ASSERT(r.size < Route::kMaxHops, "route longer than %d hops", Route::kMaxHops);
+    const Link& l = links[id.index()];
+    r.links[static_cast<std::size_t>(r.size++)] = id;
+    r.latency += l.latency;
+    r.bottleneck = r.size == 1 ? l.bandwidth : std::min(r.bottleneck, l.bandwidth);
+  }
+  void add_local(int host, LocalRoute lr) {
+    for (int i = 0; i < lr.size; ++i)
+      add(LinkId(host * tmpl.num_links + tmpl.hops[static_cast<std::size_t>(lr.offset + i)]));
+  }
+};
+
+int nic_for(const HostTemplate& tmpl, int local, int channel) {
+  const std::vector<int>& nics = tmpl.device_nics[local];
+  const int c = channel < 0 ? -channel : channel;
+  return nics[static_cast<std::size_t>(c) % nics.size()];
+}
+
+}  // namespace
+
+Route Topology::route(NodeId from, NodeId to, int channel) const {
+  const Impl& t = *impl_;
+  TT_ASSERT(from.valid() && from.index() < t.devices.size(), "bad NodeId %d", from.value);
+  TT_ASSERT(to.valid() && to.index() < t.devices.size(), "bad NodeId %d", to.value);
+  Route r;
+  if (from == to) return r;
+  RouteWriter w{t.links, t.tmpl, r};
+  const int nd = t.tmpl.num_devices;
+  const bool src_host = t.in_host(from), dst_host = t.in_host(to);
+  const int hs = src_host ? from.value / nd : -1, ls = src_host ? from.value % nd : -1;
+  const int hd = dst_host ? to.value / nd : -1, ld = dst_host ? to.value % nd : -1;
+  if (src_host && hs == hd) {
+    w.add_local(hs, t.tmpl.routes[static_cast<std::size_t>(ls) * nd + ld]);
+    return r;
+  }
+  // Network leg: from the source's ToR (or the switch itself) to the destination's.
+  NodeId at = from;
+  const std::size_t nics = t.tmpl.nic_local.size();
+  if (src_host) {
+    const int nic = nic_for(t.tmpl, ls, channel);
+    w.add_local(hs, t.tmpl.egress[static_cast<std::size_t>(ls) * nics + nic]);
+    w.add(t.link_id(hs, t.tmpl.nic_up_link[nic]));
+    at = t.tor_of_rack[t.rack_of_host[hs]];
+  }
+  const NodeId goal = dst_host ? t.tor_of_rack[t.rack_of_host[hd]] : to;
+  if (at != goal) {
+    if (t.devices[at.index()].kind == DeviceKind::TorSwitch) {
+      w.add(t.uplink_up[t.devices[at.index()].index]);
+    }
+    if (t.devices[goal.index()].kind == DeviceKind::TorSwitch) {
+      w.add(t.uplink_down[t.devices[goal.index()].index]);
+    }
+  }
+  if (dst_host) {
+    const int nic = nic_for(t.tmpl, ld, channel);
+    w.add(t.link_id(hd, t.tmpl.nic_down_link[nic]));
+    w.add_local(hd, t.tmpl.ingress[static_cast<std::size_t>(nic) * nd + ld]);
+  }
+  return r;
+}
+
+std::optional<BytesPerSec> Topology::flow_cap(NodeId from, NodeId to) const {
+  const Impl& t = *impl_;
+  const int nd = t.tmpl.num_devices;
+  const bool same_host = t.in_host(from) && t.in_host(to) && from.value / nd == to.value / nd;
+  if (same_host || from == to) return std::nullopt;
+  return t.spec.fabric.per_flow_cap;
+}
+
+const std::vector<int>& Topology::intra_host_ring(int channel) const {
+  const auto& rings = impl_->rings;
+  TT_ASSERT(!rings.empty(), "topology has no rings (empty topology?)");
+  const std::size_t c = static_cast<std::size_t>(channel < 0 ? -channel : channel);
+  return rings[c % rings.size()];
+}
+
+int Topology::num_intra_host_rings() const { return static_cast<int>(impl_->rings.size()); }
+
+std::vector<RankId> Topology::ring_order(int channel) const {
+  std::vector<RankId> order;
+  order.reserve(static_cast<std::size_t>(num_ranks()));
+  const std::vector<int>& ring = intra_host_ring(channel);
+  for (int h = 0; h < impl_->hosts; ++h)
+    for (int g : ring) order.emplace_back(h * impl_->gpus_per_host + g);
+  return order;
+}
+
+const std::vector<int>& Topology::nics_of_gpu(int local_gpu) const {
+  TT_ASSERT(local_gpu >= 0 && local_gpu < impl_->gpus_per_host, "GPU %d out of range", local_gpu);
+  return impl_->nics_of_gpu[local_gpu];
+}
+
+BytesPerSec Topology::reduce_bandwidth(NodeId id) const {
+  const InstanceSpec& in = impl_->spec.instance;
+  switch (device(id).kind) {
+    case DeviceKind::Gpu:
+      if (in.gpu.reduce_bandwidth) return *in.gpu.reduce_bandwidth;
+      if (in.gpu.memory_bandwidth)
+        return *in.gpu.memory_bandwidth * kGpuReduceShareOfMemoryBandwidth;
+      return gbyte_per_sec(kDefaultGpuReduceGBps);
+    case DeviceKind::Cpu:
+      return in.cpu_reduce_bandwidth.value_or(gbyte_per_sec(kDefaultCpuReduceGBps));
+    case DeviceKind::NvSwitch:
+      // NVLS/SHARP reduces in the switch at the GPU's NVLink rate; older switches cannot.
+      return in.nvls ? in.nvlink_bandwidth_per_link * in.nvlinks_per_gpu : BytesPerSec(0);
+    default:
+      return BytesPerSec(0);
+  }
+}
+
+BytesPerSec Topology::host_nic_bandwidth() const {
+  const InstanceSpec& in = impl_->spec.instance;
+  return in.nic_bandwidth * static_cast<double>(in.num_nics);
+}
+
+BytesPerSec Topology::bisection_bandwidth() const {
+  const Impl& t = *impl_;
+  if (t.hosts < 2) return BytesPerSec(0);
+  // Halves of the hosts; the hosts' NICs bound it, and with racks the spine uplinks of half
+  // of the racks do too (racks are balanced, so any half of them carries the same uplinks).
+  const BytesPerSec nic_bound = host_nic_bandwidth() * static_cast<double>(t.hosts / 2);
+  if (!t.spine.valid()) return nic_bound;
+  const BytesPerSec spine_bound = t.uplink_bandwidth * static_cast<double>(num_racks() / 2);
+  return std::min(nic_bound, spine_bound);
+}
+
+}  // namespace topotune::topo

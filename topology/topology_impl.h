@@ -1,0 +1,73 @@
+#pragma once
+// Private to topology/: the representation behind Topology. Not installed, not included by
+// other modules. (Boost.Graph runs on the host template in host_routes.cc; the cluster itself
+// is stored as flat arrays, which is all route() and the simulator need.)
+//
+// Layout: every host has the same devices and links in the same order (a host template), so
+// device and link ids are `host * per_host + local`. The network switches (ToRs, then the
+// spine) follow the hosts; the rack uplinks follow the host link blocks. Routes inside a host
+// are computed once on the template (Dijkstra) and shifted by the host's base id; inter-host
+// routes are composed as src -> egress NIC -> ToR -> [spine -> ToR] -> NIC -> dst, so route()
+// is O(hops) and nothing is precomputed per device pair of the cluster.
+
+#include <cstdint>
+#include <vector>
+
+#include "topology/topology.h"
+
+namespace topotune::topo {
+
+/// A route inside one host: a range of `HostTemplate::hops` (local link indices).
+struct LocalRoute {
+  std::int32_t offset = 0;
+  std::int32_t size = 0;
+};
+
+/// The devices and links of one host, in local indices, with its precomputed routes.
+struct HostTemplate {
+  int num_devices = 0;
+  int num_links = 0;  ///< includes each NIC's two links to its ToR (the last 2 x nics)
+  std::vector<int> gpu_local, nic_local, cpu_local, pcie_local;
+  int nvswitch_local = -1;
+  std::vector<int> nic_up_link, nic_down_link;  ///< local link index NIC->ToR, ToR->NIC
+  std::vector<int> hops;                        ///< flat storage of LocalRoute ranges
+  std::vector<LocalRoute> routes;               ///< [src_local * num_devices + dst_local]
+  std::vector<LocalRoute> egress;               ///< [src_local * nics + nic]: to a NIC
+  std::vector<LocalRoute> ingress;              ///< [nic * num_devices + dst_local]
+  std::vector<std::vector<int>> device_nics;    ///< NICs a local device uses, by preference
+};
+
+struct Topology::Impl {
+  ClusterSpec spec;
+  std::vector<Device> devices;
+  std::vector<Link> links;
+  std::vector<std::int32_t> out_offsets;  ///< CSR: out_ids[out_offsets[v] .. out_offsets[v+1])
+  std::vector<LinkId> out_ids;
+
+  int hosts = 0;
+  int gpus_per_host = 0;
+  HostTemplate tmpl;
+  std::vector<int> rack_of_host;
+  std::vector<NodeId> tor_of_rack;
+  NodeId spine;                                ///< invalid when there is one rack
+  std::vector<LinkId> uplink_up, uplink_down;  ///< per rack: ToR->spine, spine->ToR
+  BytesPerSec uplink_bandwidth;                ///< nominal, per rack and direction
+
+  std::vector<std::vector<int>> rings;        ///< intra-host rings (local GPU indices)
+  std::vector<std::vector<int>> nics_of_gpu;  ///< per local GPU
+
+  NodeId device_id(int host, int local) const { return NodeId(host * tmpl.num_devices + local); }
+  LinkId link_id(int host, int local) const { return LinkId(host * tmpl.num_links + local); }
+  bool in_host(NodeId id) const { return id.value < hosts * tmpl.num_devices; }
+};
+
+/// Computes the template's routes (Dijkstra on the host graph; GPUs and NICs are never
+/// transit) and the egress/ingress routes (staged through the CPU without GPUDirect RDMA).
+/// `links` are the template host's links (host 0). Errors: a device that cannot reach another.
+Expected<void> compute_host_routes(HostTemplate& tmpl, const std::vector<Device>& devices,
+                                   const std::vector<Link>& links, const InstanceSpec& inst);
+
+/// Intra-host GPU rings for the instance (ring_discovery.cc).
+std::vector<std::vector<int>> discover_intra_host_rings(const InstanceSpec& inst);
+
+}  // namespace topotune::topo
