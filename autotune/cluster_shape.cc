@@ -2,43 +2,43 @@
 
 #include <algorithm>
 
+#include "topology/topology.h"
+
 namespace topotune::tune {
 
-ClusterShape cluster_shape(const topo::ClusterSpec& spec, const ShapeDefaults& d) {
+Expected<ClusterShape> cluster_shape(const topo::ClusterSpec& spec, const ShapeDefaults& d) {
   using topo::LinkKind;
-  const topo::InstanceSpec& in = spec.instance;
+  // Every host is identical, so two hosts show every kind of path; building the full cluster
+  // (1024 hosts) only to read these figures would be waste.
+  topo::ClusterSpec small = spec;
+  small.hosts = std::min(spec.hosts, 2);
+  TT_TRY(const topo::Topology t, topo::build_topology(small));
   ClusterShape s;
-  s.instance = in.name;
-  s.gpu_model = in.gpu.model;
+  s.instance = spec.instance.name;
+  s.gpu_model = spec.instance.gpu.model;
   s.hosts = spec.hosts;
-  s.gpus_per_host = std::max(1, in.num_gpus);
-  double intra_eff = d.intra_efficiency;
-  double net_eff = d.net_efficiency;
-  s.intra_latency = d.intra_latency;
-  s.net_latency = d.net_latency;
-  if (spec.link_params_set) {
-    intra_eff = spec.params(LinkKind::NvLink).efficiency;
-    net_eff = spec.params(LinkKind::Network).efficiency;
-    s.intra_latency = spec.params(LinkKind::NvLink).latency;
-    s.net_latency = spec.params(LinkKind::Network).latency;
+  s.gpus_per_host = t.gpus_per_host();
+  const NodeId g0 = t.gpu_of(RankId(0));
+  if (s.gpus_per_host > 1) {
+    const topo::Route r = t.route(g0, t.gpu_of(RankId(1)));
+    s.intra_bw = r.bottleneck;
+    s.intra_latency = r.latency + d.intra_step_overhead;
+  } else {
+    s.intra_bw = BytesPerSec(1e15);  // no intra-host phase at all
+    s.intra_latency = Seconds(0);
   }
+  const topo::LinkClassParams& net = t.spec().params(LinkKind::Network);
+  s.host_net_bw = t.host_nic_bandwidth() * net.efficiency;
+  if (t.num_hosts() > 1) {
+    const topo::Route r = t.route(g0, t.gpu_of(RankId(s.gpus_per_host)));
+    s.net_latency = r.latency + d.net_step_overhead;
+  } else {
+    s.net_latency = net.latency * 2.0 + d.net_step_overhead;  // unused with one host
+  }
+  s.cpu_reduce_bw = t.reduce_bandwidth(t.cpu_of_host(0));
   s.op_latency = d.op_latency;
-  // Intra-host: NVLink into the switch (or to mesh peers) when there is NVLink, else PCIe.
-  double intra = in.nvlink_bandwidth_per_link.value * std::max(0, in.nvlinks_per_gpu);
-  if (in.fabric == topo::IntraFabric::NvLinkMesh && !in.nvlink_pairs.empty()) {
-    // A ring on a mesh uses one neighbour's links in each direction.
-    int links = 0;
-    for (const topo::NvLinkPair& p : in.nvlink_pairs) links = std::max(links, p.links);
-    intra = in.nvlink_bandwidth_per_link.value * links;
-  }
-  if (in.fabric == topo::IntraFabric::PcieOnly || intra <= 0) {
-    intra = in.pcie_bandwidth ? in.pcie_bandwidth->value : 16e9;  // PCIe 3 x16 fallback
-  }
-  s.intra_bw = BytesPerSec(intra * intra_eff);
-  s.host_net_bw = BytesPerSec(in.nic_bandwidth.value * std::max(0, in.num_nics) * net_eff);
-  s.cpu_reduce_bw = in.cpu_reduce_bandwidth.value_or(BytesPerSec(20e9));
-  s.peak_flops = in.gpu.peak_fp16_flops;
-  s.nvswitch = in.fabric == topo::IntraFabric::NvSwitch;
+  s.peak_flops = spec.instance.gpu.peak_fp16_flops;
+  s.nvswitch = spec.instance.fabric == topo::IntraFabric::NvSwitch;
   return s;
 }
 

@@ -144,6 +144,12 @@ Expected<ModelProfile> parse_json(const json& j) {
   return m;
 }
 
+std::string embedded_text(const detail::EmbeddedModel& m) {
+  std::string text;
+  for (std::size_t i = 0; i < m.num_chunks; ++i) text += m.chunks[i];
+  return text;
+}
+
 }  // namespace
 
 std::int64_t ModelProfile::total_params() const {
@@ -172,7 +178,7 @@ Expected<ModelProfile> parse_model_profile(const std::string& text, const std::s
 
 std::vector<std::string> builtin_model_names() {
   std::vector<std::string> names;
-  for (const EmbeddedFile& f : embedded_models()) names.emplace_back(f.name);
+  for (const detail::EmbeddedModel& m : detail::embedded_models()) names.emplace_back(m.name);
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -188,9 +194,9 @@ Expected<ModelProfile> load_model_profile(const std::string& name_or_path) {
     text << in.rdbuf();
     return parse_model_profile(text.str(), name_or_path);
   }
-  for (const EmbeddedFile& f : embedded_models()) {
-    if (name_or_path == f.name) {
-      return parse_model_profile(std::string(f.text, f.size), std::string("model ") + f.name);
+  for (const detail::EmbeddedModel& m : detail::embedded_models()) {
+    if (name_or_path == m.name) {
+      return parse_model_profile(embedded_text(m), std::string("model ") + m.name);
     }
   }
   std::string known;

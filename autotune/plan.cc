@@ -111,6 +111,16 @@ std::string ratio(double x) {
   return buf;
 }
 
+// Names what a job can run today when the winner needs more than NCCL + DDP.
+std::string runnable_clause(const TuneReport& r) {
+  if (nccl_runnable(r.recommendation.algo)) return "";
+  const Candidate* n = best_nccl_runnable(r);
+  if (!n) return " (" + r.recommendation.algo.name() + " needs topotune's runtime)";
+  return " (" + r.recommendation.algo.name() + " needs topotune's runtime; the best NCCL-runnable " +
+         "plan is " + n->algo.name() + " with " + mib(n->bucket_cap) + " buckets and " +
+         comm_dtype_name(n->dtype) + " gradients, " + ms(n->step.step) + ")";
+}
+
 }  // namespace
 
 Expected<Plan> make_plan(PlanInputs inputs, const CollectiveTimer* rank) {
@@ -159,8 +169,8 @@ std::string recommendation_sentence(const Plan& plan) {
          ms(c.step.exposed_comm) + " exposed communication), " +
          ratio(r.baseline_ddp.step.step.value / c.step.step.value) +
          " vs NCCL defaults with 25 MiB DDP buckets and " +
-         ratio(r.baseline_horovod.step.step.value / c.step.step.value) +
-         " vs Horovod defaults.";
+         ratio(r.baseline_horovod.step.step.value / c.step.step.value) + " vs Horovod defaults" +
+         runnable_clause(r) + ".";
 }
 
 std::string plan_to_json(const Plan& plan, int max_candidates) {

@@ -7,4 +7,7 @@ namespace topotune::cli {
 
 // Each subcommand adds its declaration here and its row in main.cc's kCommands.
 
+/// topotune plan: algorithm x bucket size x gradient dtype for a model on a cluster.
+CommandRun setup_plan(CLI::App& sub);
+
 }  // namespace topotune::cli

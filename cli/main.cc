@@ -17,6 +17,8 @@ namespace {
 const std::vector<CommandInfo>& command_table() {
   static const std::vector<CommandInfo> kCommands = {
       // {"name", "one-line summary", setup_name},
+      {"plan", "pick the allreduce algorithm, DDP bucket size and gradient dtype for a model",
+       setup_plan},
   };
   return kCommands;
 }

@@ -61,10 +61,10 @@ Expected<tune::PlanInputs> inputs_from_args(const PlanArgs& a) {
   in.sagemaker_name = spec.instance.sagemaker_name.value_or("");
   in.nodes = spec.hosts;
   in.placement = topo::placement_name(spec.placement);
-  in.shape = tune::cluster_shape(spec);
-  in.shape_source = spec.link_params_set ? "cluster spec link parameters"
-                                         : "catalog figures + autotune fallback latencies and "
-                                           "efficiencies (autotune/cluster_shape.h)";
+  TT_TRY(in.shape, tune::cluster_shape(spec));
+  in.shape_source = a.cluster_file.empty()
+                        ? "catalog " + a.instance + ", topology model defaults + ShapeDefaults"
+                        : "cluster file " + a.cluster_file + " + ShapeDefaults";
   TT_TRY(in.model, tune::load_model_profile(a.model));
   in.compute.batch_per_gpu = a.batch;
   in.compute.efficiency = a.efficiency;

@@ -5,27 +5,12 @@
 #include <gtest/gtest.h>
 
 #include "autotune/emitters.h"
+#include "topology/cluster_spec.h"
 
 namespace topotune::tune {
 namespace {
 
-// p4d.24xlarge figures as the catalog has them (8 x A100 312 TFLOP/s, 12 NVLinks x 25 GB/s,
-// 4 x 100 Gb/s EFA), written here so the test does not depend on the catalog loader.
-topo::ClusterSpec p4d(int hosts) {
-  topo::ClusterSpec s;
-  s.instance.name = "p4d.24xlarge";
-  s.instance.sagemaker_name = "ml.p4d.24xlarge";
-  s.instance.num_gpus = 8;
-  s.instance.gpu.model = "A100-SXM4-40GB";
-  s.instance.gpu.peak_fp16_flops = 312e12;
-  s.instance.fabric = topo::IntraFabric::NvSwitch;
-  s.instance.nvlink_bandwidth_per_link = gbyte_per_sec(25);
-  s.instance.nvlinks_per_gpu = 12;
-  s.instance.num_nics = 4;
-  s.instance.nic_bandwidth = gbit_per_sec(100);
-  s.hosts = hosts;
-  return s;
-}
+topo::ClusterSpec p4d(int hosts) { return *topo::make_cluster_spec("p4d.24xlarge", hosts); }
 
 PlanInputs inputs(int hosts, const char* model = "bert-large") {
   PlanInputs in;
@@ -33,20 +18,25 @@ PlanInputs inputs(int hosts, const char* model = "bert-large") {
   in.instance = spec.instance.name;
   in.sagemaker_name = *spec.instance.sagemaker_name;
   in.nodes = hosts;
-  in.shape = cluster_shape(spec);
+  in.shape = *cluster_shape(spec);
   in.model = *load_model_profile(model);
   in.compute.peak_flops = in.shape.peak_flops;
   in.compute.batch_per_gpu = 8;
   return in;
 }
 
-TEST(ClusterShape, ReadsTheSpecWithStatedFallbacks) {
-  const ClusterShape s = cluster_shape(p4d(4));
-  EXPECT_EQ(s.ranks(), 32);
-  // 12 x 25 GB/s x 0.8 and 4 x 12.5 GB/s x 0.85 (ShapeDefaults).
-  EXPECT_DOUBLE_EQ(s.intra_bw.value, 300e9 * 0.8);
-  EXPECT_DOUBLE_EQ(s.host_net_bw.value, 50e9 * 0.85);
-  EXPECT_TRUE(s.nvswitch);
+TEST(ClusterShape, ReadsTheTopology) {
+  auto s = cluster_shape(p4d(4));
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->ranks(), 32);
+  EXPECT_EQ(s->hosts, 4);
+  // p4d: 12 NVLinks x 25 GB/s into the NVSwitch at the topology's NVLink efficiency 0.8, and
+  // 4 x 100 Gb/s EFA at its network efficiency 0.85 (topology/model_defaults.cc).
+  EXPECT_DOUBLE_EQ(s->intra_bw.value, 300e9 * 0.8);
+  EXPECT_DOUBLE_EQ(s->host_net_bw.value, 50e9 * 0.85);
+  EXPECT_GT(s->net_latency, s->intra_latency);
+  EXPECT_DOUBLE_EQ(s->peak_flops, 312e12);
+  EXPECT_TRUE(s->nvswitch);
 }
 
 TEST(Plan, JsonHasTheDocumentedShapeAndReplaysToTheSameText) {
