@@ -109,7 +109,13 @@ Expected<void> write_emitted(const tune::Plan& plan, const PlanArgs& a) {
   }
   std::vector<PendingFile> pending;
   for (const tune::EmittedFile& f : files) {
-    pending.push_back({(std::filesystem::path(a.out) / f.name).string(), f.content});
+    const std::filesystem::path target = std::filesystem::path(a.out) / f.name;
+    // A directory in the way would fail the rename after earlier files were renamed: refuse
+    // before writing anything.
+    if (std::filesystem::is_directory(target, ec)) {
+      return fail(Errc::Io, "cannot write '" + target.string() + "': it is a directory");
+    }
+    pending.push_back({target.string(), f.content});
   }
   return write_files_atomically(pending);
 }
