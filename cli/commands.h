@@ -7,6 +7,9 @@ namespace topotune::cli {
 
 // Each subcommand adds its declaration here and its row in main.cc's kCommands.
 
+/// topotune schedule: generate and print one algorithm's schedule (schedule_command.cc).
+CommandRun setup_schedule(CLI::App& sub);
+
 /// topotune plan: algorithm x bucket size x gradient dtype for a model on a cluster.
 CommandRun setup_plan(CLI::App& sub);
 

@@ -19,6 +19,8 @@ const std::vector<CommandInfo>& command_table() {
       // {"name", "one-line summary", setup_name},
       {"plan", "pick the allreduce algorithm, DDP bucket size and gradient dtype for a model",
        setup_plan},
+      {"schedule", "generate one algorithm's schedule: JSON or a summary with its closed-form time",
+       setup_schedule},
   };
   return kCommands;
 }

@@ -1,0 +1,60 @@
+#include "algorithms/algorithm.h"
+
+#include <string>
+
+namespace topotune::algo {
+
+const char* ps_placement_name(PsPlacement p) {
+  return p == PsPlacement::Cpu ? "cpu" : "colocated";
+}
+
+Expected<PsPlacement> parse_ps_placement(const std::string& name) {
+  if (name == "colocated" || name == "gpu") return PsPlacement::Colocated;
+  if (name == "cpu") return PsPlacement::Cpu;
+  return fail(Errc::InvalidArgument,
+              "unknown parameter server placement '" + name + "' (known: colocated, cpu)");
+}
+
+const char* inner_algorithm_name(InnerAlgorithm a) {
+  switch (a) {
+    case InnerAlgorithm::Ring: return "ring";
+    case InnerAlgorithm::Tree: return "tree";
+    case InnerAlgorithm::Rhd: return "rhd";
+    case InnerAlgorithm::Ps: return "ps";
+  }
+  return "?";
+}
+
+Expected<InnerAlgorithm> parse_inner_algorithm(const std::string& name) {
+  if (name == "ring") return InnerAlgorithm::Ring;
+  if (name == "tree") return InnerAlgorithm::Tree;
+  if (name == "rhd") return InnerAlgorithm::Rhd;
+  if (name == "ps") return InnerAlgorithm::Ps;
+  return fail(Errc::InvalidArgument,
+              "unknown inner algorithm '" + name + "' (known: ring, tree, rhd, ps)");
+}
+
+Expected<void> Algorithm::check_common(const sched::CollectiveSpec& spec, const RankLayout& layout,
+                                       std::initializer_list<sched::Collective> collectives) const {
+  TT_TRY_VOID(spec.check());
+  TT_TRY_VOID(layout.check());
+  if (layout.ranks() != spec.ranks) {
+    return fail(Errc::InvalidArgument, "the layout has " + std::to_string(layout.ranks()) +
+                                           " ranks but the collective " + std::to_string(spec.ranks));
+  }
+  if (options_.channels < 1 || options_.channels > 1024) {
+    return fail(Errc::InvalidArgument, "channels must be in 1..1024, got " + std::to_string(options_.channels));
+  }
+  if (options_.chunks < 1 || options_.chunks > 65536) {
+    return fail(Errc::InvalidArgument, "chunks must be in 1..65536, got " + std::to_string(options_.chunks));
+  }
+  for (sched::Collective c : collectives) {
+    if (c == spec.collective) return {};
+  }
+  std::string list;
+  for (sched::Collective c : collectives) list += (list.empty() ? "" : ", ") + std::string(sched::collective_name(c));
+  return fail(Errc::Unsupported, name() + " does not implement " +
+                                     sched::collective_name(spec.collective) + " (only " + list + ")");
+}
+
+}  // namespace topotune::algo

@@ -1,0 +1,74 @@
+#pragma once
+// Algorithm: turns a collective request into a Schedule for a given rank layout.
+//
+// Every algorithm of topotune (ring, double binary tree, recursive halving-doubling, parameter
+// server, hierarchical, and the ring reduce-scatter/allgather/broadcast) implements this
+// interface; make_algorithm() (registry.h) builds one by name. Each algorithm's header documents
+// its steps (depth of the dependency DAG), the bytes each rank sends, and its closed-form cost
+// (cost_model.h), and the tests check all three against the generated schedule.
+
+#include <initializer_list>
+#include <string>
+
+#include "algorithms/cost_params.h"
+#include "algorithms/rank_layout.h"
+#include "algorithms/schedule/collective_spec.h"
+#include "algorithms/schedule/schedule.h"
+#include "core/expected.h"
+#include "core/units.h"
+
+namespace topotune::algo {
+
+/// Where a parameter server's shard servers run.
+enum class PsPlacement {
+  Colocated,  ///< on GPU ranks 0..k-1 spread across hosts (BytePS-style colocated servers)
+  Cpu,        ///< on each host's CPU, one server endpoint per host (Herring/SMDDP-style)
+};
+/// The algorithm a hierarchical allreduce runs across hosts, on each rail.
+enum class InnerAlgorithm { Ring, Tree, Rhd, Ps };
+
+const char* ps_placement_name(PsPlacement p);
+Expected<PsPlacement> parse_ps_placement(const std::string& name);
+const char* inner_algorithm_name(InnerAlgorithm a);
+Expected<InnerAlgorithm> parse_inner_algorithm(const std::string& name);
+
+/// Knobs shared by the algorithms; each uses the ones that apply to it.
+struct AlgorithmOptions {
+  int channels = 1;  ///< parallel rings/trees, each on its own part of the buffer
+  int chunks = 1;    ///< pipeline chunks per channel
+  int shards = 0;    ///< parameter server shards; 0: one per rank (colocated) or per host (cpu)
+  PsPlacement ps_placement = PsPlacement::Colocated;
+  InnerAlgorithm inner = InnerAlgorithm::Ring;  ///< hierarchical only
+};
+
+/// A schedule generator. Stateless apart from its options; generate() is const and reentrant.
+class Algorithm {
+ public:
+  explicit Algorithm(AlgorithmOptions options) : options_(options) {}
+  virtual ~Algorithm() = default;
+
+  /// Name with its options, e.g. "ring(channels=2,chunks=4)"; recorded in the Schedule.
+  virtual std::string name() const = 0;
+  /// Unsupported (Errc::Unsupported) or invalid (Errc::InvalidArgument) requests, explained.
+  virtual Expected<void> supports(const sched::CollectiveSpec& spec, const RankLayout& layout) const = 0;
+  /// The schedule; runs supports() first. The result passes validate(); verify() proves it.
+  virtual Expected<sched::Schedule> generate(const sched::CollectiveSpec& spec,
+                                             const RankLayout& layout) const = 0;
+
+  /// The α–β–γ time of this algorithm's schedule on an uncongested cluster with `params`,
+  /// including the sharing the algorithm causes itself (cost_model.h; formula in each header).
+  virtual Expected<Seconds> closed_form(const sched::CollectiveSpec& spec, const RankLayout& layout,
+                                        const CostParams& params) const = 0;
+
+  const AlgorithmOptions& options() const { return options_; }
+
+ protected:
+  /// Checks shared by all: spec and layout are sane, agree on the rank count, channels and
+  /// chunks are in range, and the collective is one of `collectives`.
+  Expected<void> check_common(const sched::CollectiveSpec& spec, const RankLayout& layout,
+                              std::initializer_list<sched::Collective> collectives) const;
+
+  AlgorithmOptions options_;
+};
+
+}  // namespace topotune::algo

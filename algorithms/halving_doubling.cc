@@ -1,0 +1,165 @@
+#include "algorithms/halving_doubling.h"
+
+#include <bit>
+
+#include "algorithms/cost_model.h"
+
+namespace topotune::algo {
+namespace {
+
+// Blocks [a, b) of p as one contiguous slice.
+sched::Slice blocks(const PhaseContext& ctx, sched::Slice region, int a, int b, int p) {
+  const sched::Slice first = part(ctx, region, a, p);
+  const sched::Slice last = part(ctx, region, b - 1, p);
+  return sched::Slice{first.offset, last.end() - first.offset};
+}
+
+struct Vrank {
+  EndpointId at;
+  int lo = 0, hi = 0;          // blocks currently owned [lo, hi)
+  TransferId sent, received;   // last send, last receive
+  DepList ag_received;         // every allgather receive (they write disjoint ranges)
+};
+
+}  // namespace
+
+void add_rhd_allreduce(const PhaseContext& ctx, const std::vector<EndpointId>& order,
+                       sched::Slice region, int channel) {
+  const int n = static_cast<int>(order.size());
+  if (n == 1) {
+    ctx.pass_through(order[0]);
+    return;
+  }
+  const int p = static_cast<int>(std::bit_floor(static_cast<unsigned>(n)));
+  const int r = n - p;
+  std::vector<Vrank> v(static_cast<std::size_t>(p));
+  std::vector<TransferId> pre(static_cast<std::size_t>(r));
+  DepList deps;
+  for (int i = 0; i < r; ++i) {
+    deps.clear();
+    ctx.add_entry(deps, order[static_cast<std::size_t>(2 * i)]);
+    ctx.add_entry(deps, order[static_cast<std::size_t>(2 * i + 1)]);
+    pre[static_cast<std::size_t>(i)] = ctx.builder.add(order[static_cast<std::size_t>(2 * i)],
+                                                       order[static_cast<std::size_t>(2 * i + 1)],
+                                                       region, true, deps, channel);
+  }
+  for (int x = 0; x < p; ++x) {
+    Vrank& w = v[static_cast<std::size_t>(x)];
+    w.at = order[static_cast<std::size_t>(x < r ? 2 * x + 1 : x + r)];
+    w.hi = p;
+    if (x < r) w.received = pre[static_cast<std::size_t>(x)];
+  }
+  const auto exchange = [&](int mask, bool halving) {
+    std::vector<TransferId> got(static_cast<std::size_t>(p));
+    for (int x = 0; x < p; ++x) {
+      Vrank& me = v[static_cast<std::size_t>(x)];
+      const Vrank& peer = v[static_cast<std::size_t>(x ^ mask)];
+      int a = me.lo, b = me.hi;
+      if (halving) {
+        const int mid = (me.lo + me.hi) / 2;
+        if ((x & mask) == 0) a = mid; else b = mid;  // send the half the partner keeps
+      }
+      deps.clear();
+      if (me.sent.valid()) deps.push_back(me.sent);
+      if (me.received.valid()) deps.push_back(me.received);
+      // Like MPI_Sendrecv: the partner has finished its previous receive, so its ingress
+      // carries one transfer at a time (no self-contention in the simulator).
+      if (peer.received.valid()) deps.push_back(peer.received);
+      // Halving writes into the partner, whose earlier phase need not be our ancestor yet.
+      if (halving) {
+        ctx.add_entry(deps, me.at);
+        ctx.add_entry(deps, peer.at);
+      }
+      me.sent = ctx.builder.add(me.at, peer.at, blocks(ctx, region, a, b, p), halving, deps, channel);
+      got[static_cast<std::size_t>(x ^ mask)] = me.sent;
+    }
+    for (int x = 0; x < p; ++x) {
+      Vrank& me = v[static_cast<std::size_t>(x)];
+      me.received = got[static_cast<std::size_t>(x)];
+      if (halving) {
+        const int mid = (me.lo + me.hi) / 2;
+        if ((x & mask) == 0) me.hi = mid; else me.lo = mid;
+      } else {
+        me.ag_received.push_back(me.received);
+        const int peer = x ^ mask;
+        me.lo = std::min(me.lo, v[static_cast<std::size_t>(peer)].lo);
+        me.hi = std::max(me.hi, v[static_cast<std::size_t>(peer)].hi);
+      }
+    }
+  };
+  for (int mask = p / 2; mask >= 1; mask /= 2) exchange(mask, true);
+  for (int mask = 1; mask < p; mask *= 2) exchange(mask, false);
+  for (int i = 0; i < r; ++i) {
+    Vrank& me = v[static_cast<std::size_t>(i)];
+    deps = me.ag_received;
+    deps.push_back(me.sent);
+    const EndpointId even = order[static_cast<std::size_t>(2 * i)];
+    const TransferId t = ctx.builder.add(me.at, even, region, false, deps, channel);
+    ctx.add_exit(even, t);
+    ctx.add_exit(me.at, t);
+  }
+  for (const Vrank& me : v) {
+    ctx.add_exit(me.at, me.sent);
+    for (TransferId t : me.ag_received) ctx.add_exit(me.at, t);
+  }
+}
+
+std::string HalvingDoubling::name() const { return "rhd"; }
+
+Expected<void> HalvingDoubling::supports(const sched::CollectiveSpec& spec,
+                                         const RankLayout& layout) const {
+  return check_common(spec, layout, {sched::Collective::Allreduce});
+}
+
+Expected<sched::Schedule> HalvingDoubling::generate(const sched::CollectiveSpec& spec,
+                                                    const RankLayout& layout) const {
+  TT_TRY_VOID(supports(spec, layout));
+  sched::ScheduleBuilder b(spec, name());
+  std::vector<EndpointId> order;
+  for (RankId r : layout.ring(0)) order.push_back(sched::endpoint_of(r));
+  add_rhd_allreduce(PhaseContext{b, sched::dtype_size(spec.dtype)}, order,
+                    sched::Slice{Bytes(0), spec.bytes}, 0);
+  return std::move(b).build();
+}
+
+}  // namespace topotune::algo
+
+namespace topotune::algo {
+
+Seconds rhd_closed_form(const std::vector<RankId>& order, double bytes, const RankLayout& layout,
+                        const CostParams& params) {
+  const int n = static_cast<int>(order.size());
+  if (n <= 1) return Seconds(0);
+  const int p = static_cast<int>(std::bit_floor(static_cast<unsigned>(n)));
+  const int r = n - p;
+  const auto at = [&](int x) { return order[static_cast<std::size_t>(x < r ? 2 * x + 1 : x + r)]; };
+  const auto level = [&](RankId a, RankId b) {
+    return layout.host_of(a) == layout.host_of(b) ? params.intra : params.inter;
+  };
+  double t = 0.0;
+  for (int mask = 1; mask < p; mask *= 2) {
+    std::vector<HopCost> hops;
+    for (int x = 0; x < p; ++x) hops.push_back(level(at(x), at(x ^ mask)));
+    const double b = bytes * mask / p;  // a range of `mask` blocks crosses at this mask
+    const HopCost hop = slowest_hop(hops, b);
+    t += 2 * hop.time(b).value + b * params.gamma_gpu();  // once halving, once doubling
+  }
+  if (r > 0) {
+    std::vector<HopCost> hops;
+    for (int i = 0; i < r; ++i) {
+      hops.push_back(level(order[static_cast<std::size_t>(2 * i)], order[static_cast<std::size_t>(2 * i + 1)]));
+    }
+    const HopCost hop = slowest_hop(hops, bytes);
+    t += 2 * hop.time(bytes).value + bytes * params.gamma_gpu();
+  }
+  return Seconds(t);
+}
+
+Expected<Seconds> HalvingDoubling::closed_form(const sched::CollectiveSpec& spec,
+                                               const RankLayout& layout,
+                                               const CostParams& params) const {
+  TT_TRY_VOID(supports(spec, layout));
+  return rhd_closed_form(layout.ring(0), spec.bytes.as_double(), layout, params);
+}
+
+}  // namespace topotune::algo

@@ -1,0 +1,170 @@
+#include "algorithms/hierarchical.h"
+
+#include <vector>
+
+#include "algorithms/cost_model.h"
+#include "algorithms/double_binary_tree.h"
+#include "algorithms/halving_doubling.h"
+#include "algorithms/parameter_server.h"
+#include "algorithms/phase_context.h"
+#include "algorithms/ring_allreduce.h"
+#include "algorithms/ring_pass.h"
+
+namespace topotune::algo {
+namespace {
+
+// Hosts in the order they appear in ring `channel` (hosts are contiguous in a ring order).
+std::vector<int> host_order(const RankLayout& layout, int channel) {
+  std::vector<int> hosts;
+  std::vector<char> seen(static_cast<std::size_t>(layout.hosts), 0);
+  for (RankId r : layout.ring(channel)) {
+    const int h = layout.host_of(r);
+    if (!seen[static_cast<std::size_t>(h)]) hosts.push_back(h);
+    seen[static_cast<std::size_t>(h)] = 1;
+  }
+  return hosts;
+}
+
+// Step 1 or 3: a ring per host and channel over the local GPUs, regions = shards by local index.
+void intra_host_half(const PhaseContext& ctx, const RankLayout& layout, const AlgorithmOptions& o,
+                     bool reduce) {
+  const int G = layout.gpus_per_host;
+  const sched::Slice whole{Bytes(0), ctx.builder.spec().bytes};
+  std::vector<EndpointId> order(static_cast<std::size_t>(G));
+  std::vector<sched::Slice> regions(static_cast<std::size_t>(G));
+  for (int h = 0; h < layout.hosts; ++h) {
+    for (int c = 0; c < o.channels; ++c) {
+      const std::vector<int>& intra = layout.intra_ring(c);
+      for (int q = 0; q < G; ++q) {
+        const int local = intra[static_cast<std::size_t>(q)];
+        order[static_cast<std::size_t>(q)] = sched::endpoint_of(layout.rank_of(h, local));
+        regions[static_cast<std::size_t>(q)] = part(ctx, part(ctx, whole, local, G), c, o.channels);
+      }
+      add_ring_pass(ctx, RingPass{order, regions, reduce, !reduce, o.chunks, c});
+    }
+  }
+}
+
+// Step 2 on rail `local`: the inner allreduce of shard `local` across hosts.
+void inter_host(const PhaseContext& ctx, const RankLayout& layout, const AlgorithmOptions& o,
+                int local, std::vector<EndpointId>& cpus) {
+  const sched::Slice shard = part(ctx, sched::Slice{Bytes(0), ctx.builder.spec().bytes}, local,
+                                  layout.gpus_per_host);
+  std::vector<std::vector<EndpointId>> orders;
+  for (int c = 0; c < o.channels && c < static_cast<int>(layout.rings.size()); ++c) {
+    orders.emplace_back();
+    for (int h : host_order(layout, c)) orders.back().push_back(sched::endpoint_of(layout.rank_of(h, local)));
+  }
+  switch (o.inner) {
+    case InnerAlgorithm::Ring:
+      add_ring_allreduce(ctx, orders, shard, o.channels, o.chunks);
+      break;
+    case InnerAlgorithm::Tree:
+      add_tree_allreduce(ctx, orders[0], shard, o.channels, o.chunks);
+      break;
+    case InnerAlgorithm::Rhd:
+      add_rhd_allreduce(ctx, orders[0], shard, 0);
+      break;
+    case InnerAlgorithm::Ps: {
+      const int k = o.shards > 0 ? o.shards : layout.hosts;
+      std::vector<EndpointId> servers;
+      for (int j = 0; j < k; ++j) {
+        const int h = j % layout.hosts;
+        if (o.ps_placement == PsPlacement::Cpu) {
+          if (!cpus[static_cast<std::size_t>(h)].valid()) {
+            cpus[static_cast<std::size_t>(h)] = ctx.builder.add_host_cpu(h, layout.rank_of(h, 0));
+          }
+          servers.push_back(cpus[static_cast<std::size_t>(h)]);
+        } else {
+          servers.push_back(orders[0][static_cast<std::size_t>(j % layout.hosts)]);
+        }
+      }
+      add_ps_allreduce(ctx, orders[0], shard, servers, 0);
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+std::string Hierarchical::name() const {
+  std::string s = std::string("hierarchical(inner=") + inner_algorithm_name(options_.inner) +
+                  ",channels=" + std::to_string(options_.channels) +
+                  ",chunks=" + std::to_string(options_.chunks);
+  if (options_.inner == InnerAlgorithm::Ps) {
+    s += ",shards=" + (options_.shards > 0 ? std::to_string(options_.shards) : std::string("auto")) +
+         ",placement=" + ps_placement_name(options_.ps_placement);
+  }
+  return s + ")";
+}
+
+Expected<void> Hierarchical::supports(const sched::CollectiveSpec& spec,
+                                      const RankLayout& layout) const {
+  TT_TRY_VOID(check_common(spec, layout, {sched::Collective::Allreduce}));
+  if (options_.inner == InnerAlgorithm::Ps && options_.shards > layout.hosts) {
+    return fail(Errc::InvalidArgument,
+                "hierarchical ps: " + std::to_string(options_.shards) + " shards per rail is more than the " +
+                    std::to_string(layout.hosts) + " hosts of a rail");
+  }
+  return {};
+}
+
+Expected<sched::Schedule> Hierarchical::generate(const sched::CollectiveSpec& spec,
+                                                 const RankLayout& layout) const {
+  TT_TRY_VOID(supports(spec, layout));
+  sched::ScheduleBuilder b(spec, name());
+  const std::size_t G = static_cast<std::size_t>(layout.gpus_per_host);
+  const std::size_t H = static_cast<std::size_t>(layout.hosts);
+  const std::size_t CK = static_cast<std::size_t>(options_.channels * options_.chunks);
+  const std::size_t estimate = 2 * CK * H * G * (G - 1) + 2 * CK * G * H * (H > 0 ? H - 1 : 0);
+  b.reserve(estimate, 2 * estimate + 8 * H * G * CK);
+  const int elem = sched::dtype_size(spec.dtype);
+  EndpointDeps after_rs, after_inter;
+  std::vector<EndpointId> cpus(H);
+  const PhaseContext rs{b, elem, nullptr, &after_rs};
+  intra_host_half(rs, layout, options_, true);
+  const PhaseContext inter{b, elem, &after_rs, &after_inter};
+  for (int l = 0; l < layout.gpus_per_host; ++l) inter_host(inter, layout, options_, l, cpus);
+  intra_host_half(PhaseContext{b, elem, &after_inter, nullptr}, layout, options_, false);
+  return std::move(b).build();
+}
+
+}  // namespace topotune::algo
+
+namespace topotune::algo {
+
+Expected<Seconds> Hierarchical::closed_form(const sched::CollectiveSpec& spec,
+                                            const RankLayout& layout,
+                                            const CostParams& params) const {
+  TT_TRY_VOID(supports(spec, layout));
+  const int G = layout.gpus_per_host, H = layout.hosts, K = options_.chunks;
+  const double S = spec.bytes.as_double(), shard = S / G;
+  const double gamma = params.gamma_gpu();
+  double t = 0.0;
+  if (G > 1) t += ring_time(G, S, K, params.intra, gamma, true, true).value;
+  std::vector<RankId> rail;
+  for (int h : host_order(layout, 0)) rail.push_back(layout.rank_of(h, 0));
+  switch (options_.inner) {
+    case InnerAlgorithm::Ring:
+      t += ring_time(H, shard, K, params.inter, gamma, true, true).value;
+      break;
+    case InnerAlgorithm::Tree:
+      t += tree_closed_form(rail, shard, K, layout, params).value;
+      break;
+    case InnerAlgorithm::Rhd:
+      t += rhd_closed_form(rail, shard, layout, params).value;
+      break;
+    case InnerAlgorithm::Ps: {
+      const int k = options_.shards > 0 ? options_.shards : H;
+      if (options_.ps_placement == PsPlacement::Cpu) {
+        t += ps_cpu_closed_form(H, G, k, shard, params).value;
+      } else {
+        t += ps_time(H - 1, 0, shard / k, params.inter, params.intra, gamma).value;
+      }
+      break;
+    }
+  }
+  return Seconds(t);
+}
+
+}  // namespace topotune::algo

@@ -1,0 +1,81 @@
+#include "algorithms/ring_allreduce.h"
+
+#include "algorithms/cost_model.h"
+#include "algorithms/ring_pass.h"
+
+namespace topotune::algo {
+
+std::vector<EndpointId> ring_endpoints(const RankLayout& layout, int channel) {
+  std::vector<EndpointId> out;
+  out.reserve(static_cast<std::size_t>(layout.ranks()));
+  for (RankId r : layout.ring(channel)) out.push_back(sched::endpoint_of(r));
+  return out;
+}
+
+void add_ring_allreduce(const PhaseContext& ctx, std::span<const std::vector<EndpointId>> orders,
+                        sched::Slice region, int channels, int chunks) {
+  for (int c = 0; c < channels; ++c) {
+    const std::vector<EndpointId>& order = orders[static_cast<std::size_t>(c) % orders.size()];
+    const int n = static_cast<int>(order.size());
+    std::vector<sched::Slice> regions(static_cast<std::size_t>(n));
+    for (int p = 0; p < n; ++p) {
+      regions[static_cast<std::size_t>(p)] = part(ctx, part(ctx, region, p, n), c, channels);
+    }
+    add_ring_pass(ctx, RingPass{order, regions, true, true, chunks, c});
+  }
+}
+
+std::string RingAllreduce::name() const {
+  return "ring(channels=" + std::to_string(options_.channels) +
+         ",chunks=" + std::to_string(options_.chunks) + ")";
+}
+
+Expected<void> RingAllreduce::supports(const sched::CollectiveSpec& spec,
+                                       const RankLayout& layout) const {
+  return check_common(spec, layout, {sched::Collective::Allreduce});
+}
+
+Expected<sched::Schedule> RingAllreduce::generate(const sched::CollectiveSpec& spec,
+                                                  const RankLayout& layout) const {
+  TT_TRY_VOID(supports(spec, layout));
+  sched::ScheduleBuilder b(spec, name());
+  const int n = spec.ranks;
+  const std::size_t transfers = static_cast<std::size_t>(options_.channels) *
+                                static_cast<std::size_t>(options_.chunks) * 2 *
+                                static_cast<std::size_t>(n - 1) * static_cast<std::size_t>(n);
+  b.reserve(transfers, 2 * transfers);
+  std::vector<std::vector<EndpointId>> orders;
+  for (int c = 0; c < options_.channels && c < static_cast<int>(layout.rings.size()); ++c) {
+    orders.push_back(ring_endpoints(layout, c));
+  }
+  PhaseContext ctx{b, sched::dtype_size(spec.dtype)};
+  add_ring_allreduce(ctx, orders, sched::Slice{Bytes(0), spec.bytes}, options_.channels,
+                     options_.chunks);
+  return std::move(b).build();
+}
+
+}  // namespace topotune::algo
+
+namespace topotune::algo {
+
+HopCost slowest_ring_hop(const RankLayout& layout, const CostParams& params, int channels,
+                         double bytes) {
+  std::vector<HopCost> hops;
+  for (int c = 0; c < channels; ++c) {
+    const auto h = ring_hops(layout.ring(c), layout, params);
+    hops.insert(hops.end(), h.begin(), h.end());
+  }
+  return slowest_hop(hops, bytes);
+}
+
+Expected<Seconds> RingAllreduce::closed_form(const sched::CollectiveSpec& spec,
+                                             const RankLayout& layout,
+                                             const CostParams& params) const {
+  TT_TRY_VOID(supports(spec, layout));
+  const double S = spec.bytes.as_double();
+  const HopCost hop = slowest_ring_hop(layout, params, options_.channels,
+                                       S / (spec.ranks * options_.chunks));
+  return ring_time(spec.ranks, S, options_.chunks, hop, params.gamma_gpu(), true, true);
+}
+
+}  // namespace topotune::algo

@@ -1,0 +1,47 @@
+#pragma once
+// RingPass: one channel of a ring over a group of endpoints, the building block of the ring
+// allreduce, reduce-scatter, allgather and of the hierarchical algorithm's intra-host phases.
+//
+// With n positions (order[0..n-1], position i sends to i+1 mod n) and n regions, region p ends
+// reduced at position p after the reduce-scatter half and starts at position p for the
+// allgather half:
+//   reduce-scatter step s (0..n-2): position i reduces region (i-s-1) mod n into position i+1;
+//   allgather step s (0..n-2):      position i copies region (i-s) mod n to position i+1.
+// Each region is cut into `chunks` element-aligned chunks; chunk k runs all its steps before
+// chunk k+1 (NCCL's loop order). Dependencies: a send waits for the data it forwards (the
+// previous step's receive) and for the same position's previous send on this channel, so one
+// channel never has two transfers on the same link at once (FIFO per link).
+
+#include <span>
+
+#include "algorithms/phase_context.h"
+
+namespace topotune::algo {
+
+struct RingPass {
+  std::span<const EndpointId> order;   ///< ring positions
+  std::span<const sched::Slice> regions;  ///< regions[p], see the file comment
+  bool reduce_scatter = true;
+  bool allgather = true;
+  int chunks = 1;
+  int channel = 0;
+};
+
+/// Adds the pass's transfers: chunks * steps * n, steps = (n-1) per enabled half.
+void add_ring_pass(const PhaseContext& ctx, const RingPass& pass);
+
+/// Transfers and dependencies add_ring_pass adds (for ScheduleBuilder::reserve).
+std::size_t ring_pass_transfers(int n, const RingPass& pass);
+
+}  // namespace topotune::algo
+
+namespace topotune::algo {
+
+struct RankLayout;
+
+/// One half of a ring over all ranks of `layout`, with rank-owned regions (region of position
+/// p = part c of block(ring[p])): the ring reduce-scatter (`reduce`) or allgather.
+void add_owned_ring_half(const PhaseContext& ctx, const RankLayout& layout, int channels,
+                         int chunks, bool reduce);
+
+}  // namespace topotune::algo

@@ -1,0 +1,186 @@
+// topotune schedule: generate one algorithm's schedule and print it (JSON, docs/schedule.md)
+// or its summary (steps, transfers, bytes per rank, closed-form time).
+//
+//   topotune schedule --algo ring --ranks 8 --size 64M
+//   topotune schedule --algo hierarchical --inner tree --instance p4d.24xlarge --nodes 4 --size 1G
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <memory>
+#include <ostream>
+#include <string>
+
+#include "algorithms/cost_params.h"
+#include "algorithms/rank_layout.h"
+#include "algorithms/registry.h"
+#include "algorithms/schedule/interpreter.h"
+#include "algorithms/schedule/schedule_json.h"
+#include "algorithms/schedule/schedule_stats.h"
+#include "cli/commands.h"
+#include "core/quantity_parse.h"
+#ifdef TOPOTUNE_HAVE_TOPOLOGY
+#include "topology/topology.h"
+#endif
+
+namespace topotune::cli {
+namespace {
+
+struct ScheduleArgs {
+  std::string algo;
+  int ranks = -1;
+  int gpus_per_node = 1;
+  std::string instance;
+  int nodes = -1;
+  std::string size;
+  std::string dtype = "fp32";
+  std::string collective = "allreduce";
+  int channels = 1;
+  int chunks = 1;
+  int shards = 0;
+  std::string ps_placement = "colocated";
+  std::string inner = "ring";
+  std::string format = "table";
+};
+
+// Largest schedule the table summary proves with the interpreter (it is O(transfers · log)).
+constexpr std::size_t kVerifyLimit = 2'000'000;
+
+// The generic cluster of `--ranks`: stated here because the summary prints times on it.
+algo::CostParams generic_params() {
+  algo::CostParams p;
+  p.intra = algo::HopCost{microseconds(2), gbyte_per_sec(150)};     // NVSwitch per GPU
+  p.inter = algo::HopCost{microseconds(10), gbit_per_sec(100)};     // one 100 Gb/s NIC per GPU
+  p.gpu_to_cpu = algo::HopCost{microseconds(3), gbyte_per_sec(25)};  // PCIe 4.0 x16
+  p.net_to_cpu = algo::HopCost{microseconds(12), gbit_per_sec(100)};
+  p.gpu_reduce = gbyte_per_sec(500);
+  p.cpu_reduce = gbyte_per_sec(20);
+  return p;
+}
+constexpr const char* kGenericDescription =
+    "generic cluster: NVSwitch 150 GB/s 2 us, one 100 Gb/s NIC per GPU 10 us, GPU reduce "
+    "500 GB/s, CPU reduce 20 GB/s, PCIe 25 GB/s";
+
+Expected<algo::AlgorithmOptions> options_of(const ScheduleArgs& a) {
+  algo::AlgorithmOptions o;
+  o.channels = a.channels;
+  o.chunks = a.chunks;
+  if (a.shards < 0) return fail(Errc::InvalidArgument, "--shards must be positive");
+  o.shards = a.shards;
+  TT_TRY(o.ps_placement, algo::parse_ps_placement(a.ps_placement));
+  TT_TRY(o.inner, algo::parse_inner_algorithm(a.inner));
+  return o;
+}
+
+struct Cluster {
+  algo::RankLayout layout;
+  algo::CostParams params;
+  std::string description;
+};
+
+Expected<Cluster> cluster_of(const ScheduleArgs& a, int channels) {
+  const bool by_ranks = a.ranks != -1, by_instance = !a.instance.empty();
+  if (by_ranks == by_instance) {
+    return fail(Errc::InvalidArgument, "give either --ranks N or --instance NAME --nodes N");
+  }
+  if (by_ranks) {
+    if (a.ranks < 1) return fail(Errc::InvalidArgument, "--ranks must be at least 1, got " + std::to_string(a.ranks));
+    TT_TRY(algo::RankLayout layout, algo::flat_layout(a.ranks, a.gpus_per_node));
+    return Cluster{std::move(layout), generic_params(), kGenericDescription};
+  }
+  if (a.nodes < 1) return fail(Errc::InvalidArgument, "--instance needs --nodes N (at least 1)");
+#ifdef TOPOTUNE_HAVE_TOPOLOGY
+  TT_TRY(topo::Topology t, topo::load_instance(a.instance, a.nodes));
+  TT_TRY(algo::RankLayout layout, algo::layout_from_topology(t, channels));
+  return Cluster{std::move(layout), algo::cost_params_from_topology(t),
+                 a.instance + " x " + std::to_string(a.nodes) + " (routes of the topology)"};
+#else
+  (void)channels;
+  return fail(Errc::Unsupported, "--instance needs the topology library, not built in this tree");
+#endif
+}
+
+void print_table(const sched::Schedule& s, const Cluster& c, Expected<Seconds> closed,
+                 std::ostream& out) {
+  const sched::ScheduleStats st = sched::schedule_stats(s);
+  const auto& spec = s.spec();
+  char line[512];
+  std::snprintf(line, sizeof line, "%-22s %s\n", "algorithm", s.algorithm().c_str());
+  out << line;
+  std::snprintf(line, sizeof line, "%-22s %s of %s %s on %d ranks (%d hosts x %d GPUs)\n",
+                "collective", sched::collective_name(spec.collective),
+                format_size(spec.bytes).c_str(), sched::dtype_name(spec.dtype), spec.ranks,
+                c.layout.hosts, c.layout.gpus_per_host);
+  out << line;
+  std::snprintf(line, sizeof line, "%-22s %d\n%-22s %zu\n", "steps (DAG depth)", st.steps,
+                "transfers", st.transfers);
+  out << line;
+  std::snprintf(line, sizeof line, "%-22s min %s  max %s\n", "bytes sent per rank",
+                format_size(st.min_sent_per_rank).c_str(), format_size(st.max_sent_per_rank).c_str());
+  out << line;
+  if (s.num_endpoints() > s.num_ranks()) {
+    std::snprintf(line, sizeof line, "%-22s %d CPU server endpoints\n", "extra endpoints",
+                  s.num_endpoints() - s.num_ranks());
+    out << line;
+  }
+  if (closed) {
+    std::snprintf(line, sizeof line, "%-22s %s on %s\n", "closed-form time",
+                  format_duration(*closed).c_str(), c.description.c_str());
+  } else {
+    std::snprintf(line, sizeof line, "%-22s n/a (%s)\n", "closed-form time",
+                  closed.error().message.c_str());
+  }
+  out << line;
+}
+
+Expected<void> run_schedule(const ScheduleArgs& a, std::ostream& out) {
+  if (a.format != "table" && a.format != "json") {
+    return fail(Errc::InvalidArgument, "--format must be table or json, got '" + a.format + "'");
+  }
+  sched::CollectiveSpec spec;
+  TT_TRY(spec.collective, sched::parse_collective(a.collective));
+  TT_TRY(spec.dtype, sched::parse_dtype(a.dtype));
+  TT_TRY(spec.bytes, parse_size(a.size).context("--size"));
+  TT_TRY(const algo::AlgorithmOptions opts, options_of(a));
+  TT_TRY(auto algorithm, algo::make_algorithm(a.algo, opts, spec.collective));
+  TT_TRY(Cluster cluster, cluster_of(a, opts.channels));
+  spec.ranks = cluster.layout.ranks();
+  TT_TRY_VOID(spec.check());
+  TT_TRY(const sched::Schedule s, algorithm->generate(spec, cluster.layout));
+  if (a.format == "json") {
+    sched::ScheduleJson::write(s, out);
+    return {};
+  }
+  print_table(s, cluster, algorithm->closed_form(spec, cluster.layout, cluster.params), out);
+  if (s.size() <= kVerifyLimit) {
+    TT_TRY_VOID(sched::verify(s).context("the generated schedule is wrong (a bug)"));
+    out << "verified               end state proved by the symbolic interpreter\n";
+  } else {
+    out << "verified               not checked (more than " << kVerifyLimit << " transfers)\n";
+  }
+  return {};
+}
+
+}  // namespace
+
+CommandRun setup_schedule(CLI::App& sub) {
+  auto a = std::make_shared<ScheduleArgs>();
+  std::string names;
+  for (const std::string& n : algo::algorithm_names()) names += (names.empty() ? "" : ", ") + n;
+  sub.add_option("--algo", a->algo, "algorithm: " + names)->required();
+  sub.add_option("--ranks", a->ranks, "ranks of a generic cluster (with --gpus-per-node)");
+  sub.add_option("--gpus-per-node", a->gpus_per_node, "GPUs per host of the generic cluster (default 1)");
+  sub.add_option("--instance", a->instance, "catalog instance type (with --nodes)");
+  sub.add_option("--nodes", a->nodes, "number of instances");
+  sub.add_option("--size", a->size, "buffer size: 8, 64K, 256M, 4G (powers of 1024)")->required();
+  sub.add_option("--dtype", a->dtype, "fp32 (default), fp16, bf16");
+  sub.add_option("--collective", a->collective, "allreduce (default), reduce_scatter, allgather, broadcast");
+  sub.add_option("--channels", a->channels, "parallel rings/trees (default 1)");
+  sub.add_option("--chunks", a->chunks, "pipeline chunks per channel (default 1)");
+  sub.add_option("--shards", a->shards, "parameter server shards (default: one per rank, or per host for cpu)");
+  sub.add_option("--ps-placement", a->ps_placement, "parameter servers: colocated (default) or cpu");
+  sub.add_option("--inner", a->inner, "hierarchical inter-host algorithm: ring (default), tree, rhd, ps");
+  sub.add_option("--format", a->format, "table (default) or json (the schedule, docs/schedule.md)");
+  return [a](std::ostream& out) { return run_schedule(*a, out); };
+}
+
+}  // namespace topotune::cli
