@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "autotune/alpha_beta_timer.h"
+#include "autotune/closed_form_timer.h"
+#include <memory>
 #include "core/version.h"
 
 namespace topotune::tune {
@@ -58,31 +60,13 @@ ordered_json shape_json(const ClusterShape& s) {
           {"nvswitch", s.nvswitch}};
 }
 
-ClusterShape shape_from_json(const ordered_json& j) {
-  ClusterShape s;
-  s.instance = j.at("instance").get<std::string>();
-  s.gpu_model = j.at("gpu_model").get<std::string>();
-  s.hosts = j.at("hosts").get<int>();
-  s.gpus_per_host = j.at("gpus_per_host").get<int>();
-  s.intra_bw = BytesPerSec(j.at("intra_bw_Bps").get<double>());
-  s.host_net_bw = BytesPerSec(j.at("host_net_bw_Bps").get<double>());
-  s.cpu_reduce_bw = BytesPerSec(j.at("cpu_reduce_bw_Bps").get<double>());
-  s.intra_latency = Seconds(j.at("intra_latency_s").get<double>());
-  s.net_latency = Seconds(j.at("net_latency_s").get<double>());
-  s.op_latency = Seconds(j.at("op_latency_s").get<double>());
-  s.peak_flops = j.at("peak_flops").get<double>();
-  s.nvswitch = j.at("nvswitch").get<bool>();
-  return s;
-}
-
 ordered_json inputs_json(const PlanInputs& in) {
   ordered_json dtypes = ordered_json::array();
   for (CommDtype d : in.dtypes) dtypes.push_back(comm_dtype_name(d));
   ordered_json j;
-  j["sagemaker_name"] = in.sagemaker_name;
-  j["placement"] = in.placement;
-  j["cluster"] = shape_json(in.shape);
-  j["cluster_source"] = in.shape_source;
+  j["cluster_spec"] = ordered_json::parse(in.cluster_json);
+  j["timer"] = in.timer;
+  j["cluster_shape"] = shape_json(in.shape);
   j["compute"] = {{"batch_per_gpu", in.compute.batch_per_gpu},
                   {"peak_flops", in.compute.peak_flops},
                   {"efficiency", in.compute.efficiency}};
@@ -123,15 +107,52 @@ std::string runnable_clause(const TuneReport& r) {
 
 }  // namespace
 
+std::string cluster_spec_json(const topo::ClusterSpec& spec, const std::string& instance_json,
+                              const std::string& overrides_json) {
+  ordered_json j;
+  j["schema"] = topo::kClusterSchema;
+  j["instance"] = ordered_json::parse(instance_json);
+  if (!overrides_json.empty()) j["overrides"] = ordered_json::parse(overrides_json);
+  j["nodes"] = spec.hosts;
+  j["placement"] = topo::placement_name(spec.placement);
+  ordered_json fabric = {{"oversubscription", spec.fabric.oversubscription}};
+  if (spec.fabric.hosts_per_rack > 0) fabric["hosts_per_rack"] = spec.fabric.hosts_per_rack;
+  j["fabric"] = fabric;
+  ordered_json links = ordered_json::object();
+  for (int k = 0; k < topo::kNumLinkKinds; ++k) {
+    const topo::LinkClassParams& p = spec.link_params[static_cast<std::size_t>(k)];
+    links[topo::link_kind_name(static_cast<topo::LinkKind>(k))] = {
+        {"latency_us", p.latency.value * 1e6}, {"efficiency", p.efficiency}};
+  }
+  j["link_params"] = links;
+  return j.dump();
+}
+
 Expected<Plan> make_plan(PlanInputs inputs, const CollectiveTimer* rank) {
-  const AlphaBetaTimer screen(inputs.shape);
+  TT_TRY(const topo::ClusterSpec spec, topo::parse_cluster_json(inputs.cluster_json, "cluster"));
+  inputs.instance = spec.instance.name;
+  inputs.sagemaker_name = spec.instance.sagemaker_name.value_or("");
+  inputs.nodes = spec.hosts;
+  inputs.placement = topo::placement_name(spec.placement);
+  TT_TRY(inputs.shape, cluster_shape(spec));
+  if (inputs.compute.peak_flops <= 0) inputs.compute.peak_flops = inputs.shape.peak_flops;
+  std::unique_ptr<CollectiveTimer> screen;
+  if (inputs.timer == kTimerAlphaBeta) {
+    screen = std::make_unique<AlphaBetaTimer>(inputs.shape);
+  } else if (inputs.timer == kTimerClosedForm) {
+    TT_TRY(ClosedFormTimer t, ClosedFormTimer::create(spec));
+    screen = std::make_unique<ClosedFormTimer>(std::move(t));
+  } else {
+    return fail(Errc::InvalidArgument, "unknown timer '" + inputs.timer + "' (" +
+                                           kTimerAlphaBeta + ", " + kTimerClosedForm + ")");
+  }
   TuneRequest req;
   req.model = &inputs.model;
   req.compute = inputs.compute;
   req.hosts = inputs.shape.hosts;
   req.gpus_per_host = inputs.shape.gpus_per_host;
   req.dtypes = inputs.dtypes;
-  TT_TRY(TuneReport report, tune(req, screen, rank));
+  TT_TRY(TuneReport report, tune(req, *screen, rank));
   Plan plan;
   plan.inputs = std::move(inputs);
   plan.report = std::move(report);
@@ -218,12 +239,8 @@ Expected<StoredPlan> read_plan_json(const std::string& text, const std::string& 
     }
     StoredPlan s;
     const ordered_json& in = j.at("inputs");
-    s.inputs.instance = j.at("instance").get<std::string>();
-    s.inputs.nodes = j.at("nodes").get<int>();
-    s.inputs.sagemaker_name = in.at("sagemaker_name").get<std::string>();
-    s.inputs.placement = in.at("placement").get<std::string>();
-    s.inputs.shape = shape_from_json(in.at("cluster"));
-    s.inputs.shape_source = in.at("cluster_source").get<std::string>();
+    s.inputs.cluster_json = in.at("cluster_spec").dump();
+    s.inputs.timer = in.at("timer").get<std::string>();
     const ordered_json& cp = in.at("compute");
     s.inputs.compute = {cp.at("batch_per_gpu").get<int>(), cp.at("peak_flops").get<double>(),
                         cp.at("efficiency").get<double>()};

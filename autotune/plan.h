@@ -19,24 +19,37 @@
 #include "autotune/step_model.h"
 #include "autotune/tuner.h"
 #include "core/expected.h"
+#include "topology/cluster_spec.h"
 
 namespace topotune::tune {
 
-/// What a plan is computed from.
+/// The screening timers make_plan can use.
+inline constexpr const char* kTimerAlphaBeta = "alpha-beta";
+inline constexpr const char* kTimerClosedForm = "closed-form";
+
+/// What a plan is computed from. make_plan() fills the derived fields (marked) from
+/// `cluster_json`.
 struct PlanInputs {
-  std::string instance;                ///< catalog name (or the cluster file's instance)
-  std::string sagemaker_name;          ///< "ml.p4d.24xlarge", empty if none
-  int nodes = 1;
-  std::string placement = "cluster";
-  ClusterShape shape;
+  std::string cluster_json;            ///< a topotune.cluster/1 document (cluster_spec_json)
+  std::string timer = kTimerAlphaBeta; ///< kTimerAlphaBeta or kTimerClosedForm
+  std::string instance;                ///< derived: the spec's instance name
+  std::string sagemaker_name;          ///< derived: "ml.p4d.24xlarge", empty if none
+  int nodes = 1;                       ///< derived
+  std::string placement = "cluster";   ///< derived
+  ClusterShape shape;                  ///< derived
   ModelProfile model;
   ComputeParams compute;
   /// fp16 moves the same bytes as bf16 (identical predicted times), so the default search
   /// leaves it out; --dtype fp16 asks for it.
   std::vector<CommDtype> dtypes = {CommDtype::Fp32, CommDtype::Bf16};
   std::string calibration_json;        ///< the --calibration file's content, or empty
-  std::string shape_source;            ///< where the cluster figures came from (for notes)
 };
+
+/// A topotune.cluster/1 document that rebuilds `spec` exactly: `instance` is the catalog name
+/// or the cluster file's instance object (with `overrides`, if any); nodes, placement, fabric
+/// and every link class's parameters are written out explicitly.
+std::string cluster_spec_json(const topo::ClusterSpec& spec, const std::string& instance_json,
+                              const std::string& overrides_json = "");
 
 struct Plan {
   PlanInputs inputs;
@@ -45,7 +58,8 @@ struct Plan {
   std::optional<std::string> replay_note;  ///< set by a replay that changed the answer
 };
 
-/// Runs the tuner with the closed-form timer (and a rank timer, if given).
+/// Rebuilds the cluster spec from inputs.cluster_json, derives the shape, and runs the tuner
+/// with the chosen screening timer (and a rank timer, if given).
 Expected<Plan> make_plan(PlanInputs inputs, const CollectiveTimer* rank = nullptr);
 
 /// The plan as JSON text (pretty-printed, deterministic).

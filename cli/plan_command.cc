@@ -2,6 +2,7 @@
 // data-parallel training step fastest on a cluster, and the configs to run it.
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -34,6 +35,7 @@ struct PlanArgs {
   std::string emit;
   std::string out;
   std::string replay;
+  std::string timer = tune::kTimerAlphaBeta;
 };
 
 Expected<std::string> read_text(const std::string& path, const char* what) {
@@ -44,31 +46,33 @@ Expected<std::string> read_text(const std::string& path, const char* what) {
   return s.str();
 }
 
-Expected<topo::ClusterSpec> cluster_spec(const PlanArgs& a) {
-  if (!a.cluster_file.empty()) return topo::load_cluster_file(a.cluster_file);
+// The cluster as a topotune.cluster/1 document, for the plan to embed and replay.
+Expected<std::string> cluster_json(const PlanArgs& a) {
+  if (!a.cluster_file.empty()) {
+    TT_TRY(const topo::ClusterSpec spec, topo::load_cluster_file(a.cluster_file));
+    TT_TRY(const std::string text, read_text(a.cluster_file, "cluster file"));
+    // Already validated by load_cluster_file, so these members exist and parse.
+    const nlohmann::json doc = nlohmann::json::parse(text);
+    return tune::cluster_spec_json(spec, doc.at("instance").dump(),
+                                   doc.contains("overrides") ? doc["overrides"].dump() : "");
+  }
   if (a.instance.empty()) {
     return fail(Errc::InvalidArgument, "give --instance NAME (or --cluster FILE, --replay PLAN)");
   }
   if (a.nodes < 1) return fail(Errc::InvalidArgument, "--nodes must be at least 1");
   TT_TRY(topo::Placement placement, topo::parse_placement(a.placement));
-  return topo::make_cluster_spec(a.instance, a.nodes, placement);
+  TT_TRY(const topo::ClusterSpec spec, topo::make_cluster_spec(a.instance, a.nodes, placement));
+  return tune::cluster_spec_json(spec, nlohmann::json(spec.instance.name).dump());
 }
 
 Expected<tune::PlanInputs> inputs_from_args(const PlanArgs& a) {
-  TT_TRY(const topo::ClusterSpec spec, cluster_spec(a));
   tune::PlanInputs in;
-  in.instance = spec.instance.name;
-  in.sagemaker_name = spec.instance.sagemaker_name.value_or("");
-  in.nodes = spec.hosts;
-  in.placement = topo::placement_name(spec.placement);
-  TT_TRY(in.shape, tune::cluster_shape(spec));
-  in.shape_source = a.cluster_file.empty()
-                        ? "catalog " + a.instance + ", topology model defaults + ShapeDefaults"
-                        : "cluster file " + a.cluster_file + " + ShapeDefaults";
+  TT_TRY(in.cluster_json, cluster_json(a));
+  in.timer = a.timer;
   TT_TRY(in.model, tune::load_model_profile(a.model));
   in.compute.batch_per_gpu = a.batch;
   in.compute.efficiency = a.efficiency;
-  in.compute.peak_flops = a.peak_tflops > 0 ? a.peak_tflops * 1e12 : in.shape.peak_flops;
+  in.compute.peak_flops = a.peak_tflops > 0 ? a.peak_tflops * 1e12 : 0;  // 0: the GPU's
   if (!(a.efficiency > 0 && a.efficiency <= 1)) {
     return fail(Errc::InvalidArgument, "--compute-efficiency must be in (0, 1]");
   }
@@ -162,6 +166,10 @@ CommandRun setup_plan(CLI::App& sub) {
   sub.add_option("--format", a->format, "table or json")->capture_default_str();
   sub.add_option("--emit", a->emit, "write configs: nccl-env, torchrun, ddp, horovod, sagemaker, all");
   sub.add_option("--out", a->out, "directory for --emit (files are written all or none)");
+  sub.add_option("--timer", a->timer,
+                 "screening timer: alpha-beta (autotune's host-level closed forms) or "
+                 "closed-form (the algorithms module's per-algorithm closed forms)")
+      ->capture_default_str();
   sub.add_option("--replay", a->replay, "recompute a plan JSON from the inputs it embeds");
   sub.footer(
       "Examples:\n"

@@ -14,13 +14,8 @@ topo::ClusterSpec p4d(int hosts) { return *topo::make_cluster_spec("p4d.24xlarge
 
 PlanInputs inputs(int hosts, const char* model = "bert-large") {
   PlanInputs in;
-  const topo::ClusterSpec spec = p4d(hosts);
-  in.instance = spec.instance.name;
-  in.sagemaker_name = *spec.instance.sagemaker_name;
-  in.nodes = hosts;
-  in.shape = *cluster_shape(spec);
+  in.cluster_json = cluster_spec_json(p4d(hosts), "\"p4d.24xlarge\"");
   in.model = *load_model_profile(model);
-  in.compute.peak_flops = in.shape.peak_flops;
   in.compute.batch_per_gpu = 8;
   return in;
 }

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include "algorithms/registry.h"
 #include "autotune/alpha_beta_timer.h"
+#include "autotune/closed_form_timer.h"
 
 namespace topotune::tune {
 namespace {
@@ -214,6 +216,40 @@ TEST(Tuner, BertLargeSweepHasAnInteriorOptimum) {
   EXPECT_LT(best.bucket_cap, caps.back());
   EXPECT_LT(best.step.step.value, first);
   EXPECT_LT(best.step.step.value, last);
+}
+
+}  // namespace
+}  // namespace topotune::tune
+
+namespace topotune::tune {
+namespace {
+
+// The closed-form timer passes the algorithms module's closed forms through, plus the launch
+// cost, and nccl-default takes the faster of ring and tree.
+TEST(ClosedFormTimer, AddsTheLaunchCostToTheAlgorithmsClosedForm) {
+  auto layout = algo::flat_layout(8, 4);
+  ASSERT_TRUE(layout);
+  algo::CostParams p;
+  p.intra = {Seconds(1e-6), BytesPerSec(100e9)};
+  p.inter = {Seconds(10e-6), BytesPerSec(10e9)};
+  const ClosedFormTimer timer(*layout, p, Seconds(5e-6));
+  sched::CollectiveSpec spec;
+  spec.ranks = 8;
+  spec.bytes = 64_MiB;
+  for (const char* name : {"ring", "tree"}) {
+    auto alg = algo::make_algorithm(name, {});
+    ASSERT_TRUE(alg);
+    auto want = (*alg)->closed_form(spec, *layout, p);
+    ASSERT_TRUE(want) << want.error().message;
+    auto got = timer.allreduce(*parse_algorithm_choice(name), 64_MiB);
+    ASSERT_TRUE(got) << got.error().message;
+    EXPECT_DOUBLE_EQ(got->value, want->value + 5e-6) << name;
+  }
+  const double ring = timer.allreduce({AlgoKind::Ring}, 64_MiB)->value;
+  const double tree = timer.allreduce({AlgoKind::Tree}, 64_MiB)->value;
+  EXPECT_DOUBLE_EQ(timer.allreduce({AlgoKind::NcclDefault}, 64_MiB)->value, std::min(ring, tree));
+  EXPECT_TRUE(timer.allreduce(*parse_algorithm_choice("hierarchical(rhd)"), 64_MiB));
+  EXPECT_TRUE(timer.allreduce(*parse_algorithm_choice("ps(k=2)"), 64_MiB));
 }
 
 }  // namespace
