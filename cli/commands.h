@@ -7,8 +7,15 @@ namespace topotune::cli {
 
 // Each subcommand adds its declaration here and its row in main.cc's kCommands.
 
+/// `topotune instances`: the built-in instance catalog (cli/instances_command.cc).
+CommandRun setup_instances(CLI::App& sub);
+/// `topotune topo`: one cluster's topology as a table, JSON or DOT (cli/topo_command.cc).
+CommandRun setup_topo(CLI::App& sub);
 /// topotune schedule: generate and print one algorithm's schedule (schedule_command.cc).
 CommandRun setup_schedule(CLI::App& sub);
+
+/// topotune simulate: simulate one algorithm on a cluster with contention (simulate_command.cc).
+CommandRun setup_simulate(CLI::App& sub);
 
 /// topotune plan: algorithm x bucket size x gradient dtype for a model on a cluster.
 CommandRun setup_plan(CLI::App& sub);

@@ -13,8 +13,8 @@ namespace topotune::topo {
 
 Expected<ClusterSpec> make_cluster_spec(InstanceSpec instance, int hosts, Placement placement) {
   if (hosts < 1 || hosts > kMaxHosts)
-    return fail(Errc::InvalidArgument, "node count " + std::to_string(hosts) +
-                                           " out of range 1.." + std::to_string(kMaxHosts));
+    return fail(Errc::InvalidArgument, "node count " + std::to_string(hosts) + " out of range 1.." +
+                                           std::to_string(kMaxHosts));
   ClusterSpec spec;
   spec.instance = std::move(instance);
   spec.hosts = hosts;
@@ -28,8 +28,8 @@ Expected<ClusterSpec> make_cluster_spec(InstanceSpec instance, int hosts, Placem
 Expected<ClusterSpec> make_cluster_spec(const std::string& instance, int hosts,
                                         Placement placement) {
   if (hosts < 1 || hosts > kMaxHosts)
-    return fail(Errc::InvalidArgument, "node count " + std::to_string(hosts) +
-                                           " out of range 1.." + std::to_string(kMaxHosts));
+    return fail(Errc::InvalidArgument, "node count " + std::to_string(hosts) + " out of range 1.." +
+                                           std::to_string(kMaxHosts));
   TT_TRY(InstanceSpec inst, find_instance(instance));
   return make_cluster_spec(std::move(inst), hosts, placement);
 }
@@ -59,8 +59,8 @@ Expected<void> read_fabric(const Json& v, const JsonPath& at, FabricParams& fabr
 }
 
 Expected<void> read_link_params(const Json& v, const JsonPath& at, ClusterSpec& spec) {
-  TT_TRY_VOID(detail::check_object(v, at, {"nvlink", "pcie", "cpu_interconnect", "network",
-                                           "uplink"}));
+  TT_TRY_VOID(
+      detail::check_object(v, at, {"nvlink", "pcie", "cpu_interconnect", "network", "uplink"}));
   for (int k = 0; k < kNumLinkKinds; ++k) {
     const std::string name = link_kind_name(static_cast<LinkKind>(k));
     const Json* p = detail::find_member(v, name);
@@ -98,13 +98,20 @@ Expected<InstanceSpec> read_cluster_instance(const Json& v, const JsonPath& at) 
 Expected<ClusterSpec> parse_cluster_json(const std::string& text, const std::string& origin) {
   TT_TRY(Json doc, detail::parse_json_text(text, origin));
   const JsonPath root{&origin, ""};
-  TT_TRY_VOID(detail::check_object(doc, root, {"schema", "instance", "nodes", "placement",
-                                               "fabric", "link_params", "overrides"}));
-  for (const char* key : {"schema", "instance", "nodes"})
-    if (!detail::find_member(doc, key)) return (root / key).error("missing");
-  TT_TRY(std::string schema, detail::read_string(doc["schema"], root / "schema"));
+  if (!doc.is_object()) return root.error("expected an object, got " + detail::json_type_name(doc));
+  // The schema first: an instance file passed as a cluster file gets a message that says so.
+  const Json* schema_v = detail::find_member(doc, "schema");
+  if (!schema_v) return (root / "schema").error("missing");
+  TT_TRY(std::string schema, detail::read_string(*schema_v, root / "schema"));
   if (schema != kClusterSchema)
-    return (root / "schema").error("expected \"" + std::string(kClusterSchema) + "\"");
+    return (root / "schema")
+        .error("expected \"" + std::string(kClusterSchema) + "\", got \"" + schema +
+               "\" (docs/cluster.md)");
+  TT_TRY_VOID(detail::check_object(
+      doc, root,
+      {"schema", "instance", "nodes", "placement", "fabric", "link_params", "overrides"}));
+  for (const char* key : {"instance", "nodes"})
+    if (!detail::find_member(doc, key)) return (root / key).error("missing");
   TT_TRY(InstanceSpec inst, read_cluster_instance(doc["instance"], root / "instance"));
   TT_TRY(std::int64_t nodes, detail::read_int(doc["nodes"], root / "nodes", 1, kMaxHosts));
   Placement placement = Placement::Cluster;

@@ -13,11 +13,10 @@ namespace topotune::topo {
 InstanceCatalog::InstanceCatalog(std::vector<CatalogEntry> entries) : entries_(std::move(entries)) {
   std::stable_sort(entries_.begin(), entries_.end(),
                    [](const CatalogEntry& a, const CatalogEntry& b) { return a.name < b.name; });
-  entries_.erase(std::unique(entries_.begin(), entries_.end(),
-                             [](const CatalogEntry& a, const CatalogEntry& b) {
-                               return a.name == b.name;
-                             }),
-                 entries_.end());
+  entries_.erase(
+      std::unique(entries_.begin(), entries_.end(),
+                  [](const CatalogEntry& a, const CatalogEntry& b) { return a.name == b.name; }),
+      entries_.end());
 }
 
 const InstanceCatalog& InstanceCatalog::builtin() {

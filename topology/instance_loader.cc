@@ -90,9 +90,9 @@ Expected<std::vector<int>> read_int_list(const Json& v, const JsonPath& at, int 
 
 Expected<void> read_gpu(const Json& s, const JsonPath& sp, Figures& f) {
   InstanceSpec& in = f.inst;
-  TT_TRY_VOID(check_object(s, sp, {"count", "model", "arch", "memory_GiB", "peak_fp16_TFLOPS",
-                                    "peak_fp32_TFLOPS", "memory_bandwidth_GBps",
-                                    "reduce_bandwidth_GBps"}));
+  TT_TRY_VOID(check_object(s, sp,
+                           {"count", "model", "arch", "memory_GiB", "peak_fp16_TFLOPS",
+                            "peak_fp32_TFLOPS", "memory_bandwidth_GBps", "reduce_bandwidth_GBps"}));
   TT_TRY(const Json* count, f.get(s, sp, "count", true));
   TT_TRY(std::int64_t n, read_int(*count, sp / "count", 1, kMaxGpusPerHost));
   in.num_gpus = static_cast<int>(n);
@@ -100,8 +100,10 @@ Expected<void> read_gpu(const Json& s, const JsonPath& sp, Figures& f) {
   TT_TRY(in.gpu.model, read_string(*model, sp / "model"));
   TT_TRY(const Json* arch, f.get(s, sp, "arch", true));
   TT_TRY(in.gpu.arch, read_enum<GpuArch>(*arch, sp / "arch",
-                                         {{"volta", GpuArch::Volta}, {"turing", GpuArch::Turing},
-                                          {"ampere", GpuArch::Ampere}, {"hopper", GpuArch::Hopper},
+                                         {{"volta", GpuArch::Volta},
+                                          {"turing", GpuArch::Turing},
+                                          {"ampere", GpuArch::Ampere},
+                                          {"hopper", GpuArch::Hopper},
                                           {"blackwell", GpuArch::Blackwell}}));
   TT_TRY(auto mem, f.rate(s, sp, "memory_GiB", kGiB));
   if (mem) in.gpu.memory = Bytes(static_cast<std::int64_t>(mem->value));
@@ -117,8 +119,7 @@ Expected<void> read_gpu(const Json& s, const JsonPath& sp, Figures& f) {
 Expected<void> read_pairs(const Json& v, const JsonPath& at, InstanceSpec& in) {
   if (!v.is_array()) return at.error("expected an array, got " + json_type_name(v));
   for (std::size_t i = 0; i < v.size(); ++i) {
-    if (!v[i].is_array() || v[i].size() != 3)
-      return at.at(i).error("expected [gpuA, gpuB, links]");
+    if (!v[i].is_array() || v[i].size() != 3) return at.at(i).error("expected [gpuA, gpuB, links]");
     TT_TRY(std::int64_t a, read_int(v[i][0], at.at(i), 0, kMaxGpusPerHost));
     TT_TRY(std::int64_t b, read_int(v[i][1], at.at(i), 0, kMaxGpusPerHost));
     TT_TRY(std::int64_t l, read_int(v[i][2], at.at(i), 1, 64));
@@ -182,9 +183,10 @@ Expected<void> read_switches(const Json& v, const JsonPath& at, InstanceSpec& in
 
 Expected<void> read_host(const Json& s, const JsonPath& sp, Figures& f) {
   InstanceSpec& in = f.inst;
-  TT_TRY_VOID(check_object(s, sp, {"cpu_model", "cpu_sockets", "host_memory_GiB",
-                                    "cpu_interconnect_GBps", "cpu_reduce_GBps", "pcie_GBps",
-                                    "pcie_switches", "gpu_socket", "nic_socket"}));
+  TT_TRY_VOID(
+      check_object(s, sp,
+                   {"cpu_model", "cpu_sockets", "host_memory_GiB", "cpu_interconnect_GBps",
+                    "cpu_reduce_GBps", "pcie_GBps", "pcie_switches", "gpu_socket", "nic_socket"}));
   TT_TRY(const Json* cpu, f.get(s, sp, "cpu_model", false));
   if (cpu) {
     TT_TRY(in.cpu_model, read_string(*cpu, sp / "cpu_model"));
@@ -214,8 +216,8 @@ Expected<void> read_host(const Json& s, const JsonPath& sp, Figures& f) {
 
 Expected<void> read_network(const Json& s, const JsonPath& sp, Figures& f) {
   InstanceSpec& in = f.inst;
-  TT_TRY_VOID(check_object(
-      s, sp, {"nics", "nic_Gbps", "transport", "efa_version", "gpudirect_rdma"}));
+  TT_TRY_VOID(
+      check_object(s, sp, {"nics", "nic_Gbps", "transport", "efa_version", "gpudirect_rdma"}));
   TT_TRY(const Json* nics, f.get(s, sp, "nics", true));
   TT_TRY(std::int64_t n, read_int(*nics, sp / "nics", 1, kMaxNicsPerHost));
   in.num_nics = static_cast<int>(n);
@@ -242,20 +244,21 @@ Expected<void> read_network(const Json& s, const JsonPath& sp, Figures& f) {
 
 Expected<InstanceSpec> read_instance(const Json& v, const JsonPath& at,
                                      const std::string& expected_name) {
-  TT_TRY_VOID(check_object(v, at, {"schema", "name", "vendor", "description", "sagemaker_name",
-                                    "gpu", "intra", "host", "network"}));
+  TT_TRY_VOID(check_object(v, at,
+                           {"schema", "name", "vendor", "description", "sagemaker_name", "gpu",
+                            "intra", "host", "network"}));
   for (const char* key : {"schema", "name", "vendor", "gpu", "intra", "host", "network"})
     if (!find_member(v, key)) return (at / key).error("missing");
   TT_TRY(std::string schema, read_string(v["schema"], at / "schema"));
   if (schema != kInstanceSchema)
-    return (at / "schema").error("expected \"" + std::string(kInstanceSchema) + "\", got \"" +
-                                 schema + "\"");
+    return (at / "schema")
+        .error("expected \"" + std::string(kInstanceSchema) + "\", got \"" + schema + "\"");
   InstanceSpec in;
   TT_TRY(in.name, read_string(v["name"], at / "name"));
   if (in.name.empty()) return (at / "name").error("must not be empty");
   if (!expected_name.empty() && in.name != expected_name)
-    return (at / "name").error("\"" + in.name + "\" does not match the file name \"" +
-                               expected_name + "\"");
+    return (at / "name")
+        .error("\"" + in.name + "\" does not match the file name \"" + expected_name + "\"");
   TT_TRY(in.vendor, read_string(v["vendor"], at / "vendor"));
   if (in.vendor != "aws" && in.vendor != "nvidia" && in.vendor != "custom")
     return (at / "vendor").error("must be aws, nvidia or custom");
@@ -343,9 +346,8 @@ Expected<std::string> read_text_file(const std::string& path) {
 
 Expected<InstanceSpec> load_instance_file(const std::string& path) {
   TT_TRY(std::string text, read_text_file(path));
-  std::string stem = path.substr(path.find_last_of('/') == std::string::npos
-                                     ? 0
-                                     : path.find_last_of('/') + 1);
+  std::string stem =
+      path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
   if (stem.size() > 5 && stem.ends_with(".json")) stem.resize(stem.size() - 5);
   return parse_instance_json(text, path, stem);
 }

@@ -98,8 +98,7 @@ Expected<double> read_number(const Json& v, const JsonPath& at, bool positive) {
   if (!v.is_number()) return at.error("expected a number, got " + json_type_name(v));
   const double x = v.get<double>();
   if (!std::isfinite(x)) return at.error("must be finite", Errc::InvalidArgument);
-  if (positive && !(x > 0))
-    return at.error("must be > 0, got " + v.dump(), Errc::InvalidArgument);
+  if (positive && !(x > 0)) return at.error("must be > 0, got " + v.dump(), Errc::InvalidArgument);
   return x;
 }
 

@@ -3,9 +3,8 @@
 // nlohmann::json. Every error names the origin (file) and the field path; syntax errors give
 // line and column. No exception leaves these functions.
 
-#include <nlohmann/json.hpp>
-
 #include <initializer_list>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/expected.h"

@@ -25,8 +25,8 @@ TEST(Catalog, EveryInstanceLoadsAndBuildsAtOneAndFourHosts) {
       EXPECT_EQ(topo->num_hosts(), hosts);
       EXPECT_GE(topo->num_intra_host_rings(), 1) << name;
       // Every GPU pair and every inter-host pair has a route.
-      const Route r = topo->route(topo->gpu_of(RankId(0)),
-                                  topo->gpu_of(RankId(topo->num_ranks() - 1)));
+      const Route r =
+          topo->route(topo->gpu_of(RankId(0)), topo->gpu_of(RankId(topo->num_ranks() - 1)));
       EXPECT_GT(r.size, 0) << name;
     }
   }

@@ -45,7 +45,8 @@ TEST(ClusterFile, InlineInstanceOverridesAndParams) {
   EXPECT_DOUBLE_EQ(spec->params(LinkKind::Network).latency.value, 1.5e-6);
   EXPECT_DOUBLE_EQ(spec->params(LinkKind::Network).efficiency, 0.9);
   EXPECT_DOUBLE_EQ(spec->instance.pcie_bandwidth->value, 31.5e9);
-  EXPECT_EQ(spec->instance.sources.at("host.pcie_GBps"), "override in " + kDir + "/cluster-inline.json");
+  EXPECT_EQ(spec->instance.sources.at("host.pcie_GBps"),
+            "override in " + kDir + "/cluster-inline.json");
   // Untouched classes keep the partition defaults.
   EXPECT_DOUBLE_EQ(spec->params(LinkKind::Uplink).latency.value, 5e-6);
   auto topo = build_topology(*spec);
@@ -55,23 +56,23 @@ TEST(ClusterFile, InlineInstanceOverridesAndParams) {
 }
 
 TEST(ClusterFile, Errors) {
-  EXPECT_TRUE(contains(error_of("{\"schema\": \"topotune.cluster/1\",\n \"nodes\": 2,,}"),
-                       "c.json:2:13:"))
+  EXPECT_TRUE(
+      contains(error_of("{\"schema\": \"topotune.cluster/1\",\n \"nodes\": 2,,}"), "c.json:2:13:"))
       << error_of("{\"schema\": \"topotune.cluster/1\",\n \"nodes\": 2,,}");
   const std::string head = R"({"schema": "topotune.cluster/1", "instance": "p4d.24xlarge", )";
   EXPECT_TRUE(contains(error_of(head + R"("nodes": 0})"), "nodes: must be in 1..65536"));
   EXPECT_TRUE(contains(error_of(head + R"("nodes": 100000000})"), "nodes: must be in 1..65536"));
-  EXPECT_TRUE(contains(error_of(head + R"("nodes": 2, "placment": "cluster"})"),
-                       "placment: unknown key"));
-  EXPECT_TRUE(contains(error_of(head + R"("nodes": 2, "placement": "rack"})"),
-                       "unknown placement 'rack'"));
+  EXPECT_TRUE(
+      contains(error_of(head + R"("nodes": 2, "placment": "cluster"})"), "placment: unknown key"));
+  EXPECT_TRUE(
+      contains(error_of(head + R"("nodes": 2, "placement": "rack"})"), "unknown placement 'rack'"));
   EXPECT_TRUE(contains(error_of(head + R"("nodes": 2, "overrides": {"gpu.count": 4}})"),
                        "overrides.gpu.count: cannot be overridden"));
   EXPECT_TRUE(contains(error_of(head + R"("nodes": 2, "overrides": {"network.nic_Gbps": -1}})"),
                        "must be > 0"));
-  EXPECT_TRUE(contains(
-      error_of(head + R"("nodes": 2, "link_params": {"nvlink": {"efficiency": 1.5}}})"),
-      "link_params.nvlink.efficiency: must be in (0, 1]"));
+  EXPECT_TRUE(
+      contains(error_of(head + R"("nodes": 2, "link_params": {"nvlink": {"efficiency": 1.5}}})"),
+               "link_params.nvlink.efficiency: must be in (0, 1]"));
   EXPECT_TRUE(contains(error_of(head + R"("nodes": 2, "fabric": {"oversubscription": 0.5}})"),
                        "fabric.oversubscription: must be in 1..1000"));
   EXPECT_TRUE(contains(error_of(R"({"schema": "topotune.cluster/1", "instance": "p4d.24xl",

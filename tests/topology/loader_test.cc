@@ -1,9 +1,9 @@
 // Instance loader: fixtures, conversions, and every kind of bad input.
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "topology/instance_loader.h"

@@ -1,0 +1,231 @@
+// topotune simulate: run one algorithm's schedule through the contention-aware flow simulator
+// on a cluster (docs/simulator.md) and report time, algbw/busbw and the bottleneck links.
+//
+//   topotune simulate --instance p4d.24xlarge --nodes 4 --algo ring --size 1G
+//   topotune simulate --cluster my.json --algo hierarchical --inner rhd --size 256M --format json
+//   topotune simulate --instance p5.48xlarge --nodes 2 --algo tree --size 64M --trace trace.json
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+
+#include "algorithms/rank_layout.h"
+#include "algorithms/registry.h"
+#include "cli/chrome_trace.h"
+#include "cli/commands.h"
+#include "cli/file_output.h"
+#include "core/quantity_parse.h"
+#include "simulator/simulator.h"
+#include "topology/cluster_spec.h"
+#include "topology/topology.h"
+
+namespace topotune::cli {
+namespace {
+
+struct SimulateArgs {
+  std::string instance;
+  int nodes = -1;
+  std::string placement = "cluster";
+  std::string cluster_file;
+  std::string algo;
+  std::string size;
+  std::string dtype = "fp32";
+  std::string collective = "allreduce";
+  int channels = 1;
+  int chunks = 1;
+  int shards = 0;
+  std::string ps_placement = "colocated";
+  std::string inner = "ring";
+  std::string reduction = "serial";
+  bool no_flow_caps = false;
+  std::string format = "table";
+  std::string trace;
+};
+
+constexpr std::size_t kTopLinks = 5;
+
+Expected<topo::ClusterSpec> cluster_spec_of(const SimulateArgs& a) {
+  if (!a.cluster_file.empty()) {
+    if (!a.instance.empty()) {
+      return fail(Errc::InvalidArgument, "give --instance or --cluster, not both");
+    }
+    TT_TRY(topo::ClusterSpec spec, topo::load_cluster_file(a.cluster_file));
+    if (a.nodes != -1) spec.hosts = a.nodes;  // the command line overrides the file
+    if (spec.hosts < 1) return fail(Errc::InvalidArgument, "--nodes must be at least 1");
+    return spec;
+  }
+  if (a.instance.empty()) {
+    return fail(Errc::InvalidArgument, "give --instance NAME --nodes N, or --cluster FILE");
+  }
+  if (a.nodes < 1) {
+    return fail(Errc::InvalidArgument,
+                "--nodes must be at least 1, got " + std::to_string(a.nodes));
+  }
+  TT_TRY(const topo::Placement placement, topo::parse_placement(a.placement));
+  return topo::make_cluster_spec(a.instance, a.nodes, placement);
+}
+
+Expected<sim::SimOptions> sim_options_of(const SimulateArgs& a) {
+  sim::SimOptions o;
+  if (a.reduction == "serial") {
+    o.reduction = sim::ReductionModel::Serial;
+  } else if (a.reduction == "overlapped") {
+    o.reduction = sim::ReductionModel::Overlapped;
+  } else if (a.reduction == "none") {
+    o.reduction = sim::ReductionModel::Ignore;
+  } else {
+    return fail(Errc::InvalidArgument,
+                "--reduction must be serial, overlapped or none, got '" + a.reduction + "'");
+  }
+  o.apply_flow_caps = !a.no_flow_caps;
+  o.record_transfers = !a.trace.empty();
+  return o;
+}
+
+Expected<algo::AlgorithmOptions> algorithm_options_of(const SimulateArgs& a) {
+  algo::AlgorithmOptions o;
+  o.channels = a.channels;
+  o.chunks = a.chunks;
+  if (a.shards < 0) return fail(Errc::InvalidArgument, "--shards must be positive");
+  o.shards = a.shards;
+  TT_TRY(o.ps_placement, algo::parse_ps_placement(a.ps_placement));
+  TT_TRY(o.inner, algo::parse_inner_algorithm(a.inner));
+  return o;
+}
+
+std::string link_name(const topo::Topology& t, LinkId id) {
+  const topo::Link& l = t.link(id);
+  return t.device(l.src).name + " -> " + t.device(l.dst).name;
+}
+
+// Links that carried traffic, busiest first (ties by id): SimResult::bottlenecks for all.
+std::vector<LinkId> used_links(const sim::SimResult& r) { return r.bottlenecks(r.links.size()); }
+
+void print_table(const sched::Schedule& s, const sim::SimResult& r, const topo::Topology& t,
+                 const std::string& cluster, std::ostream& out) {
+  const auto& spec = s.spec();
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "%-12s %s\n%-12s %s\n%-12s %s of %s %s on %d ranks\n%-12s %zu (%llu events)\n",
+                "algorithm", s.algorithm().c_str(), "cluster", cluster.c_str(), "collective",
+                sched::collective_name(spec.collective), format_size(spec.bytes).c_str(),
+                sched::dtype_name(spec.dtype), spec.ranks, "transfers", s.size(),
+                static_cast<unsigned long long>(r.events));
+  out << line;
+  std::snprintf(line, sizeof line, "%-12s %s\n%-12s %.3f GB/s\n%-12s %.3f GB/s\n", "time",
+                format_duration(r.makespan).c_str(), "algbw", r.algbw.gbps_bytes(), "busbw",
+                r.busbw.gbps_bytes());
+  out << line;
+  const std::vector<LinkId> top = r.bottlenecks(kTopLinks);
+  if (top.empty()) return;
+  out << "\nbottleneck links (busy = bytes / capacity; utilisation = busy / time)\n";
+  std::snprintf(line, sizeof line, "  %-32s %-16s %10s %12s %12s %6s\n", "link", "kind", "bytes",
+                "capacity", "busy", "util");
+  out << line;
+  for (LinkId id : top) {
+    const topo::Link& l = t.link(id);
+    const sim::LinkStats& st = r.links[id.index()];
+    std::snprintf(line, sizeof line, "  %-32s %-16s %10s %12s %12s %5.1f%%\n",
+                  link_name(t, id).c_str(), topo::link_kind_name(l.kind),
+                  format_size(st.bytes).c_str(), format_rate(l.bandwidth).c_str(),
+                  format_duration(st.busy).c_str(), 100.0 * r.utilisation(id));
+    out << line;
+  }
+}
+
+Expected<void> print_json(const sched::Schedule& s, const sim::SimResult& r,
+                          const topo::Topology& t, const std::string& cluster, std::ostream& out) {
+  try {
+    nlohmann::ordered_json j;
+    j["algorithm"] = s.algorithm();
+    j["cluster"] = cluster;
+    j["collective"] = sched::collective_name(s.spec().collective);
+    j["bytes"] = s.spec().bytes.value;
+    j["ranks"] = s.spec().ranks;
+    j["transfers"] = s.size();
+    j["time_s"] = r.makespan.value;
+    j["algbw_GBps"] = r.algbw.gbps_bytes();
+    j["busbw_GBps"] = r.busbw.gbps_bytes();
+    nlohmann::ordered_json links = nlohmann::ordered_json::array();
+    for (LinkId id : used_links(r)) {
+      const topo::Link& l = t.link(id);
+      const sim::LinkStats& st = r.links[id.index()];
+      links.push_back({{"src", t.device(l.src).name},
+                       {"dst", t.device(l.dst).name},
+                       {"kind", topo::link_kind_name(l.kind)},
+                       {"capacity_GBps", l.bandwidth.gbps_bytes()},
+                       {"bytes", st.bytes.value},
+                       {"busy_s", st.busy.value},
+                       {"active_s", st.active.value},
+                       {"utilisation", r.utilisation(id)}});
+    }
+    j["links"] = std::move(links);
+    out << j.dump(2) << "\n";
+  } catch (const nlohmann::json::exception& e) {
+    return fail(Errc::Internal, std::string("writing JSON: ") + e.what());
+  }
+  return {};
+}
+
+Expected<void> run_simulate(const SimulateArgs& a, std::ostream& out) {
+  if (a.format != "table" && a.format != "json") {
+    return fail(Errc::InvalidArgument, "--format must be table or json, got '" + a.format + "'");
+  }
+  TT_TRY(const sim::SimOptions sim_options, sim_options_of(a));
+  sched::CollectiveSpec spec;
+  TT_TRY(spec.collective, sched::parse_collective(a.collective));
+  TT_TRY(spec.dtype, sched::parse_dtype(a.dtype));
+  TT_TRY(spec.bytes, parse_size(a.size).context("--size"));
+  TT_TRY(const algo::AlgorithmOptions opts, algorithm_options_of(a));
+  TT_TRY(auto algorithm, algo::make_algorithm(a.algo, opts, spec.collective));
+  TT_TRY(const topo::ClusterSpec cluster_spec, cluster_spec_of(a));
+  TT_TRY(const topo::Topology topology, topo::build_topology(cluster_spec));
+  TT_TRY(const algo::RankLayout layout, algo::layout_from_topology(topology, opts.channels));
+  spec.ranks = layout.ranks();
+  TT_TRY_VOID(spec.check());
+  TT_TRY(const sched::Schedule schedule, algorithm->generate(spec, layout));
+  TT_TRY(const sim::SimResult result, sim::Simulator(topology, sim_options).run(schedule));
+  const std::string cluster = cluster_spec.instance.name + " x " +
+                              std::to_string(cluster_spec.hosts) + " (" +
+                              topo::placement_name(cluster_spec.placement) + " placement)";
+  if (!a.trace.empty()) {
+    TT_TRY(const std::string trace, chrome_trace_json(schedule, result, topology));
+    TT_TRY_VOID(write_file_atomically(a.trace, trace).context("--trace"));
+  }
+  if (a.format == "json") return print_json(schedule, result, topology, cluster, out);
+  print_table(schedule, result, topology, cluster, out);
+  return {};
+}
+
+}  // namespace
+
+CommandRun setup_simulate(CLI::App& sub) {
+  auto a = std::make_shared<SimulateArgs>();
+  std::string names;
+  for (const std::string& n : algo::algorithm_names()) names += (names.empty() ? "" : ", ") + n;
+  sub.add_option("--instance", a->instance, "catalog instance type, e.g. p4d.24xlarge");
+  sub.add_option("--nodes", a->nodes, "number of instances (overrides the --cluster file's)");
+  sub.add_option("--placement", a->placement, "cluster (default), partition or spread");
+  sub.add_option("--cluster", a->cluster_file, "cluster JSON file instead of --instance");
+  sub.add_option("--algo", a->algo, "algorithm: " + names)->required();
+  sub.add_option("--size", a->size, "buffer size: 8, 64K, 256M, 1G (powers of 1024)")->required();
+  sub.add_option("--dtype", a->dtype, "fp32 (default), fp16, bf16");
+  sub.add_option("--collective", a->collective,
+                 "allreduce (default), reduce_scatter, allgather, broadcast");
+  sub.add_option("--channels", a->channels, "parallel rings/trees (default 1)");
+  sub.add_option("--chunks", a->chunks, "pipeline chunks per channel (default 1)");
+  sub.add_option("--shards", a->shards, "parameter server shards (default: per rank or host)");
+  sub.add_option("--ps-placement", a->ps_placement, "parameter servers: colocated or cpu");
+  sub.add_option("--inner", a->inner, "hierarchical inter-host algorithm: ring, tree, rhd, ps");
+  sub.add_option("--reduction", a->reduction,
+                 "reduction cost: serial (default, after delivery), overlapped, none");
+  sub.add_flag("--no-flow-caps", a->no_flow_caps, "ignore per-flow rate caps (AWS TCP)");
+  sub.add_option("--format", a->format, "table (default) or json");
+  sub.add_option("--trace", a->trace, "write a Chrome/Perfetto trace of the transfers to FILE");
+  return [a](std::ostream& out) { return run_simulate(*a, out); };
+}
+
+}  // namespace topotune::cli

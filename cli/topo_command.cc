@@ -1,0 +1,138 @@
+// `topotune topo`: the cluster graph of an instance type x node count x placement (or of a
+// --cluster file) as a summary table, JSON for scripts, or Graphviz DOT.
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <map>
+#include <ostream>
+#include <set>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "core/quantity_parse.h"
+#include "topology/topology_export.h"
+
+namespace topotune::cli {
+namespace {
+
+struct TopoOptions {
+  std::string instance;
+  std::string cluster_file;
+  std::string placement = "cluster";
+  std::string format = "table";
+  int nodes = 0;
+  CLI::Option* nodes_opt = nullptr;
+};
+
+Expected<topo::ClusterSpec> make_spec(const TopoOptions& o) {
+  if (o.instance.empty() && o.cluster_file.empty())
+    return fail(Errc::InvalidArgument, "give --instance NAME --nodes N, or --cluster FILE");
+  const bool nodes_given = o.nodes_opt->count() > 0;
+  if (nodes_given && (o.nodes < 1 || o.nodes > topo::kMaxHosts))
+    return fail(Errc::InvalidArgument, "--nodes " + std::to_string(o.nodes) + ": must be in 1.." +
+                                           std::to_string(topo::kMaxHosts));
+  if (!o.cluster_file.empty()) {
+    TT_TRY(topo::ClusterSpec spec, topo::load_cluster_file(o.cluster_file));
+    if (nodes_given) spec.hosts = o.nodes;  // the command line wins over the file
+    return spec;
+  }
+  if (!nodes_given) return fail(Errc::InvalidArgument, "--nodes N is required with --instance");
+  TT_TRY(topo::Placement placement, topo::parse_placement(o.placement));
+  return topo::make_cluster_spec(o.instance, o.nodes, placement);
+}
+
+std::string link_class_rows(const topo::Topology& t) {
+  std::ostringstream o;
+  char line[200];
+  std::snprintf(line, sizeof line, "  %-17s %7s  %-28s %6s  %s\n", "class", "links*",
+                "nominal per link (per dir)", "effic.", "latency/hop");
+  o << line;
+  for (int k = 0; k < topo::kNumLinkKinds; ++k) {
+    const auto kind = static_cast<topo::LinkKind>(k);
+    int count = 0;
+    std::set<double> rates;
+    for (std::size_t i = 0; i < t.num_links(); ++i) {
+      const topo::Link& l = t.link(LinkId(static_cast<std::int32_t>(i)));
+      if (l.kind != kind) continue;
+      ++count;
+      rates.insert(l.nominal.value);
+    }
+    if (count == 0) continue;
+    std::string r;
+    for (double v : rates) r += (r.empty() ? "" : ", ") + format_rate(BytesPerSec(v));
+    const topo::LinkClassParams& p = t.spec().params(kind);
+    std::snprintf(line, sizeof line, "  %-17s %7d  %-28s %6.2f  %s\n", topo::link_kind_name(kind),
+                  count, r.c_str(), p.efficiency, format_duration(p.latency).c_str());
+    o << line;
+  }
+  o << "  * directed links: a full-duplex cable is two links\n";
+  return o.str();
+}
+
+std::string table(const topo::Topology& t) {
+  const topo::InstanceSpec& in = t.spec().instance;
+  std::ostringstream o;
+  o << "instance        " << in.name << (in.description.empty() ? "" : "  (" + in.description + ")")
+    << "\nnodes           " << t.num_hosts() << "  (" << topo::placement_name(t.spec().placement)
+    << " placement, " << t.num_racks() << (t.num_racks() == 1 ? " rack" : " racks")
+    << (t.num_racks() > 1 ? ", spine oversubscription " +
+                                std::to_string(t.spec().fabric.oversubscription).substr(0, 4) + ":1"
+                          : "")
+    << ")\nGPUs            " << t.num_ranks() << "  (" << t.gpus_per_host() << " per node, "
+    << in.gpu.model << ", " << topo::fabric_name(in.fabric) << ")\nNICs            "
+    << t.num_hosts() * in.num_nics << "  (" << in.num_nics << " per node, "
+    << format_rate(in.nic_bandwidth) << " = " << in.nic_bandwidth.value * 8 / 1e9 << " Gbps each, "
+    << topo::transport_name(in.transport) << ", GPUDirect RDMA "
+    << (in.gpudirect_rdma ? "yes" : "no") << ")\nNIC per node    "
+    << format_rate(t.host_nic_bandwidth()) << "\nbisection       "
+    << format_rate(t.bisection_bandwidth()) << "\n";
+  for (const topo::NvLinkDomain& d : topo::nvlink_domains(t))
+    o << "NVLink domain   " << d.gpus.size() << " GPUs per node, "
+      << format_rate(d.per_gpu_bandwidth) << " per GPU per direction\n";
+  if (t.spec().fabric.per_flow_cap)
+    o << "per-flow cap    " << format_rate(*t.spec().fabric.per_flow_cap) << " = "
+      << t.spec().fabric.per_flow_cap->value * 8 / 1e9 << " Gbps (AWS per-flow TCP limit)\n";
+  o << "\nlink classes (efficiency and latency are model assumptions, docs/model.md):\n"
+    << link_class_rows(t);
+  const auto unknowns = topo::unknown_figures(t);
+  if (!unknowns.empty()) o << "\nunknown figures and the model defaults used instead:\n";
+  for (const topo::UnknownFigure& u : unknowns)
+    o << "  " << u.figure << ": " << u.model_default << "\n";
+  return o.str();
+}
+
+}  // namespace
+
+CommandRun setup_topo(CLI::App& sub) {
+  auto o = std::make_shared<TopoOptions>();
+  auto* inst =
+      sub.add_option("--instance", o->instance, "Catalog instance type (see `topotune instances`)");
+  o->nodes_opt = sub.add_option("--nodes", o->nodes, "Number of nodes (hosts), 1..65536");
+  auto* placement = sub.add_option("--placement", o->placement, "cluster | partition | spread")
+                        ->capture_default_str();
+  auto* cluster =
+      sub.add_option("--cluster", o->cluster_file,
+                     "Cluster JSON file (docs/cluster.md); --nodes overrides its nodes");
+  cluster->excludes(inst)->excludes(placement);
+  sub.add_option("--format", o->format, "Output format")
+      ->check(CLI::IsMember({"table", "json", "dot"}))
+      ->capture_default_str();
+  sub.footer(
+      "Examples:\n"
+      "  topotune topo --instance p4d.24xlarge --nodes 4\n"
+      "  topotune topo --instance p5.48xlarge --nodes 16 --placement partition --format json\n"
+      "  topotune topo --instance p3.16xlarge --nodes 2 --format dot | dot -Tsvg > p3.svg\n"
+      "  topotune topo --cluster my_cluster.json --nodes 8");
+  return [o](std::ostream& out) -> Expected<void> {
+    TT_TRY(topo::ClusterSpec spec, make_spec(*o));
+    TT_TRY(topo::Topology t, topo::build_topology(spec));
+    // Render fully before writing, so an error never leaves partial output.
+    const std::string text = o->format == "json"  ? topo::topology_to_json(t)
+                             : o->format == "dot" ? topo::topology_to_dot(t)
+                                                  : table(t);
+    out << text;
+    return {};
+  };
+}
+
+}  // namespace topotune::cli

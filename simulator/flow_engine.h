@@ -1,0 +1,89 @@
+#pragma once
+// FlowEngine: the discrete-event loop behind Simulator::run (internal to simulator/).
+//
+// Events are (time, sequence number) in an EventQueue; every event at the same instant is
+// handled before the solver re-solves once for the whole batch, so a thousand flows starting
+// together cost one solve of each touched component, not a thousand. A flow remembers the
+// sequence number of its one valid completion event: when its rate changes, a new event is
+// pushed and the old one is dropped when popped (lazy deletion), which is cheaper than a
+// decrease-key heap.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "algorithms/schedule/schedule.h"
+#include "core/expected.h"
+#include "simulator/event_queue.h"
+#include "simulator/max_min_solver.h"
+#include "simulator/network_model.h"
+#include "simulator/sim_result.h"
+#include "simulator/simulator.h"
+
+namespace topotune::sim {
+
+class FlowEngine {
+ public:
+  FlowEngine(const NetworkModel& network, const SimOptions& options,
+             const sched::Schedule& schedule);
+
+  /// Runs to completion and fills the result's makespan, transfers, links and events.
+  Expected<void> run(SimResult& result);
+
+ private:
+  /// Event kinds; the event's id is a pending start (Start) or a solver variable (FlowEnd).
+  enum EventKind : std::uint8_t { kStart, kFlowEnd };
+  enum class Phase : std::uint8_t { Network, Reduction };
+  /// A flow in progress (indexed by solver variable id, reused after it ends).
+  struct Flow {
+    std::uint32_t transfer = 0;
+    Phase phase = Phase::Network;
+    std::uint64_t finish_event = kNoEvent;  ///< seq of the valid completion event
+    double remaining = 0;                   ///< bytes left as of `last`
+    double rate = 0;                        ///< bytes/s since `last`
+    double last = 0;
+  };
+
+  Expected<void> map_endpoints();
+  std::string first_use(EndpointId id) const;
+  void build_dependents();
+  static constexpr std::uint64_t kNoEvent = ~std::uint64_t{0};
+  void make_ready(std::uint32_t t);
+  void start(std::uint32_t pending);
+  void begin_flow(std::uint32_t t, Phase phase, std::span<const int> constraints, double bound);
+  void end_flow(int v);
+  void complete(std::uint32_t t);
+  void apply_rates(std::span<const int> changed);
+  int reduce_constraint(NodeId device);
+  Expected<void> check_all_done() const;
+
+  const NetworkModel& network_;
+  const SimOptions& options_;
+  const sched::Schedule& schedule_;
+  SimResult* result_ = nullptr;
+  double now_ = 0;
+
+  std::vector<NodeId> device_;                  ///< per endpoint
+  std::vector<std::uint32_t> waiting_;          ///< per transfer: dependencies not yet complete
+  std::vector<std::uint32_t> dependent_begin_;  ///< CSR of the reverse edges (n + 1 entries)
+  std::vector<std::uint32_t> dependents_;
+  std::size_t completed_ = 0;
+
+  MaxMinSolver solver_;
+  std::vector<Flow> flows_;
+  std::vector<int> reduce_constraint_;  ///< per device, -1 until first used
+  std::vector<std::uint32_t> active_on_link_;
+  std::vector<double> busy_since_;
+  EventQueue events_;
+  /// A ready transfer waiting out its latency, with the route computed when it became ready
+  /// (kept so that the route is computed once per transfer, not again at its start).
+  struct PendingStart {
+    topo::Route route;
+    std::uint32_t transfer = 0;
+  };
+  std::vector<PendingStart> pending_;
+  std::vector<std::uint32_t> free_pending_;
+  std::vector<int> scratch_;
+};
+
+}  // namespace topotune::sim

@@ -1,0 +1,293 @@
+#include "simulator/max_min_solver.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/assert.h"
+
+namespace topotune::sim {
+namespace {
+
+// Components up to this many constraints are filled by linear scans rather than a heap.
+constexpr std::size_t kSmallComponent = 16;
+
+// Min-heap order on (share, constraint id): the smallest share saturates first and equal
+// shares go to the smaller id, so the result does not depend on heap internals.
+bool later(double share_a, int c_a, double share_b, int c_b) {
+  return share_a > share_b || (share_a == share_b && c_a > c_b);
+}
+
+}  // namespace
+
+int MaxMinSolver::add_constraint(double capacity) {
+  TT_ASSERT(capacity >= 0 && !std::isnan(capacity), "bad capacity %g", capacity);
+  Constraint c;
+  c.capacity = capacity;
+  constraints_.push_back(std::move(c));
+  return static_cast<int>(constraints_.size()) - 1;
+}
+
+int MaxMinSolver::add_variable(std::span<const int> constraints, double bound) {
+  TT_ASSERT(bound > 0, "bound must be positive, got %g", bound);
+  int v;
+  if (!free_variables_.empty()) {
+    v = free_variables_.back();
+    free_variables_.pop_back();
+  } else {
+    v = static_cast<int>(variables_.size());
+    variables_.emplace_back();
+  }
+  Variable& var = variables_[static_cast<std::size_t>(v)];
+  var.constraints.clear();
+  var.positions.clear();
+  var.bound = bound;
+  var.value = 0;
+  var.active = true;
+  var.fresh = true;
+  for (int c : constraints) {
+    TT_ASSERT(c >= 0 && static_cast<std::size_t>(c) < constraints_.size(), "bad constraint %d", c);
+    Constraint& con = constraints_[static_cast<std::size_t>(c)];
+    const int slot = static_cast<int>(var.constraints.size());
+    var.constraints.push_back(c);
+    var.positions.push_back(static_cast<int>(con.users.size()));
+    con.users.push_back({v, slot});
+    if (!con.dirty) {
+      con.dirty = true;
+      dirty_.push_back(c);
+    }
+  }
+  // A variable that uses nothing is its own component: its share is its bound.
+  if (var.constraints.empty()) dirty_.push_back(-1 - v);
+  ++active_;
+  return v;
+}
+
+void MaxMinSolver::remove_variable(int v) {
+  Variable& var = variables_[static_cast<std::size_t>(v)];
+  TT_ASSERT(var.active, "variable %d is not active", v);
+  for (std::size_t k = 0; k < var.constraints.size(); ++k) {
+    const int c = var.constraints[k];
+    const int position = var.positions[k];
+    Constraint& con = constraints_[static_cast<std::size_t>(c)];
+    // Swap-remove, then tell the moved user where it now sits.
+    const User moved = con.users.back();
+    con.users[static_cast<std::size_t>(position)] = moved;
+    variables_[static_cast<std::size_t>(moved.variable)]
+        .positions[static_cast<std::size_t>(moved.slot)] = position;
+    con.users.pop_back();
+    if (!con.dirty) {
+      con.dirty = true;
+      dirty_.push_back(c);
+    }
+  }
+  var.constraints.clear();
+  var.positions.clear();
+  var.active = false;
+  var.fresh = false;
+  free_variables_.push_back(v);
+  --active_;
+}
+
+std::span<const int> MaxMinSolver::solve() {
+  changed_.clear();
+  ++epoch_;
+  for (int d : dirty_) {
+    if (d < 0) {  // a constraint-free variable added since the last solve
+      Variable& var = variables_[static_cast<std::size_t>(-1 - d)];
+      if (var.active && var.fresh && var.constraints.empty()) {
+        var.value = var.bound;
+        var.fresh = false;
+        changed_.push_back(-1 - d);
+      }
+      continue;
+    }
+    Constraint& con = constraints_[static_cast<std::size_t>(d)];
+    con.dirty = false;
+    if (con.mark == epoch_) continue;  // already re-solved as part of an earlier component
+    collect_component(d);
+    fill_component();
+  }
+  dirty_.clear();
+  return changed_;
+}
+
+void MaxMinSolver::collect_component(int seed) {
+  comp_constraints_.clear();
+  comp_variables_.clear();
+  stack_.clear();
+  constraints_[static_cast<std::size_t>(seed)].mark = epoch_;
+  stack_.push_back(seed);
+  while (!stack_.empty()) {
+    const int c = stack_.back();
+    stack_.pop_back();
+    comp_constraints_.push_back(c);
+    for (const User& u : constraints_[static_cast<std::size_t>(c)].users) {
+      Variable& var = variables_[static_cast<std::size_t>(u.variable)];
+      if (var.mark == epoch_) continue;
+      var.mark = epoch_;
+      comp_variables_.push_back(u.variable);
+      for (int c2 : var.constraints) {
+        Constraint& other = constraints_[static_cast<std::size_t>(c2)];
+        if (other.mark == epoch_) continue;
+        other.mark = epoch_;
+        stack_.push_back(c2);
+      }
+    }
+  }
+}
+
+void MaxMinSolver::push_share(int c) {
+  const Constraint& con = constraints_[static_cast<std::size_t>(c)];
+  heap_.push_back({con.remaining / con.unfixed, c, con.version});
+  std::push_heap(heap_.begin(), heap_.end(), [](const ShareEntry& a, const ShareEntry& b) {
+    return later(a.share, a.constraint, b.share, b.constraint);
+  });
+}
+
+void MaxMinSolver::fix_variable(int v, double share, bool heap) {
+  Variable& var = variables_[static_cast<std::size_t>(v)];
+  var.fixed = true;
+  var.next = share;
+  for (int c : var.constraints) {
+    Constraint& con = constraints_[static_cast<std::size_t>(c)];
+    // Rounding may leave a saturated constraint a hair below zero; it has nothing left.
+    con.remaining = std::max(0.0, con.remaining - share);
+    --con.unfixed;
+    ++con.version;
+    if (heap && con.unfixed > 0) push_share(c);
+  }
+}
+
+void MaxMinSolver::fill_component() {
+  if (comp_variables_.size() <= 1) {
+    // Common case (a flow alone on its links): no sharing, the share is the tightest capacity.
+    for (int v : comp_variables_) {
+      Variable& var = variables_[static_cast<std::size_t>(v)];
+      double share = var.bound;
+      for (int c : var.constraints) {
+        share = std::min(share, constraints_[static_cast<std::size_t>(c)].capacity);
+      }
+      if (var.fresh || share != var.value) changed_.push_back(v);
+      var.value = share;
+      var.fresh = false;
+    }
+    return;
+  }
+  if (comp_constraints_.size() <= kSmallComponent) {
+    fill_small_component();
+    return;
+  }
+  const auto later_entry = [](const ShareEntry& a, const ShareEntry& b) {
+    return later(a.share, a.constraint, b.share, b.constraint);
+  };
+  heap_.clear();
+  for (int c : comp_constraints_) {
+    Constraint& con = constraints_[static_cast<std::size_t>(c)];
+    con.remaining = con.capacity;
+    con.unfixed = static_cast<int>(con.users.size());
+    ++con.version;
+    if (con.unfixed > 0) heap_.push_back({con.remaining / con.unfixed, c, con.version});
+  }
+  std::make_heap(heap_.begin(), heap_.end(), later_entry);
+  bounded_.clear();
+  for (int v : comp_variables_) {
+    Variable& var = variables_[static_cast<std::size_t>(v)];
+    var.fixed = false;
+    if (var.bound != kUnbounded) bounded_.push_back(v);
+  }
+  std::sort(bounded_.begin(), bounded_.end(), [this](int a, int b) {
+    const double ba = variables_[static_cast<std::size_t>(a)].bound;
+    const double bb = variables_[static_cast<std::size_t>(b)].bound;
+    return ba < bb || (ba == bb && a < b);
+  });
+  std::size_t next_bounded = 0;
+  for (;;) {
+    while (!heap_.empty()) {
+      const ShareEntry& top = heap_.front();
+      const Constraint& con = constraints_[static_cast<std::size_t>(top.constraint)];
+      if (top.version == con.version && con.unfixed > 0) break;
+      std::pop_heap(heap_.begin(), heap_.end(), later_entry);
+      heap_.pop_back();
+    }
+    while (next_bounded < bounded_.size() &&
+           variables_[static_cast<std::size_t>(bounded_[next_bounded])].fixed) {
+      ++next_bounded;
+    }
+    const bool have_bound = next_bounded < bounded_.size();
+    if (heap_.empty() && !have_bound) break;
+    const double share = heap_.empty() ? kUnbounded : heap_.front().share;
+    if (have_bound) {
+      const int v = bounded_[next_bounded];
+      if (variables_[static_cast<std::size_t>(v)].bound <= share) {
+        fix_variable(v, variables_[static_cast<std::size_t>(v)].bound, true);
+        continue;
+      }
+    }
+    const int c = heap_.front().constraint;
+    std::pop_heap(heap_.begin(), heap_.end(), later_entry);
+    heap_.pop_back();
+    // The saturated constraint's unfixed users all get its share; fixing only edits counters,
+    // so iterating its user list here is safe.
+    for (const User& u : constraints_[static_cast<std::size_t>(c)].users) {
+      if (!variables_[static_cast<std::size_t>(u.variable)].fixed) {
+        fix_variable(u.variable, share, true);
+      }
+    }
+  }
+  publish_component();
+}
+
+void MaxMinSolver::publish_component() {
+  for (int v : comp_variables_) {
+    Variable& var = variables_[static_cast<std::size_t>(v)];
+    if (var.fresh || var.next != var.value) changed_.push_back(v);
+    var.value = var.next;
+    var.fresh = false;
+  }
+}
+
+// The same progressive filling as fill_component(), with linear scans instead of a heap: for a
+// handful of constraints (two GPUs sharing a NIC) a scan is cheaper than heap upkeep. Same tie
+// rules (smallest share, then smallest constraint id; a bound <= the share first, smallest
+// bound then id), hence the same values bit for bit.
+void MaxMinSolver::fill_small_component() {
+  for (int c : comp_constraints_) {
+    Constraint& con = constraints_[static_cast<std::size_t>(c)];
+    con.remaining = con.capacity;
+    con.unfixed = static_cast<int>(con.users.size());
+  }
+  for (int v : comp_variables_) variables_[static_cast<std::size_t>(v)].fixed = false;
+  for (;;) {
+    int best_c = -1;
+    double best_share = kUnbounded;
+    for (int c : comp_constraints_) {
+      const Constraint& con = constraints_[static_cast<std::size_t>(c)];
+      if (con.unfixed == 0) continue;
+      const double share = con.remaining / con.unfixed;
+      if (best_c < 0 || later(best_share, best_c, share, c)) {
+        best_c = c;
+        best_share = share;
+      }
+    }
+    int best_v = -1;
+    for (int v : comp_variables_) {
+      const Variable& var = variables_[static_cast<std::size_t>(v)];
+      if (var.fixed || var.bound == kUnbounded) continue;
+      const double bound = variables_[static_cast<std::size_t>(best_v < 0 ? v : best_v)].bound;
+      if (best_v < 0 || var.bound < bound || (var.bound == bound && v < best_v)) best_v = v;
+    }
+    if (best_v >= 0 && variables_[static_cast<std::size_t>(best_v)].bound <= best_share) {
+      fix_variable(best_v, variables_[static_cast<std::size_t>(best_v)].bound, false);
+      continue;
+    }
+    if (best_c < 0) break;
+    for (const User& u : constraints_[static_cast<std::size_t>(best_c)].users) {
+      if (!variables_[static_cast<std::size_t>(u.variable)].fixed) {
+        fix_variable(u.variable, best_share, false);
+      }
+    }
+  }
+  publish_component();
+}
+
+}  // namespace topotune::sim

@@ -1,0 +1,131 @@
+#pragma once
+// MaxMinSolver: the max-min fair share of resources between variables. No network knowledge.
+//
+// A linear system in the style of SimGrid's lmm: constraints are resources with a capacity
+// (a link's bytes/s, a device's reduction throughput), variables are consumers (flows) that
+// each use a set of constraints, and may carry their own upper bound (a per-flow rate cap).
+// Every variable uses each of its constraints with weight 1, so the allocation x satisfies
+//
+//     for every constraint c:   sum of x_v over the active variables v using c  <=  C_c
+//     for every variable v:     x_v <= bound_v
+//
+// and is max-min fair: no x_v can grow without shrinking some x_w <= x_v. It is unique and found
+// by progressive filling: raise all unfixed variables together; the first constraint to saturate
+// (smallest remaining capacity / unfixed users) fixes its users at that share; a variable whose
+// bound is reached first is fixed at its bound; repeat on what is left. Worked example:
+//
+//     link A (capacity 10) carries flows 1 and 2; link B (capacity 4) carries flows 2 and 3.
+//     shares: A 10/2 = 5, B 4/2 = 2  -> B saturates first: x2 = x3 = 2.
+//     A has 10 - 2 = 8 left for flow 1 alone -> x1 = 8.
+//
+// Incremental: adding or removing a variable marks its constraints dirty; solve() re-solves only
+// the connected components (constraints linked through active variables) that contain a dirty
+// constraint, because an allocation cannot change outside them. The cost of an event is then the
+// size of its component, not of the world, which keeps large simulations linear.
+//
+// Deterministic: ties between constraints with equal shares go to the smaller constraint id; the
+// order of operations depends only on the order of calls. Variable ids are reused after removal
+// (smallest-first is not promised, but the reuse order is deterministic).
+
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <utility>
+#include <vector>
+
+namespace topotune::sim {
+
+class MaxMinSolver {
+ public:
+  /// No bound: the variable is limited by its constraints only.
+  static constexpr double kUnbounded = std::numeric_limits<double>::infinity();
+
+  /// Adds a constraint of `capacity` (>= 0, in the caller's unit, e.g. bytes/s); returns its id
+  /// (0, 1, 2, ... in order of creation).
+  int add_constraint(double capacity);
+  std::size_t num_constraints() const { return constraints_.size(); }
+  double capacity(int c) const { return constraints_[static_cast<std::size_t>(c)].capacity; }
+
+  /// Adds an active variable using `constraints` (distinct ids) with an upper `bound` (> 0).
+  /// Its value is defined after the next solve(). A variable with no constraints and no bound
+  /// gets +infinity.
+  int add_variable(std::span<const int> constraints, double bound = kUnbounded);
+  /// Removes an active variable; its id may be returned by a later add_variable().
+  void remove_variable(int v);
+
+  /// Re-solves the components touched since the last call. Returns the variables whose value
+  /// changed (new variables included), in a deterministic order; valid until the next call.
+  std::span<const int> solve();
+
+  /// The variable's current share (after the last solve()).
+  double value(int v) const { return variables_[static_cast<std::size_t>(v)].value; }
+  /// The constraints a variable uses, as given to add_variable().
+  std::span<const int> constraints_of(int v) const {
+    return variables_[static_cast<std::size_t>(v)].constraints;
+  }
+  /// Number of active variables using constraint `c`.
+  std::size_t users(int c) const { return constraints_[static_cast<std::size_t>(c)].users.size(); }
+  std::size_t num_active_variables() const { return active_; }
+  /// Whether `v` is a variable id currently in use.
+  bool active(int v) const {
+    return v >= 0 && static_cast<std::size_t>(v) < variables_.size() &&
+           variables_[static_cast<std::size_t>(v)].active;
+  }
+
+ private:
+  /// A constraint's user: which variable, and which entry of its constraint list is this one.
+  struct User {
+    int variable;
+    int slot;
+  };
+  struct Constraint {
+    double capacity = 0;
+    std::vector<User> users;
+    // Scratch for solve(); valid only while `mark == epoch_`.
+    std::uint64_t mark = 0;
+    double remaining = 0;
+    int unfixed = 0;
+    std::uint32_t version = 0;
+    bool dirty = false;
+  };
+  struct Variable {
+    std::vector<int> constraints;  ///< as given to add_variable()
+    std::vector<int> positions;    ///< index of this variable in each constraint's user list
+    double bound = kUnbounded;
+    double value = 0;
+    double next = 0;  ///< scratch: the value being computed
+    std::uint64_t mark = 0;
+    bool active = false;
+    bool fixed = false;
+    bool fresh = false;  ///< added since the last solve: always reported as changed
+  };
+
+  void collect_component(int seed);
+  void fill_component();
+  void fill_small_component();
+  void publish_component();
+  void fix_variable(int v, double share, bool heap);
+  void push_share(int c);
+
+  std::vector<Constraint> constraints_;
+  std::vector<Variable> variables_;
+  std::vector<int> free_variables_;
+  std::vector<int> dirty_;
+  std::size_t active_ = 0;
+  std::uint64_t epoch_ = 0;
+
+  // Scratch reused across solves (no allocation in steady state).
+  std::vector<int> comp_constraints_;
+  std::vector<int> comp_variables_;
+  std::vector<int> bounded_;
+  std::vector<int> stack_;
+  std::vector<int> changed_;
+  struct ShareEntry {
+    double share;
+    int constraint;
+    std::uint32_t version;
+  };
+  std::vector<ShareEntry> heap_;
+};
+
+}  // namespace topotune::sim

@@ -1,0 +1,29 @@
+#include "simulator/simulator.h"
+
+#include "simulator/flow_engine.h"
+
+namespace topotune::sim {
+
+Simulator::Simulator(const NetworkModel& network, SimOptions options)
+    : network_(&network), options_(options) {}
+
+// Simulator(const topo::Topology&) is defined in topology_network.cc, so that programs that
+// simulate only hand-built networks do not link the topology module.
+
+Simulator::~Simulator() = default;
+Simulator::Simulator(Simulator&&) noexcept = default;
+Simulator& Simulator::operator=(Simulator&&) noexcept = default;
+
+Expected<SimResult> Simulator::run(const sched::Schedule& schedule) const {
+  SimResult result;
+  result.spec = schedule.spec();
+  FlowEngine engine(*network_, options_, schedule);
+  TT_TRY_VOID(engine.run(result).context("simulating " + schedule.algorithm()));
+  if (result.makespan.value > 0) {
+    result.algbw = schedule.spec().bytes / result.makespan;
+    result.busbw = result.algbw * bus_factor(schedule.spec().collective, schedule.spec().ranks);
+  }
+  return result;
+}
+
+}  // namespace topotune::sim

@@ -1,0 +1,106 @@
+// DOT export: host 0 in detail, the other hosts as one box, and the network tier. Each
+// full-duplex cable (a pair of links, added together by the builder) is drawn once.
+
+#include <map>
+#include <sstream>
+
+#include "core/quantity_parse.h"
+#include "topology/topology_export.h"
+
+namespace topotune::topo {
+namespace {
+
+constexpr int kMaxDrawnRacks = 8;  // beyond this, racks are summarised in one node
+
+const char* node_style(DeviceKind k) {
+  switch (k) {
+    case DeviceKind::Gpu:
+      return "shape=box, style=filled, fillcolor=\"#b3e2cd\"";
+    case DeviceKind::NvSwitch:
+      return "shape=octagon, style=filled, fillcolor=\"#fdcdac\"";
+    case DeviceKind::PcieSwitch:
+      return "shape=diamond, style=filled, fillcolor=\"#cbd5e8\"";
+    case DeviceKind::Cpu:
+      return "shape=box3d, style=filled, fillcolor=\"#f4cae4\"";
+    case DeviceKind::Nic:
+      return "shape=ellipse, style=filled, fillcolor=\"#e6f5c9\"";
+    case DeviceKind::TorSwitch:
+      return "shape=hexagon, style=filled, fillcolor=\"#fff2ae\"";
+    case DeviceKind::Spine:
+      return "shape=doubleoctagon, style=filled, fillcolor=\"#f1e2cc\"";
+  }
+  return "shape=box";
+}
+
+const char* edge_colour(LinkKind k) {
+  switch (k) {
+    case LinkKind::NvLink:
+      return "#1b9e77";
+    case LinkKind::Pcie:
+      return "#7570b3";
+    case LinkKind::CpuInterconnect:
+      return "#e7298a";
+    case LinkKind::Network:
+      return "#d95f02";
+    case LinkKind::Uplink:
+      return "#666666";
+  }
+  return "black";
+}
+
+bool drawn(const Topology& t, NodeId id) {
+  const Device& d = t.device(id);
+  if (d.host == 0) return true;
+  if (d.host > 0) return false;
+  return d.kind == DeviceKind::Spine || d.index < kMaxDrawnRacks;
+}
+
+}  // namespace
+
+std::string topology_to_dot(const Topology& t) {
+  std::ostringstream o;
+  const ClusterSpec& spec = t.spec();
+  o << "graph topotune {\n  graph [fontname=\"Helvetica\", label=\"" << spec.instance.name << " x "
+    << t.num_hosts() << " (" << placement_name(spec.placement) << " placement, " << t.num_racks()
+    << (t.num_racks() == 1 ? " rack" : " racks") << ")\", labelloc=t];\n"
+    << "  node [fontname=\"Helvetica\", fontsize=10];\n"
+    << "  edge [fontname=\"Helvetica\", fontsize=8];\n"
+    << "  subgraph cluster_node0 {\n    label=\"node 0"
+    << (t.num_hosts() > 1 ? " (every node alike)" : "") << "\";\n    style=rounded;\n";
+  for (std::size_t i = 0; i < t.num_devices(); ++i) {
+    const NodeId id(static_cast<std::int32_t>(i));
+    const Device& d = t.device(id);
+    if (!drawn(t, id)) continue;
+    o << (d.host == 0 ? "    " : "  ") << '"' << d.name << "\" [" << node_style(d.kind)
+      << ", label=\"" << d.name << "\"];\n";
+    if (d.host == 0 && i + 1 < t.num_devices() &&
+        t.device(NodeId(static_cast<std::int32_t>(i + 1))).host != 0)
+      o << "  }\n";
+  }
+  if (t.num_racks() > kMaxDrawnRacks)
+    o << "  \"more racks\" [shape=note, label=\"" << t.num_racks() - kMaxDrawnRacks
+      << " more racks\"];\n";
+  // Hosts 1.. summarised per rack.
+  std::map<int, int> others_per_rack;
+  for (int h = 1; h < t.num_hosts(); ++h) ++others_per_rack[t.rack_of_host(h)];
+  const InstanceSpec& in = spec.instance;
+  for (const auto& [rack, count] : others_per_rack) {
+    if (rack >= kMaxDrawnRacks) continue;
+    o << "  \"rack" << rack << "-nodes\" [shape=box3d, label=\"" << count
+      << (count == 1 ? " other node" : " other nodes") << "\"];\n"
+      << "  \"rack" << rack << "-nodes\" -- \"tor" << rack << "\" [color=\""
+      << edge_colour(LinkKind::Network) << "\", label=\"" << in.num_nics << " x "
+      << format_rate(in.nic_bandwidth) << " each\"];\n";
+  }
+  for (std::size_t i = 0; i < t.num_links(); i += 2) {
+    const Link& l = t.link(LinkId(static_cast<std::int32_t>(i)));
+    if (!drawn(t, l.src) || !drawn(t, l.dst)) continue;
+    o << "  \"" << t.device(l.src).name << "\" -- \"" << t.device(l.dst).name << "\" [color=\""
+      << edge_colour(l.kind) << "\", label=\"" << link_kind_name(l.kind) << " "
+      << format_rate(l.nominal) << "\"];\n";
+  }
+  o << "}\n";
+  return o.str();
+}
+
+}  // namespace topotune::topo

@@ -1,0 +1,37 @@
+#pragma once
+// Topology export for `topotune topo`: a JSON document scripts can read, a Graphviz DOT
+// picture of one host plus the network tier, and the list of unknown figures with the model
+// defaults that replace them. The library returns text; cli/ writes it.
+
+#include <string>
+#include <vector>
+
+#include "topology/topology.h"
+
+namespace topotune::topo {
+
+/// A figure the catalog marks unknown (or the file omits) and what the model uses instead.
+struct UnknownFigure {
+  std::string figure;         ///< JSON path, e.g. "host.cpu_reduce_GBps"
+  std::string note;           ///< why it is unknown (from the file)
+  std::string model_default;  ///< what the model uses, in words with the value
+};
+
+/// The unknown figures of the topology's instance, in file order.
+std::vector<UnknownFigure> unknown_figures(const Topology& topo);
+
+/// Per host, GPUs joined by NVLink (connected components of >= 2 GPUs) and the smallest
+/// per-GPU NVLink bandwidth (nominal, per direction) among them.
+struct NvLinkDomain {
+  std::vector<int> gpus;  ///< local GPU indices
+  BytesPerSec per_gpu_bandwidth;
+};
+std::vector<NvLinkDomain> nvlink_domains(const Topology& topo);
+
+/// The JSON document of `topotune topo --format json` (keys in docs/cluster.md).
+std::string topology_to_json(const Topology& topo);
+
+/// A Graphviz DOT graph: host 0 in detail, the other hosts as one box, ToRs and spine.
+std::string topology_to_dot(const Topology& topo);
+
+}  // namespace topotune::topo
