@@ -6,6 +6,7 @@
 
 #include "autotune/alpha_beta_timer.h"
 #include "autotune/closed_form_timer.h"
+#include "autotune/simulator_timer.h"
 #include <memory>
 #include "core/version.h"
 
@@ -66,6 +67,7 @@ ordered_json inputs_json(const PlanInputs& in) {
   ordered_json j;
   j["cluster_spec"] = ordered_json::parse(in.cluster_json);
   j["timer"] = in.timer;
+  j["simulate"] = in.simulate;
   j["cluster_shape"] = shape_json(in.shape);
   j["compute"] = {{"batch_per_gpu", in.compute.batch_per_gpu},
                   {"peak_flops", in.compute.peak_flops},
@@ -128,7 +130,7 @@ std::string cluster_spec_json(const topo::ClusterSpec& spec, const std::string& 
   return j.dump();
 }
 
-Expected<Plan> make_plan(PlanInputs inputs, const CollectiveTimer* rank) {
+Expected<Plan> make_plan(PlanInputs inputs) {
   TT_TRY(const topo::ClusterSpec spec, topo::parse_cluster_json(inputs.cluster_json, "cluster"));
   inputs.instance = spec.instance.name;
   inputs.sagemaker_name = spec.instance.sagemaker_name.value_or("");
@@ -152,7 +154,15 @@ Expected<Plan> make_plan(PlanInputs inputs, const CollectiveTimer* rank) {
   req.hosts = inputs.shape.hosts;
   req.gpus_per_host = inputs.shape.gpus_per_host;
   req.dtypes = inputs.dtypes;
-  TT_TRY(TuneReport report, tune(req, *screen, rank));
+  std::unique_ptr<SimulatorTimer> rank;
+  std::string rank_note;
+  if (inputs.simulate) {
+    auto made = SimulatorTimer::create(spec, *screen, gradient_bytes(inputs.model, CommDtype::Fp32));
+    if (made) rank = std::move(*made);
+    else rank_note = "rank stage (flow simulator) skipped: " + made.error().message;
+  }
+  TT_TRY(TuneReport report, tune(req, *screen, rank.get()));
+  if (!rank_note.empty()) report.notes.push_back(rank_note);
   Plan plan;
   plan.inputs = std::move(inputs);
   plan.report = std::move(report);
@@ -241,6 +251,7 @@ Expected<StoredPlan> read_plan_json(const std::string& text, const std::string& 
     const ordered_json& in = j.at("inputs");
     s.inputs.cluster_json = in.at("cluster_spec").dump();
     s.inputs.timer = in.at("timer").get<std::string>();
+    s.inputs.simulate = in.at("simulate").get<bool>();
     const ordered_json& cp = in.at("compute");
     s.inputs.compute = {cp.at("batch_per_gpu").get<int>(), cp.at("peak_flops").get<double>(),
                         cp.at("efficiency").get<double>()};

@@ -32,6 +32,8 @@ inline constexpr const char* kTimerClosedForm = "closed-form";
 struct PlanInputs {
   std::string cluster_json;            ///< a topotune.cluster/1 document (cluster_spec_json)
   std::string timer = kTimerAlphaBeta; ///< kTimerAlphaBeta or kTimerClosedForm
+  bool simulate = true;                ///< rank the top candidates with the flow simulator
+                                       ///< (skipped, with a note, above 256 ranks)
   std::string instance;                ///< derived: the spec's instance name
   std::string sagemaker_name;          ///< derived: "ml.p4d.24xlarge", empty if none
   int nodes = 1;                       ///< derived
@@ -59,8 +61,8 @@ struct Plan {
 };
 
 /// Rebuilds the cluster spec from inputs.cluster_json, derives the shape, and runs the tuner
-/// with the chosen screening timer (and a rank timer, if given).
-Expected<Plan> make_plan(PlanInputs inputs, const CollectiveTimer* rank = nullptr);
+/// with the chosen screening timer and, if inputs.simulate, the flow simulator as rank timer.
+Expected<Plan> make_plan(PlanInputs inputs);
 
 /// The plan as JSON text (pretty-printed, deterministic).
 std::string plan_to_json(const Plan& plan, int max_candidates = 25);

@@ -193,12 +193,26 @@ Expected<TuneReport> tune(const TuneRequest& request, const CollectiveTimer& scr
   if (rank) report.rank_timer = rank->name();
   TT_TRY(report.candidates, screen_all(req, eval, cached_screen, report));
   if (cached_rank) {
-    const std::size_t k = std::min<std::size_t>(req.top_k, report.candidates.size());
+    std::size_t k = std::min<std::size_t>(req.top_k, report.candidates.size());
     for (std::size_t i = 0; i < k; ++i) {
       const Candidate& c = report.candidates[i];
       auto ranked = eval.ddp(final_timer, c.algo, c.dtype, c.first_bucket, c.bucket_cap);
       if (ranked) report.candidates[i] = std::move(*ranked);
       else report.notes.push_back(c.algo.name() + ": rank timer: " + ranked.error().message);
+    }
+    // The recommendation may fall back to the best fp32 candidate: rank it with the same
+    // timer so the comparison is like for like.
+    auto fp32 = std::find_if(report.candidates.begin() + k, report.candidates.end(),
+                             [](const Candidate& c) { return c.dtype == CommDtype::Fp32; });
+    const bool fp32_in_top = std::any_of(report.candidates.begin(), report.candidates.begin() + k,
+                                         [](const Candidate& c) { return c.dtype == CommDtype::Fp32; });
+    if (!fp32_in_top && fp32 != report.candidates.end()) {
+      auto again = eval.ddp(final_timer, fp32->algo, fp32->dtype, fp32->first_bucket, fp32->bucket_cap);
+      if (again) {
+        *fp32 = std::move(*again);
+        std::rotate(report.candidates.begin() + k, fp32, fp32 + 1);
+        ++k;
+      }
     }
     std::sort(report.candidates.begin(), report.candidates.begin() + k, faster);
   }

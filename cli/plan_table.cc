@@ -12,14 +12,19 @@ std::string cell(const char* f, double x) {
   return buf;
 }
 
+// Which timer produced a row: the flow simulator or the screening closed forms.
+const char* timer_tag(const tune::Candidate& c) {
+  return c.timer.rfind("flow simulator", 0) == 0 ? "sim" : "screen";
+}
+
 std::string row(const std::string& label, const tune::Candidate& c) {
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%-5s %-24s %-8s %-5s %12s %9s %10s %11s\n", label.c_str(),
+  std::snprintf(buf, sizeof buf, "%-5s %-24s %-8s %-5s %12s %9s %10s %11s  %s\n", label.c_str(),
                 c.algo.name().c_str(),
                 cell("%g", c.bucket_cap.as_double() / (1 << 20)).c_str(),
                 tune::comm_dtype_name(c.dtype), cell("%.2f", c.allreduce_all.value * 1e3).c_str(),
                 cell("%.1f", c.busbw / 1e9).c_str(), cell("%.2f", c.step.step.value * 1e3).c_str(),
-                cell("%.2f", c.step.exposed_comm.value * 1e3).c_str());
+                cell("%.2f", c.step.exposed_comm.value * 1e3).c_str(), timer_tag(c));
   return buf;
 }
 
@@ -38,9 +43,13 @@ std::string plan_table(const tune::Plan& plan, int rows) {
     << (r.rank_timer.empty() ? "" : ", rank " + r.rank_timer) << "; " << r.evaluated
     << " DDP step simulations\n\n";
   o << "rank  algorithm                bucket   dtype  allreduce_ms  busbw_GB/s  step_ms "
-       "exposed_ms\n"
+       "exposed_ms  timer\n"
     << "                                  (MiB)        (all grads)\n";
   for (int i = 0; i < std::min<int>(rows, r.candidates.size()); ++i) {
+    // The simulator re-ranks the best screened candidates; the rest keep the screen's order.
+    if (i > 0 && std::string(timer_tag(r.candidates[i])) != timer_tag(r.candidates[i - 1])) {
+      o << "      -- below: screened only, not simulated --\n";
+    }
     o << row(std::to_string(i + 1), r.candidates[i]);
   }
   o << "\nbaselines:\n" << row("(a)", r.baseline_ddp) << "      NCCL's own choice, DDP defaults "
