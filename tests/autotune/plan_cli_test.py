@@ -91,6 +91,16 @@ class PlanCliTest(unittest.TestCase):
         h = subprocess.run([TOPOTUNE, "plan", "--help"], capture_output=True, text=True)
         self.assertIn("default bert-large", h.stdout)
 
+    def test_speed(self):
+        # Issue 6: under 1 s wall for 4 nodes and under 30 s for 1024 (measured ~0.1 s each).
+        import time
+        for nodes, limit in [("4", 1.0), ("1024", 30.0)]:
+            start = time.monotonic()
+            p = plan("--instance", "p4d.24xlarge", "--nodes", nodes, "--format", "json")
+            took = time.monotonic() - start
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertLess(took, limit, f"--nodes {nodes} took {took:.2f} s")
+
     def test_bad_options(self):
         for args in [["--instance", "p4d.24xlarge", "--nodes", "0"],
                      ["--instance", "p4d.24xlarge", "--format", "xml"],

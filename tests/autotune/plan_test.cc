@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "autotune/emitters.h"
+#include "autotune/simulator_timer.h"
 #include "topology/cluster_spec.h"
 
 namespace topotune::tune {
@@ -136,6 +137,47 @@ TEST(Emitters, NonRunnableAlgorithmsAreNeverEmittedAsIs) {
   ASSERT_TRUE(files);
   EXPECT_NE((*files)[0].content.find("does not run SMDDP"), std::string::npos);
   EXPECT_NE((*files)[0].content.find("\"processes_per_host\": 8"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace topotune::tune
+
+namespace topotune::tune {
+namespace {
+
+class ConstTimer final : public CollectiveTimer {
+ public:
+  std::string name() const override { return "const"; }
+  Expected<Seconds> allreduce(const AlgorithmChoice&, Bytes) const override {
+    return Seconds(1.0);
+  }
+};
+
+TEST(SimulatorTimer, SamplesInterpolatesAndDelegatesNcclAlgorithms) {
+  const ConstTimer nccl;
+  auto timer = SimulatorTimer::create(p4d(2), nccl, 64_MiB);
+  ASSERT_TRUE(timer) << timer.error().message;
+  const SimulatorTimer& t = **timer;
+  // NCCL's own algorithms are not simulated.
+  EXPECT_DOUBLE_EQ(t.allreduce({AlgoKind::Ring}, 8_MiB)->value, 1.0);
+  EXPECT_DOUBLE_EQ(t.allreduce({AlgoKind::NcclDefault}, 8_MiB)->value, 1.0);
+  EXPECT_EQ(t.simulations(), 0);
+  // Samples at 1, 8 and 64 MiB: one simulation each, then only interpolation.
+  const AlgorithmChoice h{AlgoKind::Hierarchical, AlgoKind::Ring};
+  const double t1 = t.allreduce(h, 1_MiB)->value;
+  const double t8 = t.allreduce(h, 8_MiB)->value;
+  EXPECT_EQ(t.simulations(), 3);
+  EXPECT_GT(t8, t1);
+  const double mid = t.allreduce(h, Bytes((1_MiB + 8_MiB).value / 2))->value;
+  EXPECT_NEAR(mid, (t1 + t8) / 2, 1e-12);
+  EXPECT_EQ(t.simulations(), 3);
+}
+
+TEST(SimulatorTimer, RefusesHugeClusters) {
+  const ConstTimer nccl;
+  auto timer = SimulatorTimer::create(p4d(64), nccl, 64_MiB, 256);  // 512 ranks
+  ASSERT_FALSE(timer);
+  EXPECT_EQ(timer.error().code, Errc::Unsupported);
 }
 
 }  // namespace
