@@ -26,20 +26,26 @@ std::vector<TreeNode> from_parents(const std::vector<int>& parent) {
   return tree;
 }
 
-void add_one_tree(const PhaseContext& ctx, const std::vector<EndpointId>& order,
-                  const std::vector<TreeNode>& tree, sched::Slice region, int chunks, int channel) {
-  const int n = static_cast<int>(order.size());
-  std::vector<int> depth(static_cast<std::size_t>(n), 0);
+// Positions ordered root first, by depth (ties by position).
+std::vector<int> by_depth(const std::vector<TreeNode>& tree) {
+  const int n = static_cast<int>(tree.size());
+  std::vector<int> depth(static_cast<std::size_t>(n), 0), order(static_cast<std::size_t>(n));
   for (int x = 0; x < n; ++x) {
+    order[static_cast<std::size_t>(x)] = x;
     for (int y = tree[static_cast<std::size_t>(x)].parent; y >= 0; y = tree[static_cast<std::size_t>(y)].parent) {
       ++depth[static_cast<std::size_t>(x)];
     }
   }
-  std::vector<int> by_depth(static_cast<std::size_t>(n));
-  for (int x = 0; x < n; ++x) by_depth[static_cast<std::size_t>(x)] = x;
-  std::stable_sort(by_depth.begin(), by_depth.end(), [&](int a, int b) {
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
     return depth[static_cast<std::size_t>(a)] < depth[static_cast<std::size_t>(b)];
   });
+  return order;
+}
+
+void add_one_tree(const PhaseContext& ctx, const std::vector<EndpointId>& order,
+                  const std::vector<TreeNode>& tree, sched::Slice region, int chunks, int channel) {
+  const int n = static_cast<int>(order.size());
+  const std::vector<int> by_depth = algo::by_depth(tree);
   const auto at = [&](int x) { return order[static_cast<std::size_t>(x)]; };
   std::vector<TransferId> up(static_cast<std::size_t>(n)), got(up);
   std::vector<std::vector<TransferId>> down(static_cast<std::size_t>(n));

@@ -1,5 +1,6 @@
 #include "algorithms/halving_doubling.h"
 
+#include <algorithm>
 #include <bit>
 
 #include "algorithms/cost_model.h"
@@ -23,6 +24,54 @@ struct Vrank {
 
 }  // namespace
 
+namespace {
+
+// One halving (reduce, send the half the partner keeps) or doubling (copy the owned range)
+// exchange at `mask` among the p virtual ranks.
+void exchange(const PhaseContext& ctx, std::vector<Vrank>& v, sched::Slice region, int mask,
+              bool halving, int channel) {
+  const int p = static_cast<int>(v.size());
+  std::vector<TransferId> got(static_cast<std::size_t>(p));
+  DepList deps;
+  for (int x = 0; x < p; ++x) {
+    Vrank& me = v[static_cast<std::size_t>(x)];
+    const Vrank& peer = v[static_cast<std::size_t>(x ^ mask)];
+    int a = me.lo, b = me.hi;
+    if (halving) {
+      const int mid = (me.lo + me.hi) / 2;
+      if ((x & mask) == 0) a = mid; else b = mid;
+    }
+    deps.clear();
+    if (me.sent.valid()) deps.push_back(me.sent);
+    if (me.received.valid()) deps.push_back(me.received);
+    // Like MPI_Sendrecv: the partner has finished its previous receive, so its ingress
+    // carries one transfer at a time (no self-contention in the simulator).
+    if (peer.received.valid()) deps.push_back(peer.received);
+    // Halving writes into the partner, whose previous phase need not be our ancestor yet.
+    if (halving) {
+      ctx.add_entry(deps, me.at);
+      ctx.add_entry(deps, peer.at);
+    }
+    me.sent = ctx.builder.add(me.at, peer.at, blocks(ctx, region, a, b, p), halving, deps, channel);
+    got[static_cast<std::size_t>(x ^ mask)] = me.sent;
+  }
+  for (int x = 0; x < p; ++x) {
+    Vrank& me = v[static_cast<std::size_t>(x)];
+    me.received = got[static_cast<std::size_t>(x)];
+    if (halving) {
+      const int mid = (me.lo + me.hi) / 2;
+      if ((x & mask) == 0) me.hi = mid; else me.lo = mid;
+    } else {
+      me.ag_received.push_back(me.received);
+      const Vrank& peer = v[static_cast<std::size_t>(x ^ mask)];
+      me.lo = std::min(me.lo, peer.lo);
+      me.hi = std::max(me.hi, peer.hi);
+    }
+  }
+}
+
+}  // namespace
+
 void add_rhd_allreduce(const PhaseContext& ctx, const std::vector<EndpointId>& order,
                        sched::Slice region, int channel) {
   const int n = static_cast<int>(order.size());
@@ -32,70 +81,27 @@ void add_rhd_allreduce(const PhaseContext& ctx, const std::vector<EndpointId>& o
   }
   const int p = static_cast<int>(std::bit_floor(static_cast<unsigned>(n)));
   const int r = n - p;
+  const auto at = [&](int i) { return order[static_cast<std::size_t>(i)]; };
   std::vector<Vrank> v(static_cast<std::size_t>(p));
-  std::vector<TransferId> pre(static_cast<std::size_t>(r));
   DepList deps;
-  for (int i = 0; i < r; ++i) {
-    deps.clear();
-    ctx.add_entry(deps, order[static_cast<std::size_t>(2 * i)]);
-    ctx.add_entry(deps, order[static_cast<std::size_t>(2 * i + 1)]);
-    pre[static_cast<std::size_t>(i)] = ctx.builder.add(order[static_cast<std::size_t>(2 * i)],
-                                                       order[static_cast<std::size_t>(2 * i + 1)],
-                                                       region, true, deps, channel);
-  }
   for (int x = 0; x < p; ++x) {
     Vrank& w = v[static_cast<std::size_t>(x)];
-    w.at = order[static_cast<std::size_t>(x < r ? 2 * x + 1 : x + r)];
+    w.at = at(x < r ? 2 * x + 1 : x + r);
     w.hi = p;
-    if (x < r) w.received = pre[static_cast<std::size_t>(x)];
+    if (x >= r) continue;
+    deps.clear();  // pre-step: fold position 2x into 2x+1
+    ctx.add_entry(deps, at(2 * x));
+    ctx.add_entry(deps, at(2 * x + 1));
+    w.received = ctx.builder.add(at(2 * x), w.at, region, true, deps, channel);
   }
-  const auto exchange = [&](int mask, bool halving) {
-    std::vector<TransferId> got(static_cast<std::size_t>(p));
-    for (int x = 0; x < p; ++x) {
-      Vrank& me = v[static_cast<std::size_t>(x)];
-      const Vrank& peer = v[static_cast<std::size_t>(x ^ mask)];
-      int a = me.lo, b = me.hi;
-      if (halving) {
-        const int mid = (me.lo + me.hi) / 2;
-        if ((x & mask) == 0) a = mid; else b = mid;  // send the half the partner keeps
-      }
-      deps.clear();
-      if (me.sent.valid()) deps.push_back(me.sent);
-      if (me.received.valid()) deps.push_back(me.received);
-      // Like MPI_Sendrecv: the partner has finished its previous receive, so its ingress
-      // carries one transfer at a time (no self-contention in the simulator).
-      if (peer.received.valid()) deps.push_back(peer.received);
-      // Halving writes into the partner, whose earlier phase need not be our ancestor yet.
-      if (halving) {
-        ctx.add_entry(deps, me.at);
-        ctx.add_entry(deps, peer.at);
-      }
-      me.sent = ctx.builder.add(me.at, peer.at, blocks(ctx, region, a, b, p), halving, deps, channel);
-      got[static_cast<std::size_t>(x ^ mask)] = me.sent;
-    }
-    for (int x = 0; x < p; ++x) {
-      Vrank& me = v[static_cast<std::size_t>(x)];
-      me.received = got[static_cast<std::size_t>(x)];
-      if (halving) {
-        const int mid = (me.lo + me.hi) / 2;
-        if ((x & mask) == 0) me.hi = mid; else me.lo = mid;
-      } else {
-        me.ag_received.push_back(me.received);
-        const int peer = x ^ mask;
-        me.lo = std::min(me.lo, v[static_cast<std::size_t>(peer)].lo);
-        me.hi = std::max(me.hi, v[static_cast<std::size_t>(peer)].hi);
-      }
-    }
-  };
-  for (int mask = p / 2; mask >= 1; mask /= 2) exchange(mask, true);
-  for (int mask = 1; mask < p; mask *= 2) exchange(mask, false);
-  for (int i = 0; i < r; ++i) {
-    Vrank& me = v[static_cast<std::size_t>(i)];
+  for (int mask = p / 2; mask >= 1; mask /= 2) exchange(ctx, v, region, mask, true, channel);
+  for (int mask = 1; mask < p; mask *= 2) exchange(ctx, v, region, mask, false, channel);
+  for (int x = 0; x < r; ++x) {  // post-step: copy the result back to 2x
+    Vrank& me = v[static_cast<std::size_t>(x)];
     deps = me.ag_received;
     deps.push_back(me.sent);
-    const EndpointId even = order[static_cast<std::size_t>(2 * i)];
-    const TransferId t = ctx.builder.add(me.at, even, region, false, deps, channel);
-    ctx.add_exit(even, t);
+    const TransferId t = ctx.builder.add(me.at, at(2 * x), region, false, deps, channel);
+    ctx.add_exit(at(2 * x), t);
     ctx.add_exit(me.at, t);
   }
   for (const Vrank& me : v) {

@@ -1,6 +1,6 @@
 // Simulator speed: simulated transfers per second and wall time of one 1 GiB allreduce on N
 // hosts of p4d.24xlarge (8 GPUs each), flat ring and hierarchical (bench_schedules.h), plus the
-// process's peak RSS. After the runs it prints how the wall time per transfer grows between
+// process's peak RSS. After the runs it prints how the time per transfer grows between
 // successive sizes: the simulator's cost must grow no faster than about linearly in transfers.
 //
 // Network: the catalog's p4d.24xlarge (topo::load_instance, cluster placement: one
@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <map>
 #include <memory>
 #include <string>
@@ -44,8 +45,15 @@ const char* algo_name(Algo a) { return a == Algo::Ring ? "ring" : "hierarchical"
 
 struct Measured {
   double transfers = 0;
-  double wall_s = 0;
+  double wall_s = 0;  ///< per simulation
+  double cpu_s = 0;   ///< per simulation (process CPU time: the benchmark is single-threaded)
 };
+
+double cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
 // (algo, hosts) -> last measurement, for the growth table printed after the runs.
 std::map<std::pair<int, int>, Measured>& measurements() {
   static std::map<std::pair<int, int>, Measured> m;
@@ -97,11 +105,13 @@ void run(benchmark::State& state, Algo algo) {
   const Case& c = case_for(algo, hosts);
   const sched::Schedule& schedule = c.schedule;
   const sim::Simulator simulator(c.topology);
-  double makespan = 0, wall = 0;
+  double makespan = 0, wall = 0, cpu = 0;
   std::uint64_t events = 0;
   for (auto _ : state) {
     const auto t0 = std::chrono::steady_clock::now();
+    const double c0 = cpu_seconds();
     auto result = simulator.run(schedule);
+    cpu += cpu_seconds() - c0;
     wall += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!result) {
       state.SkipWithError(result.error().message.c_str());
@@ -121,8 +131,8 @@ void run(benchmark::State& state, Algo algo) {
       kSize.as_double() / makespan * 2.0 * (hosts * kGpus - 1) / (hosts * kGpus) / 1e9;
   state.counters["build_s"] = c.build_s;
   state.counters["peak_rss_MiB"] = peak_rss_mib();
-  measurements()[{static_cast<int>(algo), hosts}] = {
-      transfers, wall / static_cast<double>(state.iterations())};
+  const auto n = static_cast<double>(state.iterations());
+  measurements()[{static_cast<int>(algo), hosts}] = {transfers, wall / n, cpu / n};
 }
 
 void BM_RingAllreduce1GiB(benchmark::State& state) { run(state, Algo::Ring); }
@@ -142,20 +152,23 @@ BENCHMARK(BM_HierarchicalAllreduce1GiB)
     ->MinTime(0.2);
 
 void print_growth() {
-  std::printf("\nGrowth between successive sizes (cost per transfer should stay ~flat):\n");
-  std::printf("%-13s %6s %12s %12s %10s %12s %14s\n", "algorithm", "hosts", "transfers", "wall_s",
-              "x_transf", "x_wall", "x_wall/transf");
+  std::printf(
+      "\nGrowth between successive sizes: x_t = transfers ratio; x_cpu, x_wall = time ratios;\n"
+      "cost per transfer = x_cpu / x_t (1.0 = linear in transfers). CPU time is the one to\n"
+      "read on a shared machine: wall time includes waiting for the cores.\n");
+  std::printf("%-13s %6s %10s %9s %9s %7s %7s %7s %9s\n", "algorithm", "hosts", "transfers",
+              "cpu_s", "wall_s", "x_t", "x_cpu", "x_wall", "x_cpu/x_t");
   for (int a = 0; a < 2; ++a) {
     const Measured* prev = nullptr;
     for (const auto& [key, m] : measurements()) {
       if (key.first != a) continue;
+      std::printf("%-13s %6d %10.0f %9.4f %9.4f", algo_name(Algo(a)), key.second, m.transfers,
+                  m.cpu_s, m.wall_s);
       if (prev) {
-        const double xt = m.transfers / prev->transfers, xw = m.wall_s / prev->wall_s;
-        std::printf("%-13s %6d %12.0f %12.4f %10.2f %12.2f %14.2f\n", algo_name(Algo(a)),
-                    key.second, m.transfers, m.wall_s, xt, xw, xw / xt);
+        const double xt = m.transfers / prev->transfers, xc = m.cpu_s / prev->cpu_s;
+        std::printf(" %7.2f %7.2f %7.2f %9.2f\n", xt, xc, m.wall_s / prev->wall_s, xc / xt);
       } else {
-        std::printf("%-13s %6d %12.0f %12.4f %10s %12s %14s\n", algo_name(Algo(a)), key.second,
-                    m.transfers, m.wall_s, "-", "-", "-");
+        std::printf(" %7s %7s %7s %9s\n", "-", "-", "-", "-");
       }
       prev = &m;
     }

@@ -13,6 +13,9 @@ CommandRun setup_instances(CLI::App& sub);
 CommandRun setup_topo(CLI::App& sub);
 /// topotune schedule: generate and print one algorithm's schedule (schedule_command.cc).
 CommandRun setup_schedule(CLI::App& sub);
+CommandRun setup_predict(CLI::App& sub);    ///< NCCL's choice and time per size
+CommandRun setup_validate(CLI::App& sub);   ///< predicted vs measured (nccl-tests logs)
+CommandRun setup_calibrate(CLI::App& sub);  ///< fit the NCCL model to measured runs
 
 /// topotune simulate: simulate one algorithm on a cluster with contention (simulate_command.cc).
 CommandRun setup_simulate(CLI::App& sub);

@@ -25,6 +25,9 @@ const std::vector<CommandInfo>& command_table() {
        setup_schedule},
       {"simulate", "simulate one algorithm on a cluster with contention: time, busbw, bottlenecks",
        setup_simulate},
+      {"predict", "predict NCCL's algorithm, protocol and time per size", setup_predict},
+      {"validate", "compare predictions with an nccl-tests log or measurement", setup_validate},
+      {"calibrate", "fit the NCCL model's physical parameters to measured runs", setup_calibrate},
   };
   return kCommands;
 }

@@ -81,10 +81,12 @@ std::string to_json(const Measurement& m) {
   put_optional(j, "instance", m.instance);
   put_optional(j, "nccl_version", m.nccl_version);
   put_optional(j, "cluster", m.cluster);
+  put_optional(j, "gpus_per_thread", m.gpus_per_thread);
   json rows = json::array();
   for (const MeasurementRow& r : m.rows) rows.push_back(row_to_json(r));
   j["rows"] = std::move(rows);
-  return j.dump(2) + "\n";
+  // Replace invalid UTF-8 (from pasted logs) instead of throwing: no exceptions leave this API.
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 Expected<Measurement> measurement_from_json(const std::string& text, const std::string& origin) {
@@ -109,6 +111,7 @@ Expected<Measurement> measurement_from_json(const std::string& text, const std::
     m.instance = get_optional<std::string>(j, "instance");
     m.nccl_version = get_optional<std::string>(j, "nccl_version");
     m.cluster = get_optional<std::string>(j, "cluster");
+    m.gpus_per_thread = get_optional<int>(j, "gpus_per_thread");
     if (m.ranks < 1) return fail(Errc::ParseError, origin + ": ranks must be >= 1");
     const json& rows = j.at("rows");
     for (std::size_t i = 0; i < rows.size(); ++i) {

@@ -41,6 +41,8 @@ struct Measurement {
   std::optional<std::string> instance;
   std::optional<std::string> nccl_version;
   std::optional<std::string> cluster;       ///< path or description of the cluster measured
+  /// GPUs one thread drives in turn (nccl-tests -g); launch overhead grows with it.
+  std::optional<int> gpus_per_thread;
   std::vector<MeasurementRow> rows;
 };
 

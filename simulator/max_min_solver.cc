@@ -105,7 +105,7 @@ std::span<const int> MaxMinSolver::solve() {
     con.dirty = false;
     if (con.mark == epoch_) continue;  // already re-solved as part of an earlier component
     collect_component(d);
-    fill_component();
+    solve_component();
   }
   dirty_.clear();
   return changed_;
@@ -139,9 +139,7 @@ void MaxMinSolver::collect_component(int seed) {
 void MaxMinSolver::push_share(int c) {
   const Constraint& con = constraints_[static_cast<std::size_t>(c)];
   heap_.push_back({con.remaining / con.unfixed, c, con.version});
-  std::push_heap(heap_.begin(), heap_.end(), [](const ShareEntry& a, const ShareEntry& b) {
-    return later(a.share, a.constraint, b.share, b.constraint);
-  });
+  std::push_heap(heap_.begin(), heap_.end(), later_entry);
 }
 
 void MaxMinSolver::fix_variable(int v, double share, bool heap) {
@@ -158,7 +156,7 @@ void MaxMinSolver::fix_variable(int v, double share, bool heap) {
   }
 }
 
-void MaxMinSolver::fill_component() {
+void MaxMinSolver::solve_component() {
   if (comp_variables_.size() <= 1) {
     // Common case (a flow alone on its links): no sharing, the share is the tightest capacity.
     for (int v : comp_variables_) {
@@ -175,11 +173,13 @@ void MaxMinSolver::fill_component() {
   }
   if (comp_constraints_.size() <= kSmallComponent) {
     fill_small_component();
-    return;
+  } else {
+    fill_component();
   }
-  const auto later_entry = [](const ShareEntry& a, const ShareEntry& b) {
-    return later(a.share, a.constraint, b.share, b.constraint);
-  };
+}
+
+// Resets the component's constraints and variables for filling; heap of shares; bounds sorted.
+void MaxMinSolver::start_heap_fill() {
   heap_.clear();
   for (int c : comp_constraints_) {
     Constraint& con = constraints_[static_cast<std::size_t>(c)];
@@ -200,6 +200,12 @@ void MaxMinSolver::fill_component() {
     const double bb = variables_[static_cast<std::size_t>(b)].bound;
     return ba < bb || (ba == bb && a < b);
   });
+}
+
+// Progressive filling with a heap of constraint shares (lazy: stale entries are skipped by
+// version) and the bounded variables sorted by bound.
+void MaxMinSolver::fill_component() {
+  start_heap_fill();
   std::size_t next_bounded = 0;
   for (;;) {
     while (!heap_.empty()) {

@@ -33,6 +33,8 @@
 #include <utility>
 #include <vector>
 
+#include "simulator/small_vector.h"
+
 namespace topotune::sim {
 
 class MaxMinSolver {
@@ -61,7 +63,8 @@ class MaxMinSolver {
   double value(int v) const { return variables_[static_cast<std::size_t>(v)].value; }
   /// The constraints a variable uses, as given to add_variable().
   std::span<const int> constraints_of(int v) const {
-    return variables_[static_cast<std::size_t>(v)].constraints;
+    const Variable& var = variables_[static_cast<std::size_t>(v)];
+    return {var.constraints.data(), var.constraints.size()};
   }
   /// Number of active variables using constraint `c`.
   std::size_t users(int c) const { return constraints_[static_cast<std::size_t>(c)].users.size(); }
@@ -78,29 +81,33 @@ class MaxMinSolver {
     int variable;
     int slot;
   };
+  // Field order: what the component search and add/remove touch comes first, so that a touch
+  // is one cache line; the filling scratch and overflow storage follow.
   struct Constraint {
+    std::uint64_t mark = 0;  ///< == epoch_: already in this solve's component search
+    bool dirty = false;
+    SmallVector<User, 4> users;
     double capacity = 0;
-    std::vector<User> users;
     // Scratch for solve(); valid only while `mark == epoch_`.
-    std::uint64_t mark = 0;
     double remaining = 0;
     int unfixed = 0;
     std::uint32_t version = 0;
-    bool dirty = false;
   };
   struct Variable {
-    std::vector<int> constraints;  ///< as given to add_variable()
-    std::vector<int> positions;    ///< index of this variable in each constraint's user list
-    double bound = kUnbounded;
-    double value = 0;
-    double next = 0;  ///< scratch: the value being computed
     std::uint64_t mark = 0;
     bool active = false;
     bool fixed = false;
-    bool fresh = false;  ///< added since the last solve: always reported as changed
+    bool fresh = false;               ///< added since the last solve: always reported as changed
+    SmallVector<int, 8> constraints;  ///< as given to add_variable()
+    SmallVector<int, 8> positions;    ///< index of this variable in each constraint's user list
+    double bound = kUnbounded;
+    double value = 0;
+    double next = 0;  ///< scratch: the value being computed
   };
 
   void collect_component(int seed);
+  void solve_component();
+  void start_heap_fill();
   void fill_component();
   void fill_small_component();
   void publish_component();
@@ -125,6 +132,10 @@ class MaxMinSolver {
     int constraint;
     std::uint32_t version;
   };
+  /// Min-heap order for std heaps: "a after b" on (share, constraint id).
+  static bool later_entry(const ShareEntry& a, const ShareEntry& b) {
+    return a.share > b.share || (a.share == b.share && a.constraint > b.constraint);
+  }
   std::vector<ShareEntry> heap_;
 };
 

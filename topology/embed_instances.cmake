@@ -1,6 +1,7 @@
+cmake_minimum_required(VERSION 3.25)
 # cmake -DDIR=<data/instances> -DOUT=<file.cc> -P embed_instances.cmake
-# Writes a C++ file holding the text of every DIR/*.json as raw string literals, in chunks of
-# under 50000 bytes (split at line ends) so no literal exceeds the 65536 bytes that
+# Writes a C++ file holding the text of every DIR/*.json as raw string literals, in chunks of at
+# most 50000 bytes (split at line ends) so no literal exceeds the 65536 bytes that
 # -Wpedantic / -Woverlength-strings allow. The binary then needs no data directory.
 # Reused for other data folders (autotune: data/models) with optional -DHEADER=<include>
 # -DNAMESPACE=<ns> -DTYPE=<struct {name, chunks, num_chunks}> -DFUNCTION=<name>; the defaults

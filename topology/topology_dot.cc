@@ -67,15 +67,20 @@ std::string topology_to_dot(const Topology& t) {
     << "  edge [fontname=\"Helvetica\", fontsize=8];\n"
     << "  subgraph cluster_node0 {\n    label=\"node 0"
     << (t.num_hosts() > 1 ? " (every node alike)" : "") << "\";\n    style=rounded;\n";
+  // Host 0's devices, one row per kind (GPUs above their switches, NICs and CPUs below).
+  std::map<DeviceKind, std::string> rows;
   for (std::size_t i = 0; i < t.num_devices(); ++i) {
     const NodeId id(static_cast<std::int32_t>(i));
     const Device& d = t.device(id);
     if (!drawn(t, id)) continue;
     o << (d.host == 0 ? "    " : "  ") << '"' << d.name << "\" [" << node_style(d.kind)
       << ", label=\"" << d.name << "\"];\n";
-    if (d.host == 0 && i + 1 < t.num_devices() &&
-        t.device(NodeId(static_cast<std::int32_t>(i + 1))).host != 0)
-      o << "  }\n";
+    if (d.host == 0) rows[d.kind] += " \"" + d.name + "\";";
+    const bool last_of_host0 = d.host == 0 && (i + 1 == t.num_devices() ||
+                                                t.device(NodeId(static_cast<std::int32_t>(i + 1))).host != 0);
+    if (!last_of_host0) continue;
+    for (const auto& [kind, names] : rows) o << "    {rank=same;" << names << "}\n";
+    o << "  }\n";
   }
   if (t.num_racks() > kMaxDrawnRacks)
     o << "  \"more racks\" [shape=note, label=\"" << t.num_racks() - kMaxDrawnRacks

@@ -87,22 +87,19 @@ std::vector<NvLinkDomain> nvlink_domains(const Topology& topo) {
   return out;
 }
 
-std::string topology_to_json(const Topology& topo) {
+namespace {
+
+// gpus, nics and switches arrays, in device order.
+void add_devices(const Topology& topo, nlohmann::json& doc) {
   using nlohmann::json;
   const ClusterSpec& spec = topo.spec();
-  json doc;
-  doc["instance"] = spec.instance.name;
-  doc["nodes"] = topo.num_hosts();
-  doc["placement"] = placement_name(spec.placement);
-  doc["racks"] = topo.num_racks();
-  doc["gpus_per_node"] = topo.gpus_per_host();
   doc["gpus"] = json::array();
   doc["nics"] = json::array();
   doc["switches"] = json::array();
   for (std::size_t i = 0; i < topo.num_devices(); ++i) {
     const Device& d = topo.device(NodeId(static_cast<std::int32_t>(i)));
-    json e = {
-        {"id", d.name}, {"kind", device_kind_name(d.kind)}, {"node", d.host}, {"index", d.index}};
+    json e = {{"id", d.name}, {"kind", device_kind_name(d.kind)}, {"node", d.host},
+              {"index", d.index}};
     if (d.kind == DeviceKind::Gpu) {
       e["rank"] = d.host * topo.gpus_per_host() + d.index;
       e["model"] = spec.instance.gpu.model;
@@ -117,6 +114,20 @@ std::string topology_to_json(const Topology& topo) {
       doc["switches"].push_back(e);
     }
   }
+}
+
+}  // namespace
+
+std::string topology_to_json(const Topology& topo) {
+  using nlohmann::json;
+  const ClusterSpec& spec = topo.spec();
+  json doc;
+  doc["instance"] = spec.instance.name;
+  doc["nodes"] = topo.num_hosts();
+  doc["placement"] = placement_name(spec.placement);
+  doc["racks"] = topo.num_racks();
+  doc["gpus_per_node"] = topo.gpus_per_host();
+  add_devices(topo, doc);
   doc["links"] = json::array();
   for (std::size_t i = 0; i < topo.num_links(); ++i) {
     const Link& l = topo.link(LinkId(static_cast<std::int32_t>(i)));

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/schedule/ancestor_chains.h"
 #include "algorithms/schedule/rank_set_pool.h"
 #include "algorithms/schedule/validate.h"
 
@@ -44,7 +45,7 @@ std::string range(std::int64_t lo, std::int64_t hi) {
 class Interpreter {
  public:
   explicit Interpreter(const Schedule& s)
-      : s_(s), pool_(s.num_ranks()), state_(static_cast<std::size_t>(s.num_endpoints())),
+      : s_(s), chains_(s), pool_(s.num_ranks()), state_(static_cast<std::size_t>(s.num_endpoints())),
         dep_mark_(s.size(), -1), visit_mark_(s.size(), -1), want_mark_(s.size(), -1),
         need_mark_(s.size(), -1) {}
 
@@ -113,11 +114,17 @@ class Interpreter {
   }
 
   Expected<void> step(std::int32_t id);
+  Expected<void> gather_reads(std::int32_t id, const Transfer& t);
+  Expected<void> gather_writes(std::int32_t id, const Transfer& t);
+  void apply(std::int32_t id, const Transfer& t);
   Expected<void> check_order(std::int32_t id);
+  Unexpected race_error(std::int32_t id) const;
+  int claim(std::int32_t id, std::int32_t u);
   Expected<void> check_range(int rank, Slice sl, int want, const char* what);
   Expected<void> check_end_state();
 
   const Schedule& s_;
+  AncestorChains chains_;
   RankSetPool pool_;
   std::vector<SegMap> state_;
   std::vector<std::int32_t> dep_mark_, visit_mark_, want_mark_, need_mark_;
@@ -130,12 +137,20 @@ class Interpreter {
 Expected<void> Interpreter::step(std::int32_t id) {
   const Transfer& t = s_.transfer(TransferId(id));
   if (t.slice.empty()) return {};
-  const std::int64_t x = t.slice.offset.value, y = t.slice.end().value;
-  SegMap& src = state_[t.src.index()];
-  SegMap& dst = state_[t.dst.index()];
   needs_.clear();
   src_segs_.clear();
   dst_segs_.clear();
+  TT_TRY_VOID(gather_reads(id, t));
+  TT_TRY_VOID(gather_writes(id, t));
+  TT_TRY_VOID(check_order(id));
+  apply(id, t);
+  return {};
+}
+
+// The source segments the transfer reads: each must hold data, and follow its last writers.
+Expected<void> Interpreter::gather_reads(std::int32_t id, const Transfer& t) {
+  const std::int64_t x = t.slice.offset.value, y = t.slice.end().value;
+  SegMap& src = state_[t.src.index()];
   const auto src_end = split(src, y);
   for (auto it = split(src, x); it != src_end; ++it) {
     const std::int64_t lo = it->first, hi = std::next(it) == src.end() ? y : std::next(it)->first;
@@ -147,9 +162,18 @@ Expected<void> Interpreter::step(std::int32_t id) {
     need(id, t.src.value, lo, hi, Kind::Read, it->second.writers);
     src_segs_.push_back(it);
   }
+  return {};
+}
+
+// The destination segments under each source piece: a reduce must not count a rank twice; a
+// write follows the readers since the last write (or that write); a reduce joining a group of
+// concurrent reduces follows what the group follows.
+Expected<void> Interpreter::gather_writes(std::int32_t id, const Transfer& t) {
+  SegMap& dst = state_[t.dst.index()];
+  const Kind k = t.reduce ? Kind::Reduce : Kind::Copy;
   for (std::size_t p = 0; p < src_segs_.size(); ++p) {
     const std::int64_t lo = src_segs_[p]->first;
-    const std::int64_t hi = p + 1 < src_segs_.size() ? src_segs_[p + 1]->first : y;
+    const std::int64_t hi = p + 1 < src_segs_.size() ? src_segs_[p + 1]->first : t.slice.end().value;
     const int in = src_segs_[p]->second.set;
     const auto dst_end = split(dst, hi);
     for (auto it = split(dst, lo); it != dst_end; ++it) {
@@ -162,7 +186,6 @@ Expected<void> Interpreter::step(std::int32_t id) {
                         ", which already holds " + pool_.describe(seg.set) +
                         ": a contribution would be counted twice");
       }
-      const Kind k = t.reduce ? Kind::Reduce : Kind::Copy;
       if (k == Kind::Reduce && seg.reduce_group && seg.readers.empty()) {
         need(id, t.dst.value, a, b, k, seg.group_base);
       } else {
@@ -171,7 +194,10 @@ Expected<void> Interpreter::step(std::int32_t id) {
       dst_segs_.emplace_back(it, in);
     }
   }
-  TT_TRY_VOID(check_order(id));
+  return {};
+}
+
+void Interpreter::apply(std::int32_t id, const Transfer& t) {
   for (auto it : src_segs_) it->second.readers.push_back(id);
   for (auto& [it, in] : dst_segs_) {
     Segment& seg = it->second;
@@ -191,42 +217,71 @@ Expected<void> Interpreter::step(std::int32_t id) {
       seg.reduce_group = true;
     }
   }
-  return {};
 }
 
-// Every transfer in needs_ must be an ancestor of `id`. Direct dependencies first; then one
-// backwards DFS from `id` that never goes below the smallest id still wanted (ids are a
-// topological order, so nothing below it can lead to it).
+// Every transfer in needs_ must be an ancestor of `id`: a direct dependency, or on the data or
+// sender chain of one (AncestorChains, O(log) each), or else found by one backwards search from
+// `id` that never goes below the smallest id still wanted (ids are a topological order, so
+// nothing below it can lead to it).
 Expected<void> Interpreter::check_order(std::int32_t id) {
   if (needs_.empty()) return {};
-  for (TransferId d : s_.deps(TransferId(id))) dep_mark_[d.index()] = id;
+  const auto deps = s_.deps(TransferId(id));
+  for (TransferId d : deps) dep_mark_[d.index()] = id;
   std::int32_t lo = id;
   int wanted = 0;
   for (const Need& n : needs_) {
     if (dep_mark_[static_cast<std::size_t>(n.id)] == id) continue;
+    bool chained = false;
+    for (TransferId d : deps) {
+      if (d.value > n.id && chains_.on_chain(n.id, d.value)) {
+        chained = true;
+        break;
+      }
+    }
+    if (chained) continue;
     want_mark_[static_cast<std::size_t>(n.id)] = id;
     lo = std::min(lo, n.id);
     ++wanted;
   }
   if (wanted == 0) return {};
+  // Breadth-first, so that the nearest transfer whose chains hold a wanted one is met early.
   stack_.clear();
   stack_.push_back(id);
   int found = 0;
-  while (!stack_.empty() && found < wanted) {
-    const std::int32_t u = stack_.back();
-    stack_.pop_back();
-    for (TransferId d : s_.deps(TransferId(u))) {
-      const std::size_t di = d.index();
-      if (d.value < lo || visit_mark_[di] == id) continue;
-      visit_mark_[di] = id;
-      if (want_mark_[di] == id) ++found;
-      stack_.push_back(d.value);
-    }
+  const auto visit = [&](std::int32_t d) {
+    const auto di = static_cast<std::size_t>(d);
+    if (d < lo || visit_mark_[di] == id) return;
+    visit_mark_[di] = id;
+    found += claim(id, d);
+    stack_.push_back(d);
+  };
+  for (std::size_t head = 0; head < stack_.size() && found < wanted; ++head) {
+    const std::int32_t u = stack_[head];
+    for (TransferId d : s_.deps(TransferId(u))) visit(d.value);
+    visit(chains_.data_jump(u));  // shortcuts down long chains (ancestors too)
+    visit(chains_.sender_jump(u));
   }
   if (found == wanted) return {};
+  return race_error(id);
+}
+
+// Marks as found every wanted transfer that `u` (an ancestor of `id`) is or has on its chains.
+int Interpreter::claim(std::int32_t id, std::int32_t u) {
+  int n = 0;
+  for (const Need& need : needs_) {
+    const auto ni = static_cast<std::size_t>(need.id);
+    if (want_mark_[ni] != id || need.id > u || !chains_.on_chain(need.id, u)) continue;
+    want_mark_[ni] = -1;  // found: no longer wanted
+    ++n;
+  }
+  return n;
+}
+
+// The first wanted ancestor the search did not reach, as a message.
+Unexpected Interpreter::race_error(std::int32_t id) const {
   for (const Need& n : needs_) {
     const std::size_t ni = static_cast<std::size_t>(n.id);
-    if (want_mark_[ni] != id || visit_mark_[ni] == id) continue;
+    if (want_mark_[ni] != id) continue;
     const Transfer& other = s_.transfer(TransferId(n.id));
     const bool other_writes = other.dst.value == n.endpoint;
     return fail(Errc::InvalidSchedule,
@@ -236,7 +291,7 @@ Expected<void> Interpreter::check_order(std::int32_t id) {
                     transfer_name(id) + " " + kind_verb(n.mine) +
                     " them, but does not depend on it (directly or transitively)");
   }
-  return {};
+  return fail(Errc::Internal, "race detection lost track of transfer " + std::to_string(id));
 }
 
 Expected<void> Interpreter::check_range(int rank, Slice sl, int want, const char* what) {

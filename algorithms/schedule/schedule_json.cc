@@ -2,8 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <ostream>
 #include <sstream>
+#include <vector>
 
 #include "algorithms/schedule/validate.h"
 
@@ -12,11 +14,6 @@ namespace {
 
 using nlohmann::json;
 constexpr const char* kSchema = "topotune.schedule/1";
-
-// Where the parser is, for messages: "transfers[12].deps[0]".
-struct Cursor {
-  std::string path;
-};
 
 Unexpected bad(const std::string& origin, const std::string& path, const std::string& what) {
   return fail(Errc::ParseError, origin + ": " + (path.empty() ? "" : path + ": ") + what);
@@ -63,6 +60,67 @@ Expected<CollectiveSpec> parse_spec(const json& j, const std::string& origin) {
   return spec;
 }
 
+Expected<Endpoint> parse_endpoint(const json& o, std::size_t i, int ranks, const std::string& origin) {
+  const std::string path = "endpoints[" + std::to_string(i) + "]";
+  if (!o.is_object()) return bad(origin, path, "expected an object");
+  TT_TRY(const std::int64_t id, int_member(o, "id", origin, path));
+  if (id != ranks + static_cast<std::int64_t>(i)) {
+    return bad(origin, path + ".id", "expected " + std::to_string(ranks + static_cast<std::int64_t>(i)) +
+                                         " (extra endpoints follow the ranks, in order)");
+  }
+  TT_TRY(const std::string kind, string_member(o, "kind", origin, path));
+  if (kind != "host_cpu") return bad(origin, path + ".kind", "unknown kind \"" + kind + "\"");
+  TT_TRY(const std::int64_t host, int_member(o, "host", origin, path));
+  TT_TRY(const std::int64_t exec, int_member(o, "executor", origin, path));
+  if (exec < 0 || exec >= ranks) return bad(origin, path + ".executor", "not a rank");
+  if (host < 0 || host > INT32_MAX) return bad(origin, path + ".host", "out of range");
+  return Endpoint{EndpointKind::HostCpu, static_cast<int>(host), RankId(static_cast<std::int32_t>(exec))};
+}
+
+// One transfer; its dependencies are appended to `deps` (the CSR array).
+Expected<Transfer> parse_transfer(const json& o, std::size_t i, const std::string& origin,
+                                  std::vector<TransferId>& deps) {
+  const std::string path = "transfers[" + std::to_string(i) + "]";
+  if (!o.is_object()) return bad(origin, path, "expected an object");
+  TT_TRY(const std::int64_t id, int_member(o, "id", origin, path));
+  if (id != static_cast<std::int64_t>(i)) {
+    return bad(origin, path + ".id", "expected " + std::to_string(i) + " (ids are positions)");
+  }
+  Transfer t;
+  TT_TRY(const std::int64_t src, int_member(o, "src", origin, path));
+  TT_TRY(const std::int64_t dst, int_member(o, "dst", origin, path));
+  TT_TRY(const std::int64_t offset, int_member(o, "offset", origin, path));
+  TT_TRY(const std::int64_t bytes, int_member(o, "bytes", origin, path));
+  if (src < 0 || src > INT32_MAX || dst < 0 || dst > INT32_MAX) {
+    return bad(origin, path, "endpoint id out of range");
+  }
+  t.src = EndpointId(static_cast<std::int32_t>(src));
+  t.dst = EndpointId(static_cast<std::int32_t>(dst));
+  t.slice = Slice{Bytes(offset), Bytes(bytes)};
+  if (!o.contains("reduce") || !o["reduce"].is_boolean()) {
+    return bad(origin, path + ".reduce", "missing or not true/false");
+  }
+  t.reduce = o["reduce"].get<bool>();
+  if (o.contains("channel")) {
+    TT_TRY(const std::int64_t ch, int_member(o, "channel", origin, path));
+    if (ch < 0 || ch > INT16_MAX) return bad(origin, path + ".channel", "out of range");
+    t.channel = static_cast<std::int16_t>(ch);
+  }
+  if (!o.contains("deps")) return t;
+  const json& list = o["deps"];
+  if (!list.is_array()) return bad(origin, path + ".deps", "expected an array");
+  for (std::size_t d = 0; d < list.size(); ++d) {
+    const std::string at = path + ".deps[" + std::to_string(d) + "]";
+    if (!list[d].is_number_integer()) return bad(origin, at, "expected an integer");
+    const std::int64_t dep = list[d].get<std::int64_t>();
+    if (dep < 0 || dep >= id) {
+      return bad(origin, at, "dependency " + std::to_string(dep) + " does not point to an earlier transfer");
+    }
+    deps.push_back(TransferId(static_cast<std::int32_t>(dep)));
+  }
+  return t;
+}
+
 }  // namespace
 
 void ScheduleJson::write(const Schedule& s, std::ostream& out) {
@@ -106,32 +164,17 @@ Expected<Schedule> ScheduleJson::parse(std::string_view text, const std::string&
     return bad(origin, "schema", "unsupported \"" + schema + "\" (this topotune reads " + kSchema + ")");
   }
   if (!j.contains("spec")) return bad(origin, "", "missing \"spec\"");
-  TT_TRY(const CollectiveSpec spec, parse_spec(j["spec"], origin));
-  std::string algorithm;
-  if (j.contains("algorithm")) {
-    TT_TRY(algorithm, string_member(j, "algorithm", origin, ""));
-  }
   Schedule s;
-  s.spec_ = spec;
-  s.algorithm_ = std::move(algorithm);
+  TT_TRY(s.spec_, parse_spec(j["spec"], origin));
+  if (j.contains("algorithm")) {
+    TT_TRY(s.algorithm_, string_member(j, "algorithm", origin, ""));
+  }
   const json empty = json::array();
   const json& eps = j.contains("endpoints") ? j["endpoints"] : empty;
   if (!eps.is_array()) return bad(origin, "endpoints", "expected an array");
   for (std::size_t i = 0; i < eps.size(); ++i) {
-    const std::string path = "endpoints[" + std::to_string(i) + "]";
-    if (!eps[i].is_object()) return bad(origin, path, "expected an object");
-    TT_TRY(const std::int64_t id, int_member(eps[i], "id", origin, path));
-    if (id != spec.ranks + static_cast<std::int64_t>(i)) {
-      return bad(origin, path + ".id", "expected " + std::to_string(spec.ranks + i) +
-                                           " (extra endpoints follow the ranks, in order)");
-    }
-    TT_TRY(const std::string kind, string_member(eps[i], "kind", origin, path));
-    if (kind != "host_cpu") return bad(origin, path + ".kind", "unknown kind \"" + kind + "\"");
-    TT_TRY(const std::int64_t host, int_member(eps[i], "host", origin, path));
-    TT_TRY(const std::int64_t exec, int_member(eps[i], "executor", origin, path));
-    if (exec < 0 || exec >= spec.ranks) return bad(origin, path + ".executor", "not a rank");
-    s.extra_.push_back(Endpoint{EndpointKind::HostCpu, static_cast<int>(host),
-                                RankId(static_cast<std::int32_t>(exec))});
+    TT_TRY(const Endpoint ep, parse_endpoint(eps[i], i, s.spec_.ranks, origin));
+    s.extra_.push_back(ep);
   }
   if (!j.contains("transfers") || !j["transfers"].is_array()) {
     return bad(origin, "transfers", "missing or not an array");
@@ -139,46 +182,7 @@ Expected<Schedule> ScheduleJson::parse(std::string_view text, const std::string&
   const json& ts = j["transfers"];
   s.transfers_.reserve(ts.size());
   for (std::size_t i = 0; i < ts.size(); ++i) {
-    const std::string path = "transfers[" + std::to_string(i) + "]";
-    const json& o = ts[i];
-    if (!o.is_object()) return bad(origin, path, "expected an object");
-    TT_TRY(const std::int64_t id, int_member(o, "id", origin, path));
-    if (id != static_cast<std::int64_t>(i)) {
-      return bad(origin, path + ".id", "expected " + std::to_string(i) + " (ids are positions)");
-    }
-    Transfer t;
-    TT_TRY(const std::int64_t src, int_member(o, "src", origin, path));
-    TT_TRY(const std::int64_t dst, int_member(o, "dst", origin, path));
-    TT_TRY(const std::int64_t offset, int_member(o, "offset", origin, path));
-    TT_TRY(const std::int64_t bytes, int_member(o, "bytes", origin, path));
-    if (src < 0 || src > INT32_MAX || dst < 0 || dst > INT32_MAX) {
-      return bad(origin, path, "endpoint id out of range");
-    }
-    t.src = EndpointId(static_cast<std::int32_t>(src));
-    t.dst = EndpointId(static_cast<std::int32_t>(dst));
-    t.slice = Slice{Bytes(offset), Bytes(bytes)};
-    if (!o.contains("reduce") || !o["reduce"].is_boolean()) {
-      return bad(origin, path + ".reduce", "missing or not true/false");
-    }
-    t.reduce = o["reduce"].get<bool>();
-    if (o.contains("channel")) {
-      TT_TRY(const std::int64_t ch, int_member(o, "channel", origin, path));
-      if (ch < 0 || ch > INT16_MAX) return bad(origin, path + ".channel", "out of range");
-      t.channel = static_cast<std::int16_t>(ch);
-    }
-    const json& deps = o.contains("deps") ? o["deps"] : empty;
-    if (!deps.is_array()) return bad(origin, path + ".deps", "expected an array");
-    for (std::size_t d = 0; d < deps.size(); ++d) {
-      if (!deps[d].is_number_integer()) {
-        return bad(origin, path + ".deps[" + std::to_string(d) + "]", "expected an integer");
-      }
-      const std::int64_t dep = deps[d].get<std::int64_t>();
-      if (dep < 0 || dep >= id) {
-        return bad(origin, path + ".deps[" + std::to_string(d) + "]",
-                   "dependency " + std::to_string(dep) + " does not point to an earlier transfer");
-      }
-      s.deps_.push_back(TransferId(static_cast<std::int32_t>(dep)));
-    }
+    TT_TRY(Transfer t, parse_transfer(ts[i], i, origin, s.deps_));
     t.dep_end = static_cast<std::uint32_t>(s.deps_.size());
     s.transfers_.push_back(t);
   }

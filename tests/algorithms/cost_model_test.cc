@@ -35,13 +35,15 @@ struct Share {
 };
 
 void expect_closed_form_is_critical_path(const std::string& name, AlgorithmOptions o, int n,
-                                         int gph, std::int64_t bytes, Share share) {
+                                         int gph, std::int64_t bytes, Share share,
+                                         sched::Collective c = sched::Collective::Allreduce) {
   sched::CollectiveSpec spec;
+  spec.collective = c;
   spec.ranks = n;
   spec.bytes = Bytes(bytes);
   const CostParams p = params();
   auto layout = flat_layout(n, gph);
-  auto algo = make_algorithm(name, o);
+  auto algo = make_algorithm(name, o, c);
   ASSERT_TRUE(algo);
   auto s = (*algo)->generate(spec, *layout);
   ASSERT_TRUE(s) << s.error().message;
@@ -80,6 +82,20 @@ TEST(ClosedForm, RingIsItsCriticalPath) {
       expect_closed_form_is_critical_path("ring", ck(c, k), n, 1, S, Share{C, C, C, C});
       // Hosts of 4 GPUs: the FIFO chain of the position with the network hop is the slowest.
       if (n % 4 == 0) expect_closed_form_is_critical_path("ring", ck(c, k), n, 4, S, Share{C, C, C, C});
+    }
+  }
+}
+
+TEST(ClosedForm, RingHalvesAndBroadcastAreTheirCriticalPaths) {
+  // Same sharing as the allreduce ring: the C channels' transfers share each link.
+  for (int n : {2, 4, 7}) {
+    for (const auto& [c, k] : {std::pair{1, 1}, std::pair{2, 3}}) {
+      const double C = c;
+      const std::int64_t S = 4LL * n * c * k * 1000;
+      for (auto coll : {sched::Collective::ReduceScatter, sched::Collective::Allgather,
+                        sched::Collective::Broadcast}) {
+        expect_closed_form_is_critical_path("ring", ck(c, k), n, 1, S, Share{C, C, C, C}, coll);
+      }
     }
   }
 }

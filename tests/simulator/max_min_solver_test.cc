@@ -151,6 +151,27 @@ TEST(MaxMinSolver, ZeroCapacityGivesZero) {
   EXPECT_EQ(s.value(f), 0);
 }
 
+TEST(MaxMinSolver, LongRoutesAndBusyLinks) {
+  // A flow over 12 links (capacities 20, 19, ..., 9) and, on the last link (capacity 9), six
+  // one-link flows: shares: last link 9/7, others 20..10 / 1 -> the last link saturates first:
+  // all seven get 9/7. (Exercises storage beyond the inline sizes: 12 links, 7 users.)
+  MaxMinSolver s;
+  std::vector<int> route;
+  for (int k = 0; k < 12; ++k) route.push_back(s.add_constraint(20 - k));
+  const int longest = s.add_variable(route);
+  std::vector<int> locals;
+  for (int k = 0; k < 6; ++k) locals.push_back(s.add_variable(std::vector<int>{route.back()}));
+  s.solve();
+  EXPECT_DOUBLE_EQ(s.value(longest), 9.0 / 7);
+  for (int v : locals) EXPECT_DOUBLE_EQ(s.value(v), 9.0 / 7);
+  EXPECT_EQ(s.constraints_of(longest).size(), 12u);
+  // The local flows leave: the long one is limited by its tightest link alone, 9.
+  for (int v : locals) s.remove_variable(v);
+  s.solve();
+  EXPECT_DOUBLE_EQ(s.value(longest), 9);
+  EXPECT_EQ(s.users(route.back()), 1u);
+}
+
 TEST(MaxMinSolver, IdsAreReusedAfterRemoval) {
   MaxMinSolver s;
   const int link = s.add_constraint(8);

@@ -85,8 +85,8 @@ TEST(TopologySimulation, TwoRingsOverOneNicTakeTwiceAsLongAsOne) {
 // Four 1-GPU hosts, two per rack, rack uplinks oversubscribed 4:1. NIC bandwidth B; a rack's
 // uplink is (2 hosts x B) / 4 = B/2 per direction. No latency, efficiencies 1.
 topo::Topology two_racks(double nic) {
-  auto base = topo::make_uniform_topology(4, 1, BytesPerSec(nic), BytesPerSec(nic), Seconds(0),
-                                          Seconds(0));
+  auto base =
+      topo::make_uniform_topology(4, 1, BytesPerSec(nic), BytesPerSec(nic), Seconds(0), Seconds(0));
   EXPECT_TRUE(base) << base.error().message;
   topo::ClusterSpec spec = base->spec();
   spec.fabric.hosts_per_rack = 2;

@@ -1,0 +1,111 @@
+#include "algorithms/nccl/nccl_system.h"
+
+#include <charconv>
+
+namespace topotune::algo {
+namespace {
+
+int arch_row_of(topo::GpuArch a) {
+  switch (a) {
+    case topo::GpuArch::Volta:
+    case topo::GpuArch::Turing:
+      return 0;
+    case topo::GpuArch::Ampere:
+    case topo::GpuArch::Unknown:
+      return 1;
+    case topo::GpuArch::Hopper:
+      return 2;
+    case topo::GpuArch::Blackwell:
+      return 3;
+  }
+  return 1;
+}
+
+bool read_int(const std::string& s, std::size_t& pos, int& out) {
+  const char* first = s.data() + pos;
+  const char* last = s.data() + s.size();
+  auto [ptr, ec] = std::from_chars(first, last, out);
+  if (ec != std::errc() || ptr == first || out < 0) return false;
+  pos = static_cast<std::size_t>(ptr - s.data());
+  return true;
+}
+
+}  // namespace
+
+std::string NcclVersion::str() const {
+  if (!known) return "latest";
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+}
+
+Expected<NcclVersion> parse_nccl_version(const std::string& text) {
+  NcclVersion v;
+  std::size_t pos = 0;
+  const auto bad = [&text] {
+    return fail(Errc::InvalidArgument,
+                "bad NCCL version '" + text + "' (expected MAJOR.MINOR[.PATCH], e.g. 2.23.4)");
+  };
+  if (!read_int(text, pos, v.major) || pos >= text.size() || text[pos] != '.') return bad();
+  ++pos;
+  if (!read_int(text, pos, v.minor)) return bad();
+  if (pos < text.size() && text[pos] == '.') {
+    ++pos;
+    if (!read_int(text, pos, v.patch)) return bad();
+  }
+  if (pos < text.size() && text[pos] != '+' && text[pos] != '-') return bad();
+  v.known = true;
+  return v;
+}
+
+Expected<NcclSystem> nccl_system_from_cluster(const topo::ClusterSpec& spec) {
+  const topo::InstanceSpec& inst = spec.instance;
+  if (inst.num_gpus < 1 || spec.hosts < 1) {
+    return fail(Errc::InvalidArgument, "cluster has no GPUs or no hosts");
+  }
+  NcclSystem s;
+  s.instance = inst.name;
+  s.nodes = spec.hosts;
+  s.gpus_per_node = inst.num_gpus;
+  s.arch_row = arch_row_of(inst.gpu.arch);
+  s.sm90 = s.arch_row >= 2;
+  switch (inst.fabric) {
+    case topo::IntraFabric::NvSwitch:
+      s.intra = IntraKind::NvSwitch;
+      break;
+    case topo::IntraFabric::NvLinkMesh:
+      s.intra = IntraKind::NvLinkMesh;
+      break;
+    case topo::IntraFabric::PcieOnly:
+      s.intra = IntraKind::Pcie;
+      break;
+  }
+  if (s.intra == IntraKind::Pcie) {
+    // Without NVLink, GPU-to-GPU traffic crosses each GPU's own PCIe link (Gen3 x16 if unknown).
+    s.gpu_intra_bandwidth = inst.pcie_bandwidth.value_or(gbyte_per_sec(15.75));
+  } else {
+    s.gpu_intra_bandwidth = inst.nvlink_bandwidth_per_link * inst.nvlinks_per_gpu;
+  }
+  s.nvls = inst.nvls && s.intra == IntraKind::NvSwitch;
+  s.nics_per_node = inst.num_nics;
+  s.nic_bandwidth = inst.nic_bandwidth;
+  s.gpudirect_rdma = inst.gpudirect_rdma;
+  switch (inst.transport) {
+    case topo::NetTransport::InfiniBand:
+      s.nic_class = NicClass::InfiniBand;
+      break;
+    case topo::NetTransport::Tcp:
+      s.nic_class = NicClass::Tcp;
+      break;
+    case topo::NetTransport::Efa: {
+      // EFA v2+ has RDMA write; when the generation is unknown, Hopper+ instances ship v2+.
+      const bool rdma = inst.efa_version ? *inst.efa_version >= 2 : s.sm90;
+      s.nic_class = rdma ? NicClass::EfaRdma : NicClass::EfaSrd;
+      break;
+    }
+  }
+  if (s.nodes > 1 && (s.nics_per_node < 1 || s.nic_bandwidth.value <= 0)) {
+    return fail(Errc::InvalidArgument, "instance '" + inst.name + "' has no NIC bandwidth");
+  }
+  return s;
+}
+
+}  // namespace topotune::algo

@@ -1,0 +1,119 @@
+#include "cli/nccl_common.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "runtime/nccl_tests_parser.h"
+#include "topology/cluster_spec.h"
+
+namespace topotune::cli {
+namespace {
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (c == ',') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else if (!std::isspace(static_cast<unsigned char>(c))) {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+Expected<algo::NcclProto> parse_proto(const std::string& s) {
+  std::string l;
+  for (char c : s) l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (l == "ll") return algo::NcclProto::LL;
+  if (l == "ll128") return algo::NcclProto::LL128;
+  if (l == "simple") return algo::NcclProto::Simple;
+  return fail(Errc::InvalidArgument, "unknown NCCL protocol '" + s + "' (LL, LL128, Simple)");
+}
+
+/// NCCL's grammar: a list selects; a leading '^' excludes the list instead.
+template <class T, class Parse>
+Expected<std::vector<T>> select(const std::string& text, int count, Parse parse) {
+  std::string body = text;
+  const bool exclude = !body.empty() && body.front() == '^';
+  if (exclude) body.erase(0, 1);
+  std::vector<T> listed;
+  for (const std::string& item : split_list(body)) {
+    TT_TRY(T v, parse(item));
+    listed.push_back(v);
+  }
+  if (!exclude) return listed;
+  std::vector<T> out;
+  for (int i = 0; i < count; ++i) {
+    const T v = static_cast<T>(i);
+    if (std::find(listed.begin(), listed.end(), v) == listed.end()) out.push_back(v);
+  }
+  if (out.empty()) return fail(Errc::InvalidArgument, "'" + text + "' excludes everything");
+  return out;
+}
+
+}  // namespace
+
+Expected<algo::NcclSystem> resolve_nccl_system(const std::string& instance, int nodes,
+                                               const std::string& cluster_file) {
+  if (nodes < 1) return fail(Errc::InvalidArgument, "--nodes must be >= 1");
+  if (!cluster_file.empty()) {
+    TT_TRY(topo::ClusterSpec spec, topo::load_cluster_file(cluster_file));
+    if (nodes > 1 || spec.hosts < 1) spec.hosts = nodes;
+    return algo::nccl_system_from_cluster(spec);
+  }
+  if (instance.empty())
+    return fail(Errc::InvalidArgument, "give --instance NAME or --cluster FILE");
+  TT_TRY(const topo::ClusterSpec spec, topo::make_cluster_spec(instance, nodes));
+  return algo::nccl_system_from_cluster(spec);
+}
+
+Expected<algo::NcclModelParams> load_nccl_model(const std::string& calibration) {
+  algo::NcclModelParams params = algo::default_params();
+  const std::string path = algo::data_dir() + "/nccl_model.json";
+  if (std::filesystem::exists(path)) {
+    TT_TRY(params, algo::load_params_file(path, params));
+  }
+  if (!calibration.empty()) {
+    TT_TRY(params, algo::load_params_file(calibration, params));
+  }
+  return params;
+}
+
+Expected<algo::NcclOptions> make_nccl_options(const std::string& version, const std::string& algos,
+                                              const std::string& protos) {
+  algo::NcclOptions o;
+  if (!version.empty()) {
+    TT_TRY(o.version, algo::parse_nccl_version(version));
+  }
+  TT_TRY(o.algos, select<algo::NcclAlgo>(algos, algo::kNumNcclAlgos, algo::parse_nccl_algo));
+  TT_TRY(o.protos, select<algo::NcclProto>(protos, algo::kNumNcclProtos, parse_proto));
+  return o;
+}
+
+Expected<int> nodes_of(const rt::Measurement& m, std::optional<int> nodes, int gpus_per_node) {
+  if (nodes) return *nodes;
+  if (m.nodes) return *m.nodes;
+  if (gpus_per_node > 0 && m.ranks % gpus_per_node == 0) return m.ranks / gpus_per_node;
+  return fail(Errc::InvalidArgument, "cannot tell the node count from the log: give --nodes");
+}
+
+Expected<rt::Measurement> load_measurement(const std::string& nccl_tests_log,
+                                           const std::string& measured_json) {
+  if (nccl_tests_log.empty() == measured_json.empty()) {
+    return fail(Errc::InvalidArgument, "give exactly one of --nccl-tests LOG or --measured FILE");
+  }
+  if (!nccl_tests_log.empty()) return rt::load_nccl_tests_log(nccl_tests_log, {});
+  std::ifstream in(measured_json);
+  if (!in) return fail(Errc::Io, "cannot read '" + measured_json + "'");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return rt::measurement_from_json(ss.str(), measured_json);
+}
+
+}  // namespace topotune::cli

@@ -1,0 +1,36 @@
+#pragma once
+// Shared plumbing of the NCCL-model subcommands (predict, validate, calibrate): resolving an
+// instance (catalog name or --cluster file) into an NcclSystem, loading the model parameters
+// (data/nccl_model.json + an optional calibration file) and NCCL option lists.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "algorithms/nccl/nccl_params.h"
+#include "algorithms/nccl/nccl_predictor.h"
+#include "algorithms/nccl/nccl_system.h"
+#include "core/expected.h"
+#include "runtime/measurement.h"
+
+namespace topotune::cli {
+
+/// The system for `instance` x `nodes`, or for a cluster file when `cluster_file` is set.
+Expected<algo::NcclSystem> resolve_nccl_system(const std::string& instance, int nodes,
+                                               const std::string& cluster_file);
+
+/// data/nccl_model.json (built-in defaults if absent), then `calibration` on top if set.
+Expected<algo::NcclModelParams> load_nccl_model(const std::string& calibration);
+
+/// Parses NCCL_ALGO-style and NCCL_PROTO-style comma lists ("ring,tree", "^LL128", "" = all).
+Expected<algo::NcclOptions> make_nccl_options(const std::string& version, const std::string& algos,
+                                              const std::string& protos);
+
+/// Number of nodes a measurement ran on: explicit, else the log's host count, else ranks/gpus.
+Expected<int> nodes_of(const rt::Measurement& m, std::optional<int> nodes, int gpus_per_node);
+
+/// Loads a measurement from an nccl-tests log or a measurement JSON file (exactly one set).
+Expected<rt::Measurement> load_measurement(const std::string& nccl_tests_log,
+                                           const std::string& measured_json);
+
+}  // namespace topotune::cli

@@ -1,0 +1,223 @@
+// topotune predict: what NCCL does for a collective on a cluster, size by size.
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+
+#include "algorithms/cost_params.h"
+#include "algorithms/rank_layout.h"
+#include "algorithms/registry.h"
+#include "cli/commands.h"
+#include "cli/nccl_common.h"
+#include "core/quantity_parse.h"
+#include "topology/topology.h"
+
+namespace topotune::cli {
+namespace {
+
+struct PredictArgs {
+  std::string instance;
+  int nodes = 1;
+  std::string cluster;
+  std::string collective = "allreduce";
+  std::string algo = "nccl";
+  std::string sizes = "8:16G";
+  std::string nccl_version;
+  std::string nccl_algo;
+  std::string nccl_proto;
+  std::string calibration;
+  std::string format = "table";
+  int gpus_per_thread = 1;
+  bool explain = false;
+};
+
+void print_candidates(std::ostream& out, const algo::NcclPrediction& p) {
+  for (const algo::NcclCandidate& c : p.candidates) {
+    char line[200];
+    if (!c.enabled) {
+      std::snprintf(line, sizeof line, "#     %-9s %-6s  disabled: %s\n",
+                    algo::nccl_algo_name(c.algo), algo::nccl_proto_name(c.proto),
+                    c.why_disabled.c_str());
+    } else {
+      std::snprintf(line, sizeof line,
+                    "#     %-9s %-6s  %12.2f us  (latency %9.2f us, %2d channels, bound by %s)%s\n",
+                    algo::nccl_algo_name(c.algo), algo::nccl_proto_name(c.proto), c.time.us(),
+                    c.latency.us(), c.channels, c.bottleneck.c_str(),
+                    c.algo == p.chosen.algo && c.proto == p.chosen.proto ? "  <= chosen" : "");
+    }
+    out << line;
+  }
+}
+
+nlohmann::ordered_json candidates_json(const algo::NcclPrediction& p) {
+  nlohmann::ordered_json arr = nlohmann::ordered_json::array();
+  for (const algo::NcclCandidate& c : p.candidates) {
+    nlohmann::ordered_json j = {{"algorithm", algo::nccl_algo_name(c.algo)},
+                                {"protocol", algo::nccl_proto_name(c.proto)},
+                                {"enabled", c.enabled}};
+    if (c.enabled) {
+      j["time_us"] = c.time.us();
+      j["latency_us"] = c.latency.us();
+      j["channels"] = c.channels;
+      j["bottleneck"] = c.bottleneck;
+    } else {
+      j["why_disabled"] = c.why_disabled;
+    }
+    arr.push_back(std::move(j));
+  }
+  return arr;
+}
+
+/// One row of output, whichever model produced it.
+struct PredictRow {
+  std::int64_t bytes;
+  double time_us, algbw, busbw;
+  std::string algorithm, protocol;
+};
+
+void print_row(std::ostream& out, const PredictRow& r) {
+  char line[200];
+  std::snprintf(line, sizeof line, "%12lld  %12lld     float %10.2f  %6.2f  %6.2f  %-9s  %s\n",
+                static_cast<long long>(r.bytes), static_cast<long long>(r.bytes / 4), r.time_us,
+                r.algbw, r.busbw, r.algorithm.c_str(), r.protocol.c_str());
+  out << line;
+}
+
+nlohmann::ordered_json row_json(const PredictRow& r) {
+  return {{"bytes", r.bytes},      {"time_us", r.time_us},     {"algbw_GBps", r.algbw},
+          {"busbw_GBps", r.busbw}, {"algorithm", r.algorithm}, {"protocol", r.protocol}};
+}
+
+/// A schedule-based algorithm of the registry, timed by its closed form (alpha-beta-gamma on
+/// the topology's routes; the contention simulator is not part of this build).
+Expected<std::vector<PredictRow>> predict_schedule(const PredictArgs& a, sched::Collective coll,
+                                                   const std::vector<Bytes>& sizes, int& ranks) {
+  if (!a.cluster.empty())
+    return fail(Errc::InvalidArgument, "--algo " + a.algo + " needs --instance");
+  TT_TRY(const topo::Topology t, topo::load_instance(a.instance, a.nodes));
+  TT_TRY(const algo::RankLayout layout, algo::layout_from_topology(t, 1));
+  const algo::CostParams params = algo::cost_params_from_topology(t);
+  TT_TRY(const auto alg, algo::make_algorithm(a.algo, algo::AlgorithmOptions{}, coll));
+  ranks = t.num_ranks();
+  std::vector<PredictRow> rows;
+  for (const Bytes b : sizes) {
+    sched::CollectiveSpec spec;
+    spec.collective = coll;
+    spec.ranks = ranks;
+    spec.bytes = b;
+    TT_TRY(const Seconds time, alg->closed_form(spec, layout, params));
+    const double algbw = time.value > 0 ? b.as_double() / time.value / 1e9 : 0.0;
+    const double factor = coll == sched::Collective::Allreduce   ? 2.0 * (ranks - 1) / ranks
+                          : coll == sched::Collective::Broadcast ? 1.0
+                                                                 : (ranks - 1.0) / ranks;
+    rows.push_back({b.value, time.us(), algbw, algbw * factor, alg->name(), "closed-form"});
+  }
+  return rows;
+}
+
+Expected<void> run_nccl_predict(const PredictArgs& a, sched::Collective coll,
+                                const std::vector<Bytes>& sizes, std::ostream& out) {
+  TT_TRY(algo::NcclSystem sys, resolve_nccl_system(a.instance, a.nodes, a.cluster));
+  sys.gpus_per_thread = a.gpus_per_thread;
+  TT_TRY(const algo::NcclModelParams params, load_nccl_model(a.calibration));
+  TT_TRY(const algo::NcclOptions opts,
+         make_nccl_options(a.nccl_version, a.nccl_algo, a.nccl_proto));
+  const algo::NcclPredictor predictor(sys, params, opts);
+  const bool json = a.format == "json";
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  if (!json) {
+    out << "# topotune predict: " << sys.instance << " x " << sys.nodes << " node(s), "
+        << sys.ranks() << " ranks, " << sched::collective_name(coll) << ", NCCL "
+        << opts.version.str() << "\n"
+        << "#       size         count      type       time   algbw   busbw  algorithm  protocol\n"
+        << "#        (B)    (elements)                 (us)  (GB/s)  (GB/s)\n";
+  }
+  for (const Bytes b : sizes) {
+    TT_TRY(const algo::NcclPrediction p, predictor.predict(coll, b, a.explain));
+    const PredictRow row{b.value,
+                         p.chosen.time.us(),
+                         p.algbw_GBps,
+                         p.busbw_GBps,
+                         algo::nccl_algo_name(p.chosen.algo),
+                         algo::nccl_proto_name(p.chosen.proto)};
+    if (json) {
+      nlohmann::ordered_json r = row_json(row);
+      if (a.explain) r["candidates"] = candidates_json(p);
+      rows.push_back(std::move(r));
+    } else {
+      print_row(out, row);
+      if (a.explain) print_candidates(out, p);
+    }
+  }
+  if (json) {
+    const nlohmann::ordered_json j = {{"instance", sys.instance},
+                                      {"nodes", sys.nodes},
+                                      {"ranks", sys.ranks()},
+                                      {"collective", sched::collective_name(coll)},
+                                      {"rows", std::move(rows)}};
+    out << j.dump(2) << "\n";
+  }
+  return {};
+}
+
+Expected<void> run_predict(const PredictArgs& a, std::ostream& out) {
+  if (a.format != "table" && a.format != "json") {
+    return fail(Errc::InvalidArgument, "--format must be table or json");
+  }
+  TT_TRY(const sched::Collective coll, sched::parse_collective(a.collective));
+  TT_TRY(const std::vector<Bytes> sizes, parse_size_list(a.sizes));
+  if (a.algo != "nccl") {
+    int ranks = 0;
+    TT_TRY(const std::vector<PredictRow> rows, predict_schedule(a, coll, sizes, ranks));
+    if (a.format == "json") {
+      nlohmann::ordered_json arr = nlohmann::ordered_json::array();
+      for (const PredictRow& r : rows) arr.push_back(row_json(r));
+      const nlohmann::ordered_json j = {{"instance", a.instance},
+                                        {"nodes", a.nodes},
+                                        {"ranks", ranks},
+                                        {"collective", sched::collective_name(coll)},
+                                        {"rows", std::move(arr)}};
+      out << j.dump(2) << "\n";
+      return {};
+    }
+    out << "# topotune predict: " << a.instance << " x " << a.nodes << " node(s), " << ranks
+        << " ranks, " << sched::collective_name(coll) << ", " << a.algo
+        << " (closed-form alpha-beta-gamma time on the topology's routes)\n"
+        << "#       size         count      type       time   algbw   busbw  algorithm  protocol\n";
+    for (const PredictRow& r : rows) print_row(out, r);
+    return {};
+  }
+  return run_nccl_predict(a, coll, sizes, out);
+}
+
+}  // namespace
+
+CommandRun setup_predict(CLI::App& sub) {
+  auto a = std::make_shared<PredictArgs>();
+  sub.add_option("--instance", a->instance, "catalog instance, e.g. p4d.24xlarge");
+  sub.add_option("--nodes", a->nodes, "number of nodes")->check(CLI::PositiveNumber);
+  sub.add_option("--cluster", a->cluster, "cluster JSON file instead of --instance");
+  sub.add_option("--collective", a->collective,
+                 "allreduce | allgather | reduce_scatter | broadcast");
+  sub.add_option(
+      "--algo", a->algo,
+      "nccl (NCCL's model, default) or a schedule algorithm of the registry: ring, tree, "
+      "rhd, ps, hierarchical (closed-form time)");
+  sub.add_option("--sizes", a->sizes, "A:B (A, 2A, ... B) or a list 1M,64M,1G (default 8:16G)");
+  sub.add_option("--nccl-version", a->nccl_version, "NCCL release, e.g. 2.23.4 (default: latest)");
+  sub.add_option("--nccl-algo", a->nccl_algo,
+                 "restrict NCCL's algorithms as NCCL_ALGO does, e.g. ring");
+  sub.add_option("--nccl-proto", a->nccl_proto,
+                 "restrict protocols as NCCL_PROTO does, e.g. ^LL128");
+  sub.add_option("--calibration", a->calibration, "parameters from `topotune calibrate`");
+  sub.add_option("--gpus-per-thread", a->gpus_per_thread,
+                 "GPUs one thread launches (nccl-tests -g)")
+      ->check(CLI::PositiveNumber);
+  sub.add_option("--format", a->format, "table | json");
+  sub.add_flag("--explain", a->explain, "show every candidate's time and bottleneck");
+  return [a](std::ostream& out) { return run_predict(*a, out); };
+}
+
+}  // namespace topotune::cli

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# predict / validate / calibrate end to end on a small log (rows of the calibration set's
+# hgx_a100 entry): exit codes, the JSON shape predict promises, validate's summary, an
+# atomically written plot when gnuplot exists, and a calibration file predict accepts.
+# Usage: nccl_cli_test.sh path/to/topotune
+set -u
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+check() {  # check CODE NEEDLE CMD...
+  local code=$1 needle=$2
+  shift 2
+  out=$("$bin" "$@" 2>&1)
+  rc=$?
+  if [ "$rc" -ne "$code" ] || ! grep -qF -- "$needle" <<<"$out"; then
+    echo "FAIL: topotune $* -> rc=$rc (want $code, '$needle'), output:"
+    echo "$out" | head -20
+    fails=$((fails + 1))
+  fi
+}
+cat > "$tmp/a100.log" <<'LOG'
+# nThread 1 nGpus 8 minBytes 1 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 validation: 0
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+        8192          2048     float     sum      -1    35.91    0.23    0.40    N/A    36.07    0.23    0.40    N/A
+     1048576        262144     float     sum      -1    74.78   14.02   24.54    N/A    76.17   13.77   24.09    N/A
+    67108864      16777216     float     sum      -1    584.5  114.81  200.91    N/A    581.9  115.33  201.82    N/A
+  8589934592    2147483648     float     sum      -1    63896  134.44  235.26    N/A    63959  134.30  235.03    N/A
+# Avg bus bandwidth    : 115.0
+LOG
+check 0 '"algbw_GBps"' predict --instance p5.48xlarge --nodes 2 --sizes 1M,1G --format json
+check 0 '"protocol": "Simple"' predict --instance dgx-h100 --nodes 1 --sizes 1G --format json
+check 0 'nvls      Simple' predict --instance dgx-h100 --sizes 1G --explain
+check 0 'disabled: no NVLS-capable NVSwitch' predict --instance p4d.24xlarge --sizes 1M --explain
+check 0 'closed-form' predict --instance p4d.24xlarge --nodes 2 --sizes 1M --algo rhd
+check 2 'unknown instance' predict --instance p9.bogus --nodes 2
+check 2 'bad NCCL version' predict --instance p4d.24xlarge --nccl-version two
+check 2 'unknown NCCL algorithm' predict --instance p4d.24xlarge --nccl-algo rign
+check 0 'sizes >= 1 MiB:  3, median |busbw error|' validate --nccl-tests "$tmp/a100.log" --instance dgx-a100
+check 2 'the log has 8 ranks but p4d.24xlarge x 2 has 16' validate --nccl-tests "$tmp/a100.log" --instance p4d.24xlarge --nodes 2
+printf '           8             2     float     sum      -1    13.71\n' > "$tmp/cut.log"
+check 2 'cut.log:line 1: unrecognised result row (6 fields)' validate --nccl-tests "$tmp/cut.log" --instance dgx-a100
+check 2 'exactly one of' validate --instance dgx-a100
+cat > "$tmp/m.json" <<'JSON'
+{"schema": "topotune.measurement/1", "source": "topotune-measure", "backend": "nccl",
+ "collective": "allreduce", "ranks": 8, "nodes": 1,
+ "rows": [{"algorithm": "nccl", "bytes": 67108864, "time_us": 584.5},
+          {"algorithm": "nccl", "bytes": 8589934592, "time_us": 63896}]}
+JSON
+check 0 'sizes >= 1 MiB:  2' validate --measured "$tmp/m.json" --instance dgx-a100
+if command -v gnuplot >/dev/null; then
+  check 0 'plot written to' validate --nccl-tests "$tmp/a100.log" --instance dgx-a100 --plot "$tmp/busbw.svg"
+  grep -q '<svg' "$tmp/busbw.svg" || { echo "FAIL: no svg"; fails=$((fails + 1)); }
+  ls "$tmp" | grep -q '\.tmp\.' && { echo "FAIL: temporary plot files left"; fails=$((fails + 1)); }
+fi
+check 0 'written to' calibrate --nccl-tests "$tmp/a100.log" --instance dgx-a100 --params nvlink_efficiency --rounds 20 -o "$tmp/cal.json"
+check 0 'busbw' predict --instance dgx-a100 --sizes 1G --calibration "$tmp/cal.json"
+check 2 'is an NCCL constant' calibrate --nccl-tests "$tmp/a100.log" --instance dgx-a100 --params nccl.max_channels -o "$tmp/x.json"
+[ -e "$tmp/x.json" ] && { echo "FAIL: failed calibrate left a file"; fails=$((fails + 1)); }
+[ "$fails" -eq 0 ] && echo "nccl cli: all checks passed"
+exit $((fails > 0))

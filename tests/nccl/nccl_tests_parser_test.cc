@@ -1,0 +1,159 @@
+// nccl-tests log parser: real-looking logs (modern and 2.4-era layouts, launcher prefixes),
+// damaged logs (errors name the line), and what is inferred (ranks, nodes, version, -g).
+
+#include "runtime/nccl_tests_parser.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace topotune::rt {
+namespace {
+
+// Rows copied from the calibration set's dgx_h100_1n_dgxc_benchmarking entry, laid out as
+// all_reduce_perf 2.13 prints them.
+const char* const kModern =
+    R"(# nThread 1 nGpus 1 minBytes 8 maxBytes 17179869184 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0
+#
+# Using devices
+#  Rank  0 Group  0 Pid  41051 on dgx-h100-01 device  0 [0x1b] NVIDIA H100 80GB HBM3
+#  Rank  1 Group  0 Pid  41052 on dgx-h100-01 device  1 [0x43] NVIDIA H100 80GB HBM3
+#  Rank  2 Group  0 Pid  41053 on dgx-h100-01 device  2 [0x52] NVIDIA H100 80GB HBM3
+#  Rank  3 Group  0 Pid  41054 on dgx-h100-01 device  3 [0x61] NVIDIA H100 80GB HBM3
+#  Rank  4 Group  0 Pid  41055 on dgx-h100-01 device  4 [0x9d] NVIDIA H100 80GB HBM3
+#  Rank  5 Group  0 Pid  41056 on dgx-h100-01 device  5 [0xc3] NVIDIA H100 80GB HBM3
+#  Rank  6 Group  0 Pid  41057 on dgx-h100-01 device  6 [0xd1] NVIDIA H100 80GB HBM3
+#  Rank  7 Group  0 Pid  41058 on dgx-h100-01 device  7 [0xdf] NVIDIA H100 80GB HBM3
+dgx-h100-01:41051:41051 [0] NCCL INFO NCCL version 2.19.3+cuda12.3
+#
+#                                                              out-of-place                       in-place
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+           8             2     float     sum      -1    13.71    0.00    0.00      0    13.03    0.00    0.00      0
+     1048576        262144     float     sum      -1    27.37   38.31   67.04      0    26.93   38.94   68.14      0
+ 17179869184    4294967296     float     sum      -1    62648  274.23  479.90      0    62636  274.28  479.99      0
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : 182.31
+#
+)";
+
+// The p3dn entry's first rows as the 2019 nccl-tests printed them: no root column, "error".
+const char* const kOld =
+    R"(#                                                     out-of-place                       in-place
+#       size         count    type   redop     time   algbw   busbw  error     time   algbw   busbw  error
+#        (B)    (elements)                     (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)
+           8             2   float     sum    145.4    0.00    0.00  1e-07    152.8    0.00    0.00  1e-07
+     1048576        262144   float     sum    709.3    1.48    2.77  1e-07    693.2    1.51    2.84  1e-07
+  1073741824     268435456   float     sum   228178    4.71    8.82  1e-07   224997    4.77    8.95  1e-07
+)";
+
+TEST(NcclTestsParser, ModernLog) {
+  const Measurement m = parse_nccl_tests(kModern, {}).value();
+  EXPECT_EQ(m.source, "nccl-tests");
+  EXPECT_EQ(m.ranks, 8);
+  EXPECT_EQ(m.nodes, 1);
+  EXPECT_EQ(m.gpus_per_node, 8);
+  EXPECT_EQ(m.gpus_per_thread, 1);
+  EXPECT_EQ(m.nccl_version, "2.19.3+cuda12.3");
+  EXPECT_EQ(m.collective, sched::Collective::Allreduce);
+  ASSERT_EQ(m.rows.size(), 3u);
+  EXPECT_EQ(m.rows[2].bytes, 17179869184);
+  EXPECT_DOUBLE_EQ(m.rows[2].time_us, 62648);
+  EXPECT_DOUBLE_EQ(*m.rows[2].in_place_time_us, 62636);
+  EXPECT_DOUBLE_EQ(m.rows[1].busbw_GBps, 67.04);
+  EXPECT_EQ(m.rows[1].errors, 0);
+  EXPECT_EQ(m.rows[0].algorithm, "nccl");
+}
+
+TEST(NcclTestsParser, OldLayoutInfersRanksFromBusbw) {
+  const Measurement m = parse_nccl_tests(kOld, {}).value();
+  ASSERT_EQ(m.rows.size(), 3u);
+  // busbw/algbw = 8.82/4.71 = 1.8726 = 2(n-1)/n -> n = 2/(2-1.8726) = 15.7 -> 16 ranks.
+  EXPECT_EQ(m.ranks, 16);
+  EXPECT_FALSE(m.rows[0].errors.has_value());  // "error" is a max error, not a count
+  EXPECT_DOUBLE_EQ(m.rows[1].time_us, 709.3);
+}
+
+TEST(NcclTestsParser, LauncherPrefixesAndCrlf) {
+  std::string srun, tagged;
+  for (std::size_t pos = 0, end; pos < std::string(kOld).size(); pos = end + 1) {
+    end = std::string(kOld).find('\n', pos);
+    const std::string line = std::string(kOld).substr(pos, end - pos);
+    srun += "0: " + line + "\r\n";
+    tagged += "[1,0]<stdout>:" + line + "\n";
+  }
+  EXPECT_EQ(parse_nccl_tests(srun, {}).value().rows.size(), 3u);
+  EXPECT_EQ(parse_nccl_tests(tagged, {}).value().rows.size(), 3u);
+}
+
+TEST(NcclTestsParser, NotAvailableWrongColumnAndAllGather) {
+  const std::string log =
+      "# Collective test starting: all_gather_perf\n"
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+      "time   algbw   busbw #wrong\n"
+      "     1048576         32768     float    none      -1    45.10   23.25   21.80    N/A    "
+      "44.90   23.35   21.89    N/A\n";
+  NcclTestsParseOptions o;
+  o.ranks = 32;
+  const Measurement m = parse_nccl_tests(log, o).value();
+  EXPECT_EQ(m.collective, sched::Collective::Allgather);
+  EXPECT_EQ(m.ranks, 32);
+  EXPECT_FALSE(m.rows[0].errors.has_value());
+}
+
+TEST(NcclTestsParser, TruncatedRowNamesItsLine) {
+  std::string log = kModern;
+  // Cut inside the last row: 3 header lines + 8 Rank lines + NCCL INFO + 4 table-header lines
+  // put the rows on lines 17, 18 and 19.
+  log = log.substr(0, log.find("62648") + 3);
+  const auto r = parse_nccl_tests(log, {});
+  ASSERT_FALSE(r.has_value());
+  EXPECT_NE(r.error().message.find("line 19"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("truncated"), std::string::npos);
+}
+
+TEST(NcclTestsParser, CorruptFieldNamesItsLine) {
+  std::string log = kOld;
+  log.replace(log.find("709.3"), 5, "7O9.3");
+  NcclTestsParseOptions o;
+  o.origin = "p3dn.log";
+  const auto r = parse_nccl_tests(log, o);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().message.rfind("p3dn.log:line 5: bad time", 0), 0u) << r.error().message;
+}
+
+TEST(NcclTestsParser, NoRowsIsAnError) {
+  EXPECT_FALSE(parse_nccl_tests("# nThread 1 nGpus 8\n# Avg bus bandwidth : 0\n", {}).has_value());
+  EXPECT_FALSE(parse_nccl_tests("", {}).has_value());
+  EXPECT_FALSE(load_nccl_tests_log("/nonexistent/log.txt", {}).has_value());
+}
+
+TEST(NcclTestsParser, RanksUnknownWithoutRankLinesOrBandwidth) {
+  const std::string log =
+      "           8             2     float     sum      -1    13.71    0.00    0.00      0    "
+      "13.03    0.00    0.00      0\n";
+  EXPECT_FALSE(parse_nccl_tests(log, {}).has_value());
+  NcclTestsParseOptions o;
+  o.ranks = 8;
+  EXPECT_EQ(parse_nccl_tests(log, o).value().ranks, 8);
+}
+
+TEST(NcclTestsParser, RoundTripsThroughMeasurementJson) {
+  const Measurement m = parse_nccl_tests(kModern, {}).value();
+  const Measurement back = measurement_from_json(to_json(m), "x").value();
+  EXPECT_EQ(back.gpus_per_thread, 1);
+  EXPECT_EQ(back.rows.size(), 3u);
+  EXPECT_EQ(back.nccl_version, m.nccl_version);
+}
+
+TEST(NcclTestsParser, BinaryJunkInVersionSurvivesJson) {
+  // Found by the fuzzer: invalid UTF-8 after "NCCL version" made the JSON writer throw.
+  std::string log = kModern;
+  log.replace(log.find("2.19.3+cuda12.3"), 15, "2.19\xf5\xf5)x");
+  const Measurement m = parse_nccl_tests(log, {}).value();
+  EXPECT_EQ(m.nccl_version, "2.19x");
+  EXPECT_TRUE(measurement_from_json(to_json(m), "x").has_value());
+}
+
+}  // namespace
+}  // namespace topotune::rt

@@ -1,0 +1,61 @@
+#pragma once
+// Hand-built systems for the NCCL model tests, from the figures of
+// shared/reference/instances.md (§4.1 p4d, §5.1 p5, §7.1 DGX A100, §7.2 DGX H100), so the
+// tests need neither the catalog nor the topology library.
+
+#include "algorithms/nccl/nccl_system.h"
+
+namespace topotune::algo::testing {
+
+inline topo::InstanceSpec nvswitch_instance(const char* name, topo::GpuArch arch, int links,
+                                            bool nvls, int nics, double nic_gbps,
+                                            topo::NetTransport t, int efa_version) {
+  topo::InstanceSpec s;
+  s.name = name;
+  s.num_gpus = 8;
+  s.gpu.arch = arch;
+  s.fabric = topo::IntraFabric::NvSwitch;
+  s.nvlink_bandwidth_per_link = gbyte_per_sec(25);
+  s.nvlinks_per_gpu = links;
+  s.nvls = nvls;
+  s.num_nics = nics;
+  s.nic_bandwidth = gbit_per_sec(nic_gbps);
+  s.transport = t;
+  s.efa_version = efa_version;
+  s.gpudirect_rdma = true;
+  return s;
+}
+
+inline NcclSystem system_of(const topo::InstanceSpec& inst, int nodes) {
+  topo::ClusterSpec spec;
+  spec.instance = inst;
+  spec.hosts = nodes;
+  return nccl_system_from_cluster(spec).value();
+}
+
+/// p4d.24xlarge: 8 A100, 12 x 25 GB/s NVLink, 4 x 100 Gbps EFA v1, GPUDirect RDMA.
+inline NcclSystem p4d(int nodes) {
+  return system_of(nvswitch_instance("p4d.24xlarge", topo::GpuArch::Ampere, 12, false, 4, 100,
+                                     topo::NetTransport::Efa, 1),
+                   nodes);
+}
+/// p5.48xlarge: 8 H100, 18 x 25 GB/s NVLink, NVLS, 32 x 100 Gbps EFA v2.
+inline NcclSystem p5(int nodes) {
+  return system_of(nvswitch_instance("p5.48xlarge", topo::GpuArch::Hopper, 18, true, 32, 100,
+                                     topo::NetTransport::Efa, 2),
+                   nodes);
+}
+/// DGX A100: 8 A100, 8 x 200 Gbps InfiniBand.
+inline NcclSystem dgx_a100(int nodes) {
+  return system_of(nvswitch_instance("dgx-a100", topo::GpuArch::Ampere, 12, false, 8, 200,
+                                     topo::NetTransport::InfiniBand, 0),
+                   nodes);
+}
+/// DGX H100: 8 H100, NVLS, 8 x 400 Gbps InfiniBand.
+inline NcclSystem dgx_h100(int nodes) {
+  return system_of(nvswitch_instance("dgx-h100", topo::GpuArch::Hopper, 18, true, 8, 400,
+                                     topo::NetTransport::InfiniBand, 0),
+                   nodes);
+}
+
+}  // namespace topotune::algo::testing
