@@ -7,6 +7,8 @@
 #include "autotune/alpha_beta_timer.h"
 #include "autotune/closed_form_timer.h"
 #include "autotune/simulator_timer.h"
+#include "autotune/nccl_timer.h"
+#include <fstream>
 #include <memory>
 #include "core/version.h"
 
@@ -75,6 +77,7 @@ ordered_json inputs_json(const PlanInputs& in) {
   j["dtypes"] = dtypes;
   j["calibration"] = in.calibration_json.empty() ? ordered_json(nullptr)
                                                  : ordered_json::parse(in.calibration_json);
+  j["nccl_params"] = ordered_json::parse(in.nccl_params_json);
   j["model_profile"] = ordered_json::parse(in.model.json);
   return j;
 }
@@ -130,6 +133,28 @@ std::string cluster_spec_json(const topo::ClusterSpec& spec, const std::string& 
   return j.dump();
 }
 
+namespace {
+
+// The NCCL predictor's parameters: the plan's own (replay), or defaults + the fitted model
+// file + the calibration file, recorded so that a replay uses exactly them.
+Expected<algo::NcclModelParams> nccl_params(PlanInputs& in) {
+  if (!in.nccl_params_json.empty()) {
+    return algo::params_from_json(in.nccl_params_json, "plan nccl_params", algo::default_params());
+  }
+  algo::NcclModelParams p = algo::default_params();
+  const std::string fitted = algo::data_dir() + "/nccl_model.json";
+  if (std::ifstream(fitted).good()) {
+    TT_TRY(p, algo::load_params_file(fitted, p));
+  }
+  if (!in.calibration_json.empty()) {
+    TT_TRY(p, algo::params_from_json(in.calibration_json, "calibration", p));
+  }
+  in.nccl_params_json = algo::params_to_json(p, "NCCL predictor parameters of this plan");
+  return p;
+}
+
+}  // namespace
+
 Expected<Plan> make_plan(PlanInputs inputs) {
   TT_TRY(const topo::ClusterSpec spec, topo::parse_cluster_json(inputs.cluster_json, "cluster"));
   inputs.instance = spec.instance.name;
@@ -138,16 +163,19 @@ Expected<Plan> make_plan(PlanInputs inputs) {
   inputs.placement = topo::placement_name(spec.placement);
   TT_TRY(inputs.shape, cluster_shape(spec));
   if (inputs.compute.peak_flops <= 0) inputs.compute.peak_flops = inputs.shape.peak_flops;
-  std::unique_ptr<CollectiveTimer> screen;
+  std::unique_ptr<CollectiveTimer> own;  // topotune's schedules; NCCL's go to the predictor
   if (inputs.timer == kTimerAlphaBeta) {
-    screen = std::make_unique<AlphaBetaTimer>(inputs.shape);
+    own = std::make_unique<AlphaBetaTimer>(inputs.shape);
   } else if (inputs.timer == kTimerClosedForm) {
     TT_TRY(ClosedFormTimer t, ClosedFormTimer::create(spec));
-    screen = std::make_unique<ClosedFormTimer>(std::move(t));
+    own = std::make_unique<ClosedFormTimer>(std::move(t));
   } else {
     return fail(Errc::InvalidArgument, "unknown timer '" + inputs.timer + "' (" +
                                            kTimerAlphaBeta + ", " + kTimerClosedForm + ")");
   }
+  TT_TRY(const algo::NcclModelParams params, nccl_params(inputs));
+  TT_TRY(const algo::NcclSystem system, algo::nccl_system_from_cluster(spec));
+  const auto screen = std::make_unique<NcclTimer>(system, params, *own);
   TuneRequest req;
   req.model = &inputs.model;
   req.compute = inputs.compute;
@@ -261,6 +289,7 @@ Expected<StoredPlan> read_plan_json(const std::string& text, const std::string& 
       s.inputs.dtypes.push_back(dt);
     }
     if (!in.at("calibration").is_null()) s.inputs.calibration_json = in["calibration"].dump();
+    s.inputs.nccl_params_json = in.at("nccl_params").dump();
     TT_TRY(s.inputs.model, parse_model_profile(in.at("model_profile").dump(),
                                                origin + " (model_profile)"));
     const ordered_json& rec = j.at("recommendation");

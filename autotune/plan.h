@@ -45,6 +45,9 @@ struct PlanInputs {
   /// leaves it out; --dtype fp16 asks for it.
   std::vector<CommDtype> dtypes = {CommDtype::Fp32, CommDtype::Bf16};
   std::string calibration_json;        ///< the --calibration file's content, or empty
+  /// The NCCL predictor's parameters (topotune.nccl_model/1). Empty: make_plan fills it with
+  /// the defaults + data/nccl_model.json + calibration_json, so a replay uses exactly these.
+  std::string nccl_params_json;
 };
 
 /// A topotune.cluster/1 document that rebuilds `spec` exactly: `instance` is the catalog name

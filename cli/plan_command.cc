@@ -129,11 +129,6 @@ Expected<void> run_plan(const PlanArgs& a, std::ostream& out) {
     return fail(Errc::InvalidArgument, "--format must be table or json");
   }
   TT_TRY(tune::Plan plan, compute_plan(a));
-  if (!a.calibration.empty() || !plan.inputs.calibration_json.empty()) {
-    plan.report.notes.push_back(
-        "calibration: recorded in the plan for replay; not yet applied by the closed-form "
-        "timer");
-  }
   // Files first: a failed write must not be followed by output that looks like success.
   if (!a.emit.empty()) TT_TRY_VOID(write_emitted(plan, a));
   out << (a.format == "json" ? tune::plan_to_json(plan) : plan_table(plan));
@@ -162,7 +157,7 @@ CommandRun setup_plan(CLI::App& sub) {
                  "achieved share of the GPU's bf16 tensor peak")
       ->capture_default_str();
   sub.add_option("--peak-tflops", a->peak_tflops, "override the GPU's dense bf16 peak (TFLOP/s)");
-  sub.add_option("--calibration", a->calibration, "calibration JSON (recorded in the plan)");
+  sub.add_option("--calibration", a->calibration, "NCCL predictor parameters from `topotune calibrate` (applied to NCCL's algorithms; recorded in the plan)");
   sub.add_option("--format", a->format, "table or json")->capture_default_str();
   sub.add_option("--emit", a->emit, "write configs: nccl-env, torchrun, ddp, horovod, sagemaker, all");
   sub.add_option("--out", a->out, "directory for --emit (files are written all or none)");

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "autotune/nccl_timer.h"
+
 namespace topotune::cli {
 namespace {
 
@@ -12,9 +14,13 @@ std::string cell(const char* f, double x) {
   return buf;
 }
 
-// Which timer produced a row: the flow simulator or the screening closed forms.
+// Which stage produced a row: the rank stage (simulator) or the screen only.
+bool ranked(const tune::Candidate& c) { return c.timer.rfind("flow simulator", 0) == 0; }
+
+// What timed the row: the NCCL predictor for NCCL's own algorithms, else the stage.
 const char* timer_tag(const tune::Candidate& c) {
-  return c.timer.rfind("flow simulator", 0) == 0 ? "sim" : "screen";
+  if (tune::is_nccl_algorithm(c.algo)) return "nccl-model";
+  return ranked(c) ? "sim" : "screen";
 }
 
 std::string row(const std::string& label, const tune::Candidate& c) {
@@ -47,7 +53,7 @@ std::string plan_table(const tune::Plan& plan, int rows) {
     << "                                  (MiB)        (all grads)\n";
   for (int i = 0; i < std::min<int>(rows, r.candidates.size()); ++i) {
     // The simulator re-ranks the best screened candidates; the rest keep the screen's order.
-    if (i > 0 && std::string(timer_tag(r.candidates[i])) != timer_tag(r.candidates[i - 1])) {
+    if (i > 0 && ranked(r.candidates[i]) != ranked(r.candidates[i - 1])) {
       o << "      -- below: screened only, not simulated --\n";
     }
     o << row(std::to_string(i + 1), r.candidates[i]);
