@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "autotune/emitters.h"
+#include "autotune/nccl_timer.h"
 #include "autotune/simulator_timer.h"
 #include "topology/cluster_spec.h"
 
@@ -178,6 +179,44 @@ TEST(SimulatorTimer, RefusesHugeClusters) {
   auto timer = SimulatorTimer::create(p4d(64), nccl, 64_MiB, 256);  // 512 ranks
   ASSERT_FALSE(timer);
   EXPECT_EQ(timer.error().code, Errc::Unsupported);
+}
+
+}  // namespace
+}  // namespace topotune::tune
+
+namespace topotune::tune {
+namespace {
+
+TEST(NcclTimer, NcclAlgorithmsComeFromThePredictorOthersAreDelegated) {
+  const ConstTimer other;
+  auto system = algo::nccl_system_from_cluster(p4d(4));
+  ASSERT_TRUE(system);
+  const NcclTimer timer(*system, algo::default_params(), other);
+  const algo::NcclPredictor any(*system, algo::default_params(), {});
+  EXPECT_DOUBLE_EQ(timer.allreduce({AlgoKind::NcclDefault}, 64_MiB)->value,
+                   any.predict(sched::Collective::Allreduce, 64_MiB)->chosen.time.value);
+  EXPECT_GE(timer.allreduce({AlgoKind::Ring}, 64_MiB)->value,
+            timer.allreduce({AlgoKind::NcclDefault}, 64_MiB)->value);  // restricted: never faster
+  EXPECT_DOUBLE_EQ(timer.allreduce({AlgoKind::HalvingDoubling}, 64_MiB)->value, 1.0);
+  EXPECT_TRUE(timer.protocol({AlgoKind::Ring}, 64_MiB));
+}
+
+TEST(Plan, CalibrationIsAppliedAndReplayed) {
+  PlanInputs in = inputs(4);
+  auto plain = make_plan(in);
+  ASSERT_TRUE(plain) << plain.error().message;
+  // Halve the EFA (SRD, p4d's EFA v1) efficiency: NCCL's allreduce must get slower.
+  in.calibration_json = R"({"schema":"topotune.nccl_model/1","parameters":{)"
+                        R"("net_efficiency.efa_srd":{"value":0.3,"source":"test"}}})";
+  auto slow = make_plan(in);
+  ASSERT_TRUE(slow) << slow.error().message;
+  EXPECT_GT(slow->report.baseline_ddp.allreduce_all, plain->report.baseline_ddp.allreduce_all);
+  const std::string text = plan_to_json(*slow);
+  auto stored = read_plan_json(text, "plan.json");
+  ASSERT_TRUE(stored) << stored.error().message;
+  auto again = make_plan(stored->inputs);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(plan_to_json(*again), text);
 }
 
 }  // namespace
