@@ -35,7 +35,8 @@ double ring(const ClusterShape& s, double n) {
 double tree(const ClusterShape& s, double n) {
   const int g = s.gpus_per_host;
   if (s.ranks() == 1) return 0;
-  const double lat = 2.0 * (ceil_log2(s.hosts) * s.net_latency.value + (g - 1) * s.intra_latency.value);
+  const double lat =
+      2.0 * (ceil_log2(s.hosts) * s.net_latency.value + (g - 1) * s.intra_latency.value);
   double t = g > 1 ? 2.0 * n / s.intra_bw.value : 0.0;
   if (s.hosts > 1) t = std::max(t, 2.0 * n / s.host_net_bw.value);
   return lat + t;

@@ -105,7 +105,8 @@ std::string runnable_clause(const TuneReport& r) {
   if (nccl_runnable(r.recommendation.algo)) return "";
   const Candidate* n = best_nccl_runnable(r);
   if (!n) return " (" + r.recommendation.algo.name() + " needs topotune's runtime)";
-  return " (" + r.recommendation.algo.name() + " needs topotune's runtime; the best NCCL-runnable " +
+  return " (" + r.recommendation.algo.name() +
+         " needs topotune's runtime; the best NCCL-runnable " +
          "plan is " + n->algo.name() + " with " + mib(n->bucket_cap) + " buckets and " +
          comm_dtype_name(n->dtype) + " gradients, " + ms(n->step.step) + ")";
 }
@@ -185,7 +186,8 @@ Expected<Plan> make_plan(PlanInputs inputs) {
   std::unique_ptr<SimulatorTimer> rank;
   std::string rank_note;
   if (inputs.simulate) {
-    auto made = SimulatorTimer::create(spec, *screen, gradient_bytes(inputs.model, CommDtype::Fp32));
+    auto made =
+        SimulatorTimer::create(spec, *screen, gradient_bytes(inputs.model, CommDtype::Fp32));
     if (made) rank = std::move(*made);
     else rank_note = "rank stage (flow simulator) skipped: " + made.error().message;
   }

@@ -136,6 +136,32 @@ Expected<Candidate> best_horovod(const TuneRequest& req, const Evaluator& eval,
   return *best;
 }
 
+// Re-simulates the screen's best `top_k` candidates with the rank timer and re-orders them.
+void rank_top(const TuneRequest& req, const Evaluator& eval, const CollectiveTimer& timer,
+              TuneReport& report) {
+  auto& all = report.candidates;
+  std::size_t k = std::min<std::size_t>(req.top_k, all.size());
+  for (std::size_t i = 0; i < k; ++i) {
+    const Candidate& c = all[i];
+    auto ranked = eval.ddp(timer, c.algo, c.dtype, c.first_bucket, c.bucket_cap);
+    if (ranked) all[i] = std::move(*ranked);
+    else report.notes.push_back(c.algo.name() + ": rank timer: " + ranked.error().message);
+  }
+  // The recommendation may fall back to the best fp32 candidate: rank it with the same timer
+  // so that the comparison is like for like.
+  const auto is_fp32 = [](const Candidate& c) { return c.dtype == CommDtype::Fp32; };
+  auto fp32 = std::find_if(all.begin() + k, all.end(), is_fp32);
+  if (!std::any_of(all.begin(), all.begin() + k, is_fp32) && fp32 != all.end()) {
+    auto again = eval.ddp(timer, fp32->algo, fp32->dtype, fp32->first_bucket, fp32->bucket_cap);
+    if (again) {
+      *fp32 = std::move(*again);
+      std::rotate(all.begin() + k, fp32, fp32 + 1);
+      ++k;
+    }
+  }
+  std::sort(all.begin(), all.begin() + k, faster);
+}
+
 }  // namespace
 
 std::vector<AlgorithmChoice> default_algorithms(int hosts) {
@@ -192,30 +218,7 @@ Expected<TuneReport> tune(const TuneRequest& request, const CollectiveTimer& scr
   report.screen_timer = screen.name();
   if (rank) report.rank_timer = rank->name();
   TT_TRY(report.candidates, screen_all(req, eval, cached_screen, report));
-  if (cached_rank) {
-    std::size_t k = std::min<std::size_t>(req.top_k, report.candidates.size());
-    for (std::size_t i = 0; i < k; ++i) {
-      const Candidate& c = report.candidates[i];
-      auto ranked = eval.ddp(final_timer, c.algo, c.dtype, c.first_bucket, c.bucket_cap);
-      if (ranked) report.candidates[i] = std::move(*ranked);
-      else report.notes.push_back(c.algo.name() + ": rank timer: " + ranked.error().message);
-    }
-    // The recommendation may fall back to the best fp32 candidate: rank it with the same
-    // timer so the comparison is like for like.
-    auto fp32 = std::find_if(report.candidates.begin() + k, report.candidates.end(),
-                             [](const Candidate& c) { return c.dtype == CommDtype::Fp32; });
-    const bool fp32_in_top = std::any_of(report.candidates.begin(), report.candidates.begin() + k,
-                                         [](const Candidate& c) { return c.dtype == CommDtype::Fp32; });
-    if (!fp32_in_top && fp32 != report.candidates.end()) {
-      auto again = eval.ddp(final_timer, fp32->algo, fp32->dtype, fp32->first_bucket, fp32->bucket_cap);
-      if (again) {
-        *fp32 = std::move(*again);
-        std::rotate(report.candidates.begin() + k, fp32, fp32 + 1);
-        ++k;
-      }
-    }
-    std::sort(report.candidates.begin(), report.candidates.begin() + k, faster);
-  }
+  if (cached_rank) rank_top(req, eval, final_timer, report);
   report.recommendation = recommend(report.candidates, req.dtype_margin);
   const AlgorithmChoice nccl{AlgoKind::NcclDefault};
   TT_TRY(report.baseline_ddp, eval.ddp(final_timer, nccl, CommDtype::Fp32, 1_MiB, 25_MiB));

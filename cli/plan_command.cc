@@ -157,9 +157,12 @@ CommandRun setup_plan(CLI::App& sub) {
                  "achieved share of the GPU's bf16 tensor peak")
       ->capture_default_str();
   sub.add_option("--peak-tflops", a->peak_tflops, "override the GPU's dense bf16 peak (TFLOP/s)");
-  sub.add_option("--calibration", a->calibration, "NCCL predictor parameters from `topotune calibrate` (applied to NCCL's algorithms; recorded in the plan)");
+  sub.add_option("--calibration", a->calibration,
+                 "NCCL predictor parameters from `topotune calibrate` (applied to NCCL's "
+                 "algorithms; recorded in the plan)");
   sub.add_option("--format", a->format, "table or json")->capture_default_str();
-  sub.add_option("--emit", a->emit, "write configs: nccl-env, torchrun, ddp, horovod, sagemaker, all");
+  sub.add_option("--emit", a->emit,
+                 "write configs: nccl-env, torchrun, ddp, horovod, sagemaker, all");
   sub.add_option("--out", a->out, "directory for --emit (files are written all or none)");
   sub.add_option("--timer", a->timer,
                  "screening timer: alpha-beta (autotune's host-level closed forms) or "

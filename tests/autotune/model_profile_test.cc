@@ -44,7 +44,9 @@ std::string profile(const std::string& layers, const std::string& params,
          layers + R"(],"params":[)" + params + "]}";
 }
 
-Expected<ModelProfile> parse(const std::string& text) { return parse_model_profile(text, "t.json"); }
+Expected<ModelProfile> parse(const std::string& text) {
+  return parse_model_profile(text, "t.json");
+}
 
 TEST(ModelProfile, AcceptsAMinimalProfile) {
   auto m = parse(profile(R"({"name":"fc","forward_flops":10})",

@@ -83,6 +83,23 @@ class PlanCliTest(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual(r.stdout, p.stdout)
 
+    def test_cluster_file_and_replay(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "cluster.json")
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump({"schema": "topotune.cluster/1", "instance": "p4d.24xlarge",
+                           "nodes": 2, "placement": "spread"}, f)
+            p = plan("--cluster", path, "--format", "json")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            doc = json.loads(p.stdout)
+            self.assertEqual(doc["nodes"], 2)
+            self.assertEqual(doc["inputs"]["cluster_spec"]["placement"], "spread")
+            saved = os.path.join(d, "plan.json")
+            with open(saved, "w", encoding="utf-8") as f:
+                f.write(p.stdout)
+            r = plan("--replay", saved, "--format", "json")
+            self.assertEqual(r.stdout, p.stdout)
+
     def test_default_model_is_stated(self):
         p = plan("--instance", "p4d.24xlarge", "--nodes", "2")
         self.assertEqual(p.returncode, 0, p.stderr)
