@@ -20,6 +20,12 @@ CommandRun setup_calibrate(CLI::App& sub);  ///< fit the NCCL model to measured 
 /// topotune simulate: simulate one algorithm on a cluster with contention (simulate_command.cc).
 CommandRun setup_simulate(CLI::App& sub);
 
+/// `topotune emulate up|down|run|status`.
+CommandRun setup_emulate(CLI::App& sub);
+
+/// `topotune measure` (only when built with MPI: TOPOTUNE_HAVE_MPI).
+CommandRun setup_measure(CLI::App& sub);
+
 /// topotune plan: algorithm x bucket size x gradient dtype for a model on a cluster.
 CommandRun setup_plan(CLI::App& sub);
 

@@ -28,6 +28,10 @@ const std::vector<CommandInfo>& command_table() {
       {"predict", "predict NCCL's algorithm, protocol and time per size", setup_predict},
       {"validate", "compare predictions with an nccl-tests log or measurement", setup_validate},
       {"calibrate", "fit the NCCL model's physical parameters to measured runs", setup_calibrate},
+      {"emulate", "emulated cluster of network namespaces with shaped links (root)", setup_emulate},
+#ifdef TOPOTUNE_HAVE_MPI
+      {"measure", "run algorithms on real processes (under mpirun) and time them", setup_measure},
+#endif
   };
   return kCommands;
 }

@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/nccl_common.h"
 #include "core/quantity_parse.h"
+#include "simulator/simulator.h"
 #include "topology/topology.h"
 
 namespace topotune::cli {
@@ -31,6 +32,7 @@ struct PredictArgs {
   std::string format = "table";
   int gpus_per_thread = 1;
   bool explain = false;
+  bool simulate = false;
 };
 
 void print_candidates(std::ostream& out, const algo::NcclPrediction& p) {
@@ -107,12 +109,20 @@ Expected<std::vector<PredictRow>> predict_schedule(const PredictArgs& a, sched::
     spec.collective = coll;
     spec.ranks = ranks;
     spec.bytes = b;
-    TT_TRY(const Seconds time, alg->closed_form(spec, layout, params));
+    Seconds time{0};
+    if (a.simulate) {
+      TT_TRY(const sched::Schedule schedule, alg->generate(spec, layout));
+      TT_TRY(const sim::SimResult result, sim::Simulator(t).run(schedule));
+      time = result.makespan;
+    } else {
+      TT_TRY(time, alg->closed_form(spec, layout, params));
+    }
     const double algbw = time.value > 0 ? b.as_double() / time.value / 1e9 : 0.0;
     const double factor = coll == sched::Collective::Allreduce   ? 2.0 * (ranks - 1) / ranks
                           : coll == sched::Collective::Broadcast ? 1.0
                                                                  : (ranks - 1.0) / ranks;
-    rows.push_back({b.value, time.us(), algbw, algbw * factor, alg->name(), "closed-form"});
+    rows.push_back({b.value, time.us(), algbw, algbw * factor, alg->name(),
+                    a.simulate ? "simulated" : "closed-form"});
   }
   return rows;
 }
@@ -184,7 +194,8 @@ Expected<void> run_predict(const PredictArgs& a, std::ostream& out) {
     }
     out << "# topotune predict: " << a.instance << " x " << a.nodes << " node(s), " << ranks
         << " ranks, " << sched::collective_name(coll) << ", " << a.algo
-        << " (closed-form alpha-beta-gamma time on the topology's routes)\n"
+        << (a.simulate ? " (flow simulation with contention on the topology)\n"
+                       : " (closed-form alpha-beta-gamma time on the topology's routes)\n")
         << "#       size         count      type       time   algbw   busbw  algorithm  protocol\n";
     for (const PredictRow& r : rows) print_row(out, r);
     return {};
@@ -216,6 +227,8 @@ CommandRun setup_predict(CLI::App& sub) {
                  "GPUs one thread launches (nccl-tests -g)")
       ->check(CLI::PositiveNumber);
   sub.add_option("--format", a->format, "table | json");
+  sub.add_flag("--simulate", a->simulate,
+               "schedule algorithms: run the flow simulator instead of the closed form");
   sub.add_flag("--explain", a->explain, "show every candidate's time and bottleneck");
   return [a](std::ostream& out) { return run_predict(*a, out); };
 }

@@ -61,7 +61,15 @@ class Transport {
 
   /// Barrier across all ranks (measurement harness), with the transport's own means.
   [[nodiscard]] virtual Expected<void> barrier() = 0;
+
+  /// Largest tag this transport accepts (MPI guarantees at least 32767; MPI_TAG_UB says more).
+  /// The executor maps transfer ids into [0, max_tag() - kReservedTags]; tags above that are
+  /// left to the measurement harness's own messages.
+  virtual Tag max_tag() const { return 32767; }
 };
+
+/// Tags at the top of a transport's range that the executor never uses (harness messages).
+inline constexpr Tag kReservedTags = 16;
 
 /// Sums and copies in the transport's memory kind (CPU loops, or CUDA kernels for Device).
 class Reducer {

@@ -3,6 +3,8 @@
 # Incremental: a second run only rebuilds what changed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# ccache: paths under the checkout are hashed relative to it, so a fresh clone reuses the cache.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
 build=${BUILD_DIR:-$root/build}
 generator=()
 command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)

@@ -3,6 +3,8 @@
 # 20). Seeds come from fuzz/corpus/<target>/ when present. Exits non-zero on any crash.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# ccache: paths under the checkout are hashed relative to it, so a fresh clone reuses the cache.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
 seconds=${1:-20}
 build=${BUILD_DIR:-$root/build-fuzz}
 generator=()

@@ -76,7 +76,8 @@ struct InstanceSpec {
   NetTransport transport = NetTransport::Tcp;
   std::optional<int> efa_version;             ///< EFA generation, where EFA
 
-  /// Figure path as in the JSON ("gpu.memory_GiB", "network.nic_Gbps") -> source, for reports and `topo --format json`.
+  /// Figure path as in the JSON ("gpu.memory_GiB", "network.nic_Gbps") -> source, for
+  /// reports and `topo --format json`; unknown figures map to "unknown: <note>".
   std::map<std::string, std::string> sources;
   /// Figure path -> tag ("derived", "secondary", "unverified", "disagree") where the file has one.
   std::map<std::string, std::string> tags;

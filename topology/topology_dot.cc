@@ -76,8 +76,9 @@ std::string topology_to_dot(const Topology& t) {
     o << (d.host == 0 ? "    " : "  ") << '"' << d.name << "\" [" << node_style(d.kind)
       << ", label=\"" << d.name << "\"];\n";
     if (d.host == 0) rows[d.kind] += " \"" + d.name + "\";";
-    const bool last_of_host0 = d.host == 0 && (i + 1 == t.num_devices() ||
-                                                t.device(NodeId(static_cast<std::int32_t>(i + 1))).host != 0);
+    const bool last_of_host0 =
+        d.host == 0 &&
+        (i + 1 == t.num_devices() || t.device(NodeId(static_cast<std::int32_t>(i + 1))).host != 0);
     if (!last_of_host0) continue;
     for (const auto& [kind, names] : rows) o << "    {rank=same;" << names << "}\n";
     o << "  }\n";
@@ -100,7 +101,10 @@ std::string topology_to_dot(const Topology& t) {
   for (std::size_t i = 0; i < t.num_links(); i += 2) {
     const Link& l = t.link(LinkId(static_cast<std::int32_t>(i)));
     if (!drawn(t, l.src) || !drawn(t, l.dst)) continue;
-    o << "  \"" << t.device(l.src).name << "\" -- \"" << t.device(l.dst).name << "\" [color=\""
+    // dot ranks an edge's first node above its second: draw NICs below their switch or CPU.
+    const bool flip = t.device(l.src).kind == DeviceKind::Nic && l.kind == LinkKind::Pcie;
+    const NodeId top = flip ? l.dst : l.src, bottom = flip ? l.src : l.dst;
+    o << "  \"" << t.device(top).name << "\" -- \"" << t.device(bottom).name << "\" [color=\""
       << edge_colour(l.kind) << "\", label=\"" << link_kind_name(l.kind) << " "
       << format_rate(l.nominal) << "\"];\n";
   }

@@ -98,8 +98,8 @@ void add_devices(const Topology& topo, nlohmann::json& doc) {
   doc["switches"] = json::array();
   for (std::size_t i = 0; i < topo.num_devices(); ++i) {
     const Device& d = topo.device(NodeId(static_cast<std::int32_t>(i)));
-    json e = {{"id", d.name}, {"kind", device_kind_name(d.kind)}, {"node", d.host},
-              {"index", d.index}};
+    json e = {
+        {"id", d.name}, {"kind", device_kind_name(d.kind)}, {"node", d.host}, {"index", d.index}};
     if (d.kind == DeviceKind::Gpu) {
       e["rank"] = d.host * topo.gpus_per_host() + d.index;
       e["model"] = spec.instance.gpu.model;

@@ -33,6 +33,7 @@ check 0 '"protocol": "Simple"' predict --instance dgx-h100 --nodes 1 --sizes 1G 
 check 0 'nvls      Simple' predict --instance dgx-h100 --sizes 1G --explain
 check 0 'disabled: no NVLS-capable NVSwitch' predict --instance p4d.24xlarge --sizes 1M --explain
 check 0 'closed-form' predict --instance p4d.24xlarge --nodes 2 --sizes 1M --algo rhd
+check 0 'simulated' predict --instance p4d.24xlarge --nodes 2 --sizes 1M --algo ring --simulate
 check 2 'unknown instance' predict --instance p9.bogus --nodes 2
 check 2 'bad NCCL version' predict --instance p4d.24xlarge --nccl-version two
 check 2 'unknown NCCL algorithm' predict --instance p4d.24xlarge --nccl-algo rign

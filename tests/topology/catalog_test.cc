@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "topology/instance_catalog.h"
@@ -132,6 +133,49 @@ TEST(Catalog, NodeCountLimits) {
   ASSERT_FALSE(absurd);
   EXPECT_TRUE(contains(absurd.error().message, "out of range 1..65536"));
   EXPECT_TRUE(make_cluster_spec("p4d.24xlarge", kMaxHosts));
+}
+
+}  // namespace
+}  // namespace topotune::topo
+
+namespace topotune::topo {
+namespace {
+
+// Every catalog instance, spread over racks: routes between GPUs, CPUs and network switches
+// are contiguous paths whose latency is the sum of their links'; rings are permutations.
+TEST(Catalog, RoutesAreContiguousOnEveryInstance) {
+  for (const std::string& name : list_instances()) {
+    auto topo = load_instance(name, 3, Placement::Spread);
+    ASSERT_TRUE(topo) << name;
+    std::vector<NodeId> ends;
+    for (std::size_t i = 0; i < topo->num_devices(); ++i) {
+      const NodeId id(static_cast<std::int32_t>(i));
+      const DeviceKind k = topo->device(id).kind;
+      if (k == DeviceKind::Gpu || k == DeviceKind::Cpu || k == DeviceKind::TorSwitch ||
+          k == DeviceKind::Spine)
+        ends.push_back(id);
+    }
+    for (NodeId a : ends)
+      for (NodeId b : ends) {
+        if (a == b) continue;
+        const Route r = topo->route(a, b, a.value + b.value);
+        ASSERT_GT(r.size, 0) << name << " " << topo->device(a).name << "->" << topo->device(b).name;
+        NodeId at = a;
+        double latency = 0;
+        for (LinkId id : r.view()) {
+          ASSERT_EQ(topo->link(id).src, at) << name;
+          at = topo->link(id).dst;
+          latency += topo->link(id).latency.value;
+        }
+        ASSERT_EQ(at, b) << name;
+        EXPECT_NEAR(r.latency.value, latency, 1e-15);
+      }
+    for (int c = 0; c < topo->num_intra_host_rings(); ++c) {
+      std::vector<int> ring = topo->intra_host_ring(c);
+      std::sort(ring.begin(), ring.end());
+      for (int g = 0; g < topo->gpus_per_host(); ++g) ASSERT_EQ(ring[g], g) << name;
+    }
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // JSON/DOT export and the unknown-figure report.
 
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
 
 #include "tests/topology/test_instances.h"

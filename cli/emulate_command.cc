@@ -1,0 +1,136 @@
+// `topotune emulate up|down|run|status`: an emulated cluster of network namespaces with shaped
+// links on this machine, for real MPI runs (docs/emulation.md). Root only; without root or
+// network namespaces every subcommand fails with a clear message (exit 2).
+
+#include <CLI/CLI.hpp>
+
+#include <ostream>
+
+#include "cli/commands.h"
+#include "cli/emulated_cluster.h"
+#include "core/quantity_parse.h"
+
+namespace topotune::cli {
+namespace {
+
+struct EmulateArgs {
+  int nodes = 2;
+  int ranks_per_node = 1;
+  std::string nic = "1gbit";
+  int racks = 1;
+  std::string uplink;
+  std::string dir = "/tmp/topotune-emulated";
+  std::string prefix = "tt";
+  std::string congestion_control = "cubic";
+  std::vector<std::string> command;
+  bool files_only = false;
+};
+
+Expected<void> run_up(const EmulateArgs& a, std::ostream& out) {
+  EmulatedClusterSpec s;
+  s.nodes = a.nodes;
+  s.ranks_per_node = a.ranks_per_node;
+  TT_TRY(BytesPerSec nic, parse_rate(a.nic));
+  s.nic_bits_per_sec = nic.value * 8;
+  s.racks = a.racks;
+  if (!a.uplink.empty()) {
+    TT_TRY(BytesPerSec up, parse_rate(a.uplink));
+    s.uplink_bits_per_sec = up.value * 8;
+  }
+  s.prefix = a.prefix;
+  s.dir = a.dir;
+  s.congestion_control = a.congestion_control;
+  TT_TRY_VOID(check_spec(s));
+  if (a.files_only) {
+    TT_TRY_VOID(write_emulation_files(s));
+    out << "emulate up --files-only: wrote " << s.dir << "/cluster.json (no namespaces created)\n";
+    return {};
+  }
+  TT_TRY_VOID(check_privileges(s.prefix));
+  TT_TRY_VOID(emulated_up(s).context("emulate up"));
+  if (Expected<void> w = write_emulation_files(s); !w) {
+    (void)emulated_down(s.prefix);
+    return w;
+  }
+  out << "emulated cluster up: " << s.nodes << " hosts x " << s.ranks_per_node << " ranks, NIC "
+      << s.nic_bits_per_sec / 1e6 << " Mbit/s";
+  if (s.racks > 1) {
+    out << ", " << s.racks << " racks, uplink "
+        << (s.uplink_bits_per_sec > 0 ? std::to_string(s.uplink_bits_per_sec / 1e6) + " Mbit/s"
+                                      : std::string("unshaped"));
+  }
+  out << "\n  files in " << s.dir << ": hostfile agent.sh mpirun.sh cluster.json emulate.json\n"
+      << "  run:  topotune emulate run --dir " << s.dir
+      << " -- topotune measure --cluster " << s.dir << "/cluster.json ...\n";
+  return {};
+}
+
+Expected<void> run_down(const EmulateArgs& a, std::ostream& out) {
+  std::string prefix = a.prefix;
+  if (auto st = read_emulation_state(a.dir)) prefix = st->prefix;
+  if (::geteuid() != 0) return fail(Errc::Unsupported, "emulated clusters need root");
+  TT_TRY(std::vector<std::string> removed, emulated_down(prefix).context("emulate down"));
+  out << "emulate down: removed " << removed.size() << " namespaces";
+  for (const auto& n : removed) out << " " << n;
+  out << "\n";
+  return {};
+}
+
+Expected<void> run_run(const EmulateArgs& a, std::ostream& out) {
+  TT_TRY(EmulatedClusterSpec s, read_emulation_state(a.dir));
+  if (emulated_namespaces(s.prefix).empty()) {
+    return fail(Errc::NotFound, "the emulated cluster of '" + a.dir + "' is down (run emulate up)");
+  }
+  if (a.command.empty()) return fail(Errc::InvalidArgument, "nothing to run: emulate run -- CMD");
+  std::vector<std::string> argv = {s.dir + "/mpirun.sh"};
+  argv.insert(argv.end(), a.command.begin(), a.command.end());
+  out.flush();
+  TT_TRY(int status, run_process(argv));
+  if (status != 0) {
+    return fail(Errc::Transport, "the emulated run failed (mpirun exit status " +
+                                     std::to_string(status) + ")");
+  }
+  return {};
+}
+
+Expected<void> run_status(const EmulateArgs& a, std::ostream& out) {
+  const std::vector<std::string> names = emulated_namespaces(a.prefix);
+  out << (names.empty() ? "no emulated cluster" : "namespaces:");
+  for (const auto& n : names) out << " " << n;
+  out << "\n";
+  return {};
+}
+
+}  // namespace
+
+CommandRun setup_emulate(CLI::App& sub) {
+  auto a = std::make_shared<EmulateArgs>();
+  sub.require_subcommand(1);
+  CLI::App* up = sub.add_subcommand("up", "create the namespaces, links and files");
+  up->add_option("--nodes", a->nodes, "Emulated hosts (one network namespace each)")->capture_default_str();
+  up->add_option("--ranks-per-node", a->ranks_per_node, "MPI ranks per host")->capture_default_str();
+  up->add_option("--nic", a->nic, "NIC rate per direction, e.g. 200mbit, 1gbit")->capture_default_str();
+  up->add_option("--racks", a->racks, "Racks (bridges) the hosts are split into")->capture_default_str();
+  up->add_option("--uplink", a->uplink, "Rack uplink rate (default: unshaped)");
+  up->add_option("--congestion-control", a->congestion_control, "TCP congestion control per route")
+      ->capture_default_str();
+  up->add_flag("--files-only", a->files_only,
+               "Only write the files (cluster JSON for predictions); needs no root");
+  CLI::App* down = sub.add_subcommand("down", "remove everything (idempotent, also after a crash)");
+  CLI::App* run = sub.add_subcommand("run", "run an MPI program in the emulated cluster: run -- CMD");
+  run->add_option("command", a->command, "The program and its arguments (after --)")->required();
+  CLI::App* status = sub.add_subcommand("status", "list the emulated cluster's namespaces");
+  for (CLI::App* c : {up, down, run, status}) {
+    c->add_option("--dir", a->dir, "Directory of the cluster's files")->capture_default_str();
+    c->add_option("--prefix", a->prefix, "Name prefix of namespaces (1-4 letters)")->capture_default_str();
+  }
+  return [a, up, down, run, status](std::ostream& out) -> Expected<void> {
+    if (up->parsed()) return run_up(*a, out);
+    if (down->parsed()) return run_down(*a, out);
+    if (run->parsed()) return run_run(*a, out);
+    if (status->parsed()) return run_status(*a, out);
+    return fail(Errc::InvalidArgument, "emulate: expected up, down, run or status");
+  };
+}
+
+}  // namespace topotune::cli

@@ -1,0 +1,84 @@
+#pragma once
+// MeasureHarness: times one collective implementation at one size on every rank, the way
+// nccl-tests and the testbed's allred_bench do, and turns the times into a MeasurementRow.
+//
+// Per (candidate, size): every rank fills its buffer with its input (outside the timed region),
+// then for warm-up and timed iterations alike: barrier, t0, run, t1; after each timed
+// iteration the result is checked against the reference sum (every element; inputs are small
+// integers so the sum is exact in the dtype, see input_value()). An iteration lasts as long as
+// its slowest rank: the per-rank times are sent to rank 0 at the end of the point (on tags
+// reserved for the harness), which takes the max per iteration and reports the median and the
+// spread (min, p10, p90, max) across iterations. Only rank 0 gets a row.
+// Transport-agnostic: the same code runs over MPI (`topotune measure`) and loopback (tests).
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "algorithms/schedule/collective_spec.h"
+#include "core/expected.h"
+#include "runtime/measurement.h"
+#include "runtime/transport.h"
+
+namespace topotune::rt {
+
+/// One implementation of allreduce (sum, in place) at one size.
+struct Candidate {
+  std::string name;  ///< the row's algorithm column, e.g. "ring", "mpi"
+  /// Runs the collective once on `buffer` (the whole logical buffer of this rank).
+  std::function<Expected<void>(BufferView buffer)> run;
+};
+
+struct HarnessOptions {
+  int warmup = 2;
+  int iterations = 5;
+  sched::DataType dtype = sched::DataType::F32;
+};
+
+/// Where the harness is; for progress lines and the CLI's watchdog (called on every rank).
+struct HarnessProgress {
+  const std::string* algorithm = nullptr;
+  std::int64_t bytes = 0;
+  int iteration = 0;   ///< negative during warm-up
+  int iterations = 0;
+};
+using ProgressFn = std::function<void(const HarnessProgress&)>;
+
+/// Rank r's input element i for `ranks` ranks: an integer in [1, M], M chosen so that the sum
+/// over all ranks is exact in `dtype` (<= 2^24 fp32, 2048 fp16, 256 bf16).
+int input_value(int rank, std::int64_t i, int ranks, sched::DataType dtype);
+
+/// Percentile of sorted values by nearest rank as allred_bench does (p10 = v[n/10]).
+struct Spread {
+  double median = 0, min = 0, p10 = 0, p90 = 0, max = 0;
+};
+Spread spread_of(std::vector<double> values);
+
+class MeasureHarness {
+ public:
+  MeasureHarness(Transport& transport, HarnessOptions options)
+      : transport_(transport), options_(options) {}
+
+  /// Measures `candidate` at `bytes` (a multiple of the element size). Collective: every rank
+  /// calls it with the same arguments. Rank 0 gets the row; the other ranks get nullopt.
+  Expected<std::optional<MeasurementRow>> measure(const Candidate& candidate, std::int64_t bytes,
+                                                  const ProgressFn& progress = {});
+
+ private:
+  void prepare_buffers(std::int64_t bytes);
+  std::int64_t count_wrong() const;
+  Expected<std::optional<MeasurementRow>> gather(const Candidate& c, std::int64_t bytes,
+                                                 const std::vector<double>& times,
+                                                 std::int64_t wrong);
+
+  Transport& transport_;
+  HarnessOptions options_;
+  std::int64_t prepared_bytes_ = -1;
+  std::vector<std::byte> input_;     // this rank's pristine input
+  std::vector<std::byte> expected_;  // the reference sum
+  std::vector<std::byte> buffer_;    // what the collective runs on
+};
+
+}  // namespace topotune::rt

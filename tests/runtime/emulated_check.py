@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""emulated_check.py MEASURED.json PREDICTED.json [--tolerance 0.10] [--mpi-tolerance 0.20]
+                     [--min-bytes 16777216] [--rank-slack 0.05] [--name NAME]
+
+Compares `topotune measure` (measurement schema) with predictions (measurement schema too:
+rows of algorithm, bytes, time_us) for the same emulated cluster. Prints a markdown table of
+predicted vs measured per algorithm and size, then checks, for sizes >= --min-bytes:
+  * the median over sizes of |measured/predicted - 1| per algorithm is <= --tolerance
+    (--mpi-tolerance for `mpi`, Open MPI's own MPI_Allreduce, whose local copy and reduce
+    phases a bandwidth model leaves out: testbed.md suggests 15-20 %);
+  * at each size, the algorithm predicted fastest is measured fastest or within --rank-slack.
+    Predictions within --tie (1 %) of the best are ties: a model cannot rank them, so the
+    best-measured of the tied algorithms is the one checked.
+Exit status 1 if a check fails. Python standard library only."""
+import argparse
+import json
+import statistics
+import sys
+
+
+def rows_by_key(path):
+    with open(path) as f:
+        m = json.load(f)
+    return {(r["algorithm"], int(r["bytes"])): r for r in m["rows"]}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("measured")
+    ap.add_argument("predicted")
+    ap.add_argument("--tolerance", type=float, default=0.10)
+    ap.add_argument("--mpi-tolerance", type=float, default=0.20)
+    ap.add_argument("--min-bytes", type=int, default=16 << 20)
+    ap.add_argument("--rank-slack", type=float, default=0.05)
+    ap.add_argument("--tie", type=float, default=0.01)
+    ap.add_argument("--name", default="")
+    a = ap.parse_args()
+    meas, pred = rows_by_key(a.measured), rows_by_key(a.predicted)
+    keys = sorted(k for k in meas if k in pred)
+    if not keys:
+        print("no (algorithm, size) in both files", file=sys.stderr)
+        return 1
+    print(f"\n{a.name}\n")
+    print("| algorithm | size | predicted (ms) | measured median (ms) | p10-p90 (ms) | meas/pred | #wrong |")
+    print("|---|---|---|---|---|---|---|")
+    for k in keys:
+        m, p = meas[k], pred[k]
+        ratio = m["time_us"] / p["time_us"]
+        spread = f"{m.get('time_us_p10', 0) / 1e3:.1f}-{m.get('time_us_p90', 0) / 1e3:.1f}"
+        print(f"| {k[0]} | {k[1] >> 20} MiB | {p['time_us'] / 1e3:.1f} | {m['time_us'] / 1e3:.1f} "
+              f"| {spread} | {ratio:.3f} | {m.get('errors', 0)} |")
+    ok = True
+    for k in keys:
+        if meas[k].get("errors", 0):
+            print(f"FAIL: {k[0]} {k[1]} B: {meas[k]['errors']} wrong elements")
+            ok = False
+    algos = sorted({k[0] for k in keys})
+    for algo in algos:
+        errs = [abs(meas[k]["time_us"] / pred[k]["time_us"] - 1) for k in keys
+                if k[0] == algo and k[1] >= a.min_bytes]
+        if not errs:
+            continue
+        tol = a.mpi_tolerance if algo == "mpi" else a.tolerance
+        med = statistics.median(errs)
+        verdict = "PASS" if med <= tol else "FAIL"
+        ok &= med <= tol
+        print(f"{verdict}: {algo}: median |error| {med:.3f} for sizes >= {a.min_bytes >> 20} MiB "
+              f"(tolerance {tol:.2f})")
+    for size in sorted({k[1] for k in keys if k[1] >= a.min_bytes}):
+        here = [k for k in keys if k[1] == size]
+        fastest = min(pred[k]["time_us"] for k in here)
+        tied = [k for k in here if pred[k]["time_us"] <= fastest * (1 + a.tie)]
+        best_pred = min(tied, key=lambda k: meas[k]["time_us"])
+        best_meas = min(meas[k]["time_us"] for k in here)
+        slack = meas[best_pred]["time_us"] / best_meas - 1
+        verdict = "PASS" if slack <= a.rank_slack else "FAIL"
+        ok &= slack <= a.rank_slack
+        names = "/".join(k[0] for k in tied)
+        print(f"{verdict}: {size >> 20} MiB: predicted fastest {names} is measured "
+              f"{slack * 100:.1f}% over the measured fastest (slack {a.rank_slack * 100:.0f}%)")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# `topotune measure` under mpirun -np 4 on this machine, no namespaces (ctest label mpi).
+#  1. a run writes a correct JSON (every row verified: errors 0, spread ordered, rows complete);
+#  2. a rank that hangs (test hook TOPOTUNE_TEST_STALL_RANK) ends the run within --timeout with
+#     "topotune: error: ...", a non-zero exit and no JSON;
+#  3. a rank killed mid-run (SIGKILL) ends the run with a non-zero exit and no JSON.
+# usage: measure_cli_test.sh TOPOTUNE_BINARY [ALGOS]
+set -u
+bin=$1
+algos=${2:-mpi}
+work=$(mktemp -d /tmp/tt-measure-test.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+mpirun=(mpirun --allow-run-as-root --oversubscribe -np 4)
+failures=0
+check() { if [ "$1" = ok ]; then echo "PASS: $2"; else echo "FAIL: $2"; failures=$((failures + 1)); fi; }
+
+# 1. a correct run
+"${mpirun[@]}" "$bin" measure --algos "$algos" --sizes 64K,1M --warmup 1 --iters 3 \
+  --ranks-per-node 2 --out "$work/m.json" > "$work/out1.txt" 2> "$work/err1.txt"
+rc=$?
+cat "$work/out1.txt"
+[ $rc -eq 0 ] && check ok "measure exits 0" || { check no "measure exits 0 (rc=$rc)"; cat "$work/err1.txt"; }
+python3 - "$work/m.json" "$algos" <<'PY' && check ok "JSON is complete and every row verified" || check no "JSON content"
+import json, sys
+m = json.load(open(sys.argv[1]))
+algos = sys.argv[2].split(",")
+assert m["schema"] == "topotune.measurement/1", m["schema"]
+assert m["source"] == "topotune-measure" and m["backend"] == "mpi" and m["ranks"] == 4
+rows = m["rows"]
+assert [(r["algorithm"], r["bytes"]) for r in rows] == [(a, b) for a in algos for b in (65536, 1048576)], rows
+for r in rows:
+    assert r["errors"] == 0, r
+    assert r["iterations"] == 3
+    assert r["count"] == r["bytes"] // 4
+    assert 0 < r["time_us_min"] <= r["time_us_p10"] <= r["time_us"] <= r["time_us_p90"] <= r["time_us_max"], r
+    assert abs(r["algbw_GBps"] - r["bytes"] / r["time_us"] / 1e3) < 1e-6 * r["algbw_GBps"] + 1e-12
+    assert abs(r["busbw_GBps"] - r["algbw_GBps"] * 1.5) < 1e-9
+PY
+grep -q '^#' "$work/out1.txt" && [ "$(grep -vc '^#' "$work/out1.txt")" -eq $(( $(echo "$algos" | tr ',' '\n' | wc -l) * 2 )) ] \
+  && check ok "table has one row per point" || check no "table rows"
+
+# 2. a hanging rank: the watchdog ends the run within --timeout (3 s) plus start-up
+start=$(date +%s)
+timeout 60 "${mpirun[@]}" -x TOPOTUNE_TEST_STALL_RANK=2 "$bin" measure --algos mpi --sizes 64K \
+  --timeout 3 --out "$work/m2.json" > "$work/out2.txt" 2> "$work/err2.txt"
+rc=$?
+took=$(( $(date +%s) - start ))
+[ $rc -ne 0 ] && [ $rc -ne 124 ] && check ok "hang: non-zero exit ($rc) in ${took}s" || check no "hang: rc=$rc"
+[ $took -le 30 ] && check ok "hang: ended within timeout" || check no "hang: took ${took}s"
+grep -q "topotune: error: rank .*no progress for 3 s" "$work/err2.txt" && check ok "hang: clear error" \
+  || { check no "hang: clear error"; cat "$work/err2.txt"; }
+[ -z "$(ls "$work" | grep m2.json)" ] && check ok "hang: no JSON (nor temp file)" || check no "hang: output left"
+
+# 3. a rank killed mid-run
+"${mpirun[@]}" "$bin" measure --algos mpi --sizes 4M --iters 100000 --timeout 20 \
+  --out "$work/m3.json" > "$work/out3.txt" 2> "$work/err3.txt" &
+mp=$!
+sleep 3
+victim=$(pgrep -P "$mp" | sed -n 2p)
+if [ -n "$victim" ]; then
+  kill -9 "$victim"
+  start=$(date +%s)
+  wait "$mp"
+  rc=$?
+  took=$(( $(date +%s) - start ))
+  [ $rc -ne 0 ] && check ok "kill: non-zero exit ($rc) after ${took}s" || check no "kill: rc=$rc"
+  [ $took -le 25 ] && check ok "kill: ended within the timeout" || check no "kill: took ${took}s"
+  grep -qE "topotune: error|exited on signal 9" "$work/err3.txt" && check ok "kill: clear error" \
+    || { check no "kill: clear error"; cat "$work/err3.txt"; }
+  [ -z "$(ls "$work" | grep m3.json)" ] && check ok "kill: no JSON" || check no "kill: output left"
+else
+  kill "$mp"; wait "$mp"
+  check no "kill: could not find a rank process of mpirun $mp"
+fi
+exit $failures
