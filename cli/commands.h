@@ -26,4 +26,7 @@ CommandRun setup_emulate(CLI::App& sub);
 /// `topotune measure` (only when built with MPI: TOPOTUNE_HAVE_MPI).
 CommandRun setup_measure(CLI::App& sub);
 
+/// topotune plan: algorithm x bucket size x gradient dtype for a model on a cluster.
+CommandRun setup_plan(CLI::App& sub);
+
 }  // namespace topotune::cli

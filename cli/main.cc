@@ -19,6 +19,8 @@ const std::vector<CommandInfo>& command_table() {
       // {"name", "one-line summary", setup_name},
       {"instances", "List the built-in instance catalog", setup_instances},
       {"topo", "Show the topology graph of an instance type x node count", setup_topo},
+      {"plan", "pick the allreduce algorithm, DDP bucket size and gradient dtype for a model",
+       setup_plan},
       {"schedule", "generate one algorithm's schedule: JSON or a summary with its closed-form time",
        setup_schedule},
       {"simulate", "simulate one algorithm on a cluster with contention: time, busbw, bottlenecks",

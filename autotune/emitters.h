@@ -1,0 +1,46 @@
+#pragma once
+// Emitters: turn a Plan into files a training job uses as is. They return file contents only;
+// the CLI writes them (all or nothing). Every emitted setting carries a one-line comment
+// saying why. An algorithm NCCL/DDP cannot run as is (halving-doubling, a parameter server,
+// topotune's hierarchical compositions) is never emitted as if it could: the files say so,
+// name what it would need (SageMaker's smddp for the Herring-style parameter server, or
+// topotune's runtime), and configure the best candidate that does run, with its predicted
+// step time.
+//
+//   nccl-env   -> nccl.env (NCCL_ALGO / NCCL_PROTO or "leave NCCL alone", and how to apply the
+//                 plan per size range) + nccl_tuner.csv (NCCL's example tuner-plugin format:
+//                 coll,min_bytes,max_bytes,algo,proto,channels,nNodes,nRanks,numPipeOps,regBuff)
+//   torchrun   -> torchrun.sh (launch line for the nodes, sourcing nccl.env)
+//   ddp        -> ddp_snippet.py (bucket_cap_mb, first bucket, gradient_as_bucket_view, the
+//                 bf16/fp16 compression hook)
+//   horovod    -> horovod.env (HOROVOD_FUSION_THRESHOLD, HOROVOD_CYCLE_TIME,
+//                 HOROVOD_HIERARCHICAL_ALLREDUCE) from the plan's Horovod sweep
+//   sagemaker  -> sagemaker_distribution.py (an estimator `distribution` dict: smdistributed
+//                 dataparallel where the plan wants it and the instance supports it, else mpi
+//                 with processes_per_host, plus the NCCL environment)
+
+#include <string>
+#include <vector>
+
+#include "autotune/plan.h"
+#include "core/expected.h"
+
+namespace topotune::tune {
+
+/// One file to write: a name relative to the output directory, and its content.
+struct EmittedFile {
+  std::string name;
+  std::string content;
+};
+
+/// The emitter kinds, in the order `all` writes them.
+std::vector<std::string> emitter_names();
+
+/// The files of one emitter ("nccl-env", "torchrun", "ddp", "horovod", "sagemaker") or of
+/// all of them ("all"). Errc::InvalidArgument for an unknown name.
+Expected<std::vector<EmittedFile>> emit(const Plan& plan, const std::string& kind);
+
+/// SageMaker instance types on which smdistributed dataparallel (SMDDP v2) runs.
+bool smddp_supported(const std::string& sagemaker_name);
+
+}  // namespace topotune::tune

@@ -1,0 +1,308 @@
+#include "autotune/plan.h"
+
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "autotune/alpha_beta_timer.h"
+#include "autotune/closed_form_timer.h"
+#include "autotune/simulator_timer.h"
+#include "autotune/nccl_timer.h"
+#include <fstream>
+#include <memory>
+#include "core/version.h"
+
+namespace topotune::tune {
+namespace {
+
+using nlohmann::ordered_json;
+
+// Six significant digits: enough for a plan, and immune to last-bit differences.
+double r6(double x) {
+  if (!std::isfinite(x) || x == 0) return x;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", x);
+  return std::strtod(buf, nullptr);
+}
+
+ordered_json timeline_json(const sim::StepResult& s) {
+  ordered_json out = ordered_json::array();
+  for (const sim::BucketEvent& b : s.buckets) {
+    out.push_back({{"bytes", b.bytes.value}, {"tensors", b.tensors}, {"ready_s", r6(b.ready.value)},
+                   {"start_s", r6(b.start.value)}, {"end_s", r6(b.end.value)}});
+  }
+  return out;
+}
+
+ordered_json candidate_json(const Candidate& c) {
+  ordered_json j;
+  j["algorithm"] = c.algo.name();
+  j["framework"] = c.framework;
+  j["bucket_bytes"] = c.bucket_cap.value;
+  if (c.framework == "ddp") j["first_bucket_bytes"] = c.first_bucket.value;
+  if (c.framework == "horovod") j["cycle_time_s"] = r6(c.cycle_time.value);
+  j["comm_dtype"] = comm_dtype_name(c.dtype);
+  j["step_time_s"] = r6(c.step.step.value);
+  j["exposed_comm_s"] = r6(c.step.exposed_comm.value);
+  j["forward_s"] = r6(c.step.forward.value);
+  j["backward_s"] = r6(c.step.backward.value);
+  j["allreduce_s"] = r6(c.allreduce_all.value);
+  j["busbw_GBps"] = r6(c.busbw / 1e9);
+  j["buckets"] = c.step.buckets.size();
+  j["timer"] = c.timer;
+  return j;
+}
+
+ordered_json shape_json(const ClusterShape& s) {
+  return {{"instance", s.instance},          {"gpu_model", s.gpu_model},
+          {"hosts", s.hosts},                {"gpus_per_host", s.gpus_per_host},
+          {"intra_bw_Bps", s.intra_bw.value}, {"host_net_bw_Bps", s.host_net_bw.value},
+          {"cpu_reduce_bw_Bps", s.cpu_reduce_bw.value},
+          {"intra_latency_s", s.intra_latency.value}, {"net_latency_s", s.net_latency.value},
+          {"op_latency_s", s.op_latency.value}, {"peak_flops", s.peak_flops},
+          {"nvswitch", s.nvswitch}};
+}
+
+ordered_json inputs_json(const PlanInputs& in) {
+  ordered_json dtypes = ordered_json::array();
+  for (CommDtype d : in.dtypes) dtypes.push_back(comm_dtype_name(d));
+  ordered_json j;
+  j["cluster_spec"] = ordered_json::parse(in.cluster_json);
+  j["timer"] = in.timer;
+  j["simulate"] = in.simulate;
+  j["cluster_shape"] = shape_json(in.shape);
+  j["compute"] = {{"batch_per_gpu", in.compute.batch_per_gpu},
+                  {"peak_flops", in.compute.peak_flops},
+                  {"efficiency", in.compute.efficiency}};
+  j["dtypes"] = dtypes;
+  j["calibration"] = in.calibration_json.empty() ? ordered_json(nullptr)
+                                                 : ordered_json::parse(in.calibration_json);
+  j["nccl_params"] = ordered_json::parse(in.nccl_params_json);
+  j["model_profile"] = ordered_json::parse(in.model.json);
+  return j;
+}
+
+std::string mib(Bytes b) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g MiB", b.as_double() / (1 << 20));
+  return buf;
+}
+
+std::string ms(Seconds s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g ms", s.value * 1e3);
+  return buf;
+}
+
+std::string ratio(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2fx", x);
+  return buf;
+}
+
+// Names what a job can run today when the winner needs more than NCCL + DDP.
+std::string runnable_clause(const TuneReport& r) {
+  if (nccl_runnable(r.recommendation.algo)) return "";
+  const Candidate* n = best_nccl_runnable(r);
+  if (!n) return " (" + r.recommendation.algo.name() + " needs topotune's runtime)";
+  return " (" + r.recommendation.algo.name() +
+         " needs topotune's runtime; the best NCCL-runnable " +
+         "plan is " + n->algo.name() + " with " + mib(n->bucket_cap) + " buckets and " +
+         comm_dtype_name(n->dtype) + " gradients, " + ms(n->step.step) + ")";
+}
+
+}  // namespace
+
+std::string cluster_spec_json(const topo::ClusterSpec& spec, const std::string& instance_json,
+                              const std::string& overrides_json) {
+  ordered_json j;
+  j["schema"] = topo::kClusterSchema;
+  j["instance"] = ordered_json::parse(instance_json);
+  if (!overrides_json.empty()) j["overrides"] = ordered_json::parse(overrides_json);
+  j["nodes"] = spec.hosts;
+  j["placement"] = topo::placement_name(spec.placement);
+  ordered_json fabric = {{"oversubscription", spec.fabric.oversubscription}};
+  if (spec.fabric.hosts_per_rack > 0) fabric["hosts_per_rack"] = spec.fabric.hosts_per_rack;
+  j["fabric"] = fabric;
+  ordered_json links = ordered_json::object();
+  for (int k = 0; k < topo::kNumLinkKinds; ++k) {
+    const topo::LinkClassParams& p = spec.link_params[static_cast<std::size_t>(k)];
+    links[topo::link_kind_name(static_cast<topo::LinkKind>(k))] = {
+        {"latency_us", p.latency.value * 1e6}, {"efficiency", p.efficiency}};
+  }
+  j["link_params"] = links;
+  return j.dump();
+}
+
+namespace {
+
+// The NCCL predictor's parameters: the plan's own (replay), or defaults + the fitted model
+// file + the calibration file, recorded so that a replay uses exactly them.
+Expected<algo::NcclModelParams> nccl_params(PlanInputs& in) {
+  if (!in.nccl_params_json.empty()) {
+    return algo::params_from_json(in.nccl_params_json, "plan nccl_params", algo::default_params());
+  }
+  algo::NcclModelParams p = algo::default_params();
+  const std::string fitted = algo::data_dir() + "/nccl_model.json";
+  if (std::ifstream(fitted).good()) {
+    TT_TRY(p, algo::load_params_file(fitted, p));
+  }
+  if (!in.calibration_json.empty()) {
+    TT_TRY(p, algo::params_from_json(in.calibration_json, "calibration", p));
+  }
+  in.nccl_params_json = algo::params_to_json(p, "NCCL predictor parameters of this plan");
+  return p;
+}
+
+}  // namespace
+
+Expected<Plan> make_plan(PlanInputs inputs) {
+  TT_TRY(const topo::ClusterSpec spec, topo::parse_cluster_json(inputs.cluster_json, "cluster"));
+  inputs.instance = spec.instance.name;
+  inputs.sagemaker_name = spec.instance.sagemaker_name.value_or("");
+  inputs.nodes = spec.hosts;
+  inputs.placement = topo::placement_name(spec.placement);
+  TT_TRY(inputs.shape, cluster_shape(spec));
+  if (inputs.compute.peak_flops <= 0) inputs.compute.peak_flops = inputs.shape.peak_flops;
+  std::unique_ptr<CollectiveTimer> own;  // topotune's schedules; NCCL's go to the predictor
+  if (inputs.timer == kTimerAlphaBeta) {
+    own = std::make_unique<AlphaBetaTimer>(inputs.shape);
+  } else if (inputs.timer == kTimerClosedForm) {
+    TT_TRY(ClosedFormTimer t, ClosedFormTimer::create(spec));
+    own = std::make_unique<ClosedFormTimer>(std::move(t));
+  } else {
+    return fail(Errc::InvalidArgument, "unknown timer '" + inputs.timer + "' (" +
+                                           kTimerAlphaBeta + ", " + kTimerClosedForm + ")");
+  }
+  TT_TRY(const algo::NcclModelParams params, nccl_params(inputs));
+  TT_TRY(const algo::NcclSystem system, algo::nccl_system_from_cluster(spec));
+  const auto screen = std::make_unique<NcclTimer>(system, params, *own);
+  TuneRequest req;
+  req.model = &inputs.model;
+  req.compute = inputs.compute;
+  req.hosts = inputs.shape.hosts;
+  req.gpus_per_host = inputs.shape.gpus_per_host;
+  req.dtypes = inputs.dtypes;
+  std::unique_ptr<SimulatorTimer> rank;
+  std::string rank_note;
+  if (inputs.simulate) {
+    auto made =
+        SimulatorTimer::create(spec, *screen, gradient_bytes(inputs.model, CommDtype::Fp32));
+    if (made) rank = std::move(*made);
+    else rank_note = "rank stage (flow simulator) skipped: " + made.error().message;
+  }
+  TT_TRY(TuneReport report, tune(req, *screen, rank.get()));
+  if (!rank_note.empty()) report.notes.push_back(rank_note);
+  Plan plan;
+  plan.inputs = std::move(inputs);
+  plan.report = std::move(report);
+  plan.version = kVersion;
+  return plan;
+}
+
+bool nccl_runnable(const AlgorithmChoice& a) {
+  return a.channels == 0 && (a.kind == AlgoKind::NcclDefault || a.kind == AlgoKind::Ring ||
+                             a.kind == AlgoKind::Tree);
+}
+
+const Candidate* best_nccl_runnable(const TuneReport& report) {
+  const Candidate* best = nullptr;
+  for (const Candidate& c : report.candidates) {
+    if (!nccl_runnable(c.algo)) continue;
+    if (!best) {
+      best = &c;
+      if (c.dtype == CommDtype::Fp32) return best;
+      continue;
+    }
+    // The same rule as the recommendation: fp32 unless 16 bits win by more than the margin.
+    if (c.dtype == CommDtype::Fp32) {
+      return c.step.step.value <= best->step.step.value * (1 + kDefaultDtypeMargin) ? &c : best;
+    }
+  }
+  return best;
+}
+
+std::string recommendation_sentence(const Plan& plan) {
+  const TuneReport& r = plan.report;
+  const Candidate& c = r.recommendation;
+  return "Use " + c.algo.name() + " with " + mib(c.bucket_cap) + " DDP buckets and " +
+         comm_dtype_name(c.dtype) + " gradients: predicted step " + ms(c.step.step) + " (" +
+         ms(c.step.exposed_comm) + " exposed communication), " +
+         ratio(r.baseline_ddp.step.step.value / c.step.step.value) +
+         " vs NCCL defaults with 25 MiB DDP buckets and " +
+         ratio(r.baseline_horovod.step.step.value / c.step.step.value) + " vs Horovod defaults" +
+         runnable_clause(r) + ".";
+}
+
+std::string plan_to_json(const Plan& plan, int max_candidates) {
+  const TuneReport& r = plan.report;
+  const Candidate& c = r.recommendation;
+  ordered_json j;
+  j["schema"] = "topotune.plan/1";
+  j["version"] = plan.version;
+  j["instance"] = plan.inputs.instance;
+  j["nodes"] = plan.inputs.nodes;
+  j["model"] = plan.inputs.model.name;
+  ordered_json rec = candidate_json(c);
+  rec["speedup_vs_ddp_defaults"] = r6(r.baseline_ddp.step.step.value / c.step.step.value);
+  rec["speedup_vs_horovod_defaults"] = r6(r.baseline_horovod.step.step.value / c.step.step.value);
+  rec["sentence"] = recommendation_sentence(plan);
+  j["recommendation"] = rec;
+  ordered_json a = candidate_json(r.baseline_ddp);
+  a["name"] = "nccl-defaults+ddp-25MiB";
+  ordered_json b = candidate_json(r.baseline_horovod);
+  b["name"] = "horovod-defaults";
+  j["baselines"] = {a, b};
+  j["horovod"] = candidate_json(r.horovod_best);
+  ordered_json cands = ordered_json::array();
+  for (int i = 0; i < std::min<int>(max_candidates, r.candidates.size()); ++i) {
+    ordered_json x = candidate_json(r.candidates[i]);
+    x["rank"] = i + 1;
+    cands.push_back(x);
+  }
+  j["candidates"] = cands;
+  j["candidates_evaluated"] = r.evaluated;
+  j["timeline"] = timeline_json(c.step);
+  j["timers"] = {{"screen", r.screen_timer}, {"rank", r.rank_timer}};
+  j["notes"] = r.notes;
+  if (plan.replay_note) j["replay_note"] = *plan.replay_note;
+  j["inputs"] = inputs_json(plan.inputs);
+  return j.dump(1) + "\n";
+}
+
+Expected<StoredPlan> read_plan_json(const std::string& text, const std::string& origin) {
+  // The JSON library throws on malformed text and missing keys; both become errors here.
+  try {
+    const ordered_json j = ordered_json::parse(text);
+    if (j.value("schema", "") != "topotune.plan/1") {
+      return fail(Errc::ParseError, origin + ": not a topotune plan (schema topotune.plan/1)");
+    }
+    StoredPlan s;
+    const ordered_json& in = j.at("inputs");
+    s.inputs.cluster_json = in.at("cluster_spec").dump();
+    s.inputs.timer = in.at("timer").get<std::string>();
+    s.inputs.simulate = in.at("simulate").get<bool>();
+    const ordered_json& cp = in.at("compute");
+    s.inputs.compute = {cp.at("batch_per_gpu").get<int>(), cp.at("peak_flops").get<double>(),
+                        cp.at("efficiency").get<double>()};
+    s.inputs.dtypes.clear();
+    for (const auto& d : in.at("dtypes")) {
+      TT_TRY(CommDtype dt, parse_comm_dtype(d.get<std::string>()));
+      s.inputs.dtypes.push_back(dt);
+    }
+    if (!in.at("calibration").is_null()) s.inputs.calibration_json = in["calibration"].dump();
+    s.inputs.nccl_params_json = in.at("nccl_params").dump();
+    TT_TRY(s.inputs.model, parse_model_profile(in.at("model_profile").dump(),
+                                               origin + " (model_profile)"));
+    const ordered_json& rec = j.at("recommendation");
+    s.algorithm = rec.at("algorithm").get<std::string>();
+    s.bucket_bytes = rec.at("bucket_bytes").get<std::int64_t>();
+    s.comm_dtype = rec.at("comm_dtype").get<std::string>();
+    s.version = j.at("version").get<std::string>();
+    return s;
+  } catch (const nlohmann::json::exception& e) {
+    return fail(Errc::ParseError, origin + ": " + e.what());
+  }
+}
+
+}  // namespace topotune::tune

@@ -1,0 +1,94 @@
+#pragma once
+// Plan: the planner's answer for one cluster x model, and everything needed to reproduce it.
+//
+// make_plan() runs the tuner on PlanInputs; plan_to_json() writes the plan (schema
+// "topotune.plan/1", docs/planner.md): instance, nodes, model, the recommendation, the two
+// baselines, the ranked candidates, the recommended step's per-bucket timeline, and under
+// "inputs" the cluster figures the timers used, the model profile, the compute parameters,
+// the calibration file's content and the topotune version. plan_inputs_from_json() reads those
+// inputs back, so `topotune plan --replay plan.json` recomputes the same answer (and says so
+// when this version's answer differs from the stored one). Output is deterministic: numbers
+// are rounded to 6 significant digits and nothing iterates an unordered container.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "autotune/cluster_shape.h"
+#include "autotune/model_profile.h"
+#include "autotune/step_model.h"
+#include "autotune/tuner.h"
+#include "core/expected.h"
+#include "topology/cluster_spec.h"
+
+namespace topotune::tune {
+
+/// The screening timers make_plan can use.
+inline constexpr const char* kTimerAlphaBeta = "alpha-beta";
+inline constexpr const char* kTimerClosedForm = "closed-form";
+
+/// What a plan is computed from. make_plan() fills the derived fields (marked) from
+/// `cluster_json`.
+struct PlanInputs {
+  std::string cluster_json;            ///< a topotune.cluster/1 document (cluster_spec_json)
+  std::string timer = kTimerAlphaBeta; ///< kTimerAlphaBeta or kTimerClosedForm
+  bool simulate = true;                ///< rank the top candidates with the flow simulator
+                                       ///< (skipped, with a note, above 256 ranks)
+  std::string instance;                ///< derived: the spec's instance name
+  std::string sagemaker_name;          ///< derived: "ml.p4d.24xlarge", empty if none
+  int nodes = 1;                       ///< derived
+  std::string placement = "cluster";   ///< derived
+  ClusterShape shape;                  ///< derived
+  ModelProfile model;
+  ComputeParams compute;
+  /// fp16 moves the same bytes as bf16 (identical predicted times), so the default search
+  /// leaves it out; --dtype fp16 asks for it.
+  std::vector<CommDtype> dtypes = {CommDtype::Fp32, CommDtype::Bf16};
+  std::string calibration_json;        ///< the --calibration file's content, or empty
+  /// The NCCL predictor's parameters (topotune.nccl_model/1). Empty: make_plan fills it with
+  /// the defaults + data/nccl_model.json + calibration_json, so a replay uses exactly these.
+  std::string nccl_params_json;
+};
+
+/// A topotune.cluster/1 document that rebuilds `spec` exactly: `instance` is the catalog name
+/// or the cluster file's instance object (with `overrides`, if any); nodes, placement, fabric
+/// and every link class's parameters are written out explicitly.
+std::string cluster_spec_json(const topo::ClusterSpec& spec, const std::string& instance_json,
+                              const std::string& overrides_json = "");
+
+struct Plan {
+  PlanInputs inputs;
+  TuneReport report;
+  std::string version;                 ///< topotune version that computed it
+  std::optional<std::string> replay_note;  ///< set by a replay that changed the answer
+};
+
+/// Rebuilds the cluster spec from inputs.cluster_json, derives the shape, and runs the tuner
+/// with the chosen screening timer and, if inputs.simulate, the flow simulator as rank timer.
+Expected<Plan> make_plan(PlanInputs inputs);
+
+/// The plan as JSON text (pretty-printed, deterministic).
+std::string plan_to_json(const Plan& plan, int max_candidates = 25);
+
+/// The inputs stored in a plan JSON, plus its stored recommendation (algorithm name, bucket
+/// bytes, dtype) to compare a replay with.
+struct StoredPlan {
+  PlanInputs inputs;
+  std::string algorithm;
+  std::int64_t bucket_bytes = 0;
+  std::string comm_dtype;
+  std::string version;
+};
+Expected<StoredPlan> read_plan_json(const std::string& text, const std::string& origin);
+
+/// One sentence: what to use and what it buys.
+std::string recommendation_sentence(const Plan& plan);
+
+/// True for the algorithms NCCL + DDP run as is (nccl-default, ring, tree).
+bool nccl_runnable(const AlgorithmChoice& a);
+
+/// The best candidate NCCL + DDP can run as is, with the recommendation's dtype rule; null if
+/// none was evaluated.
+const Candidate* best_nccl_runnable(const TuneReport& report);
+
+}  // namespace topotune::tune

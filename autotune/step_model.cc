@@ -1,0 +1,71 @@
+#include "autotune/step_model.h"
+
+#include <algorithm>
+
+namespace topotune::tune {
+
+const char* comm_dtype_name(CommDtype d) {
+  switch (d) {
+    case CommDtype::Fp32: return "fp32";
+    case CommDtype::Bf16: return "bf16";
+    case CommDtype::Fp16: return "fp16";
+  }
+  return "?";
+}
+
+Expected<CommDtype> parse_comm_dtype(const std::string& s) {
+  for (CommDtype d : {CommDtype::Fp32, CommDtype::Bf16, CommDtype::Fp16}) {
+    if (s == comm_dtype_name(d)) return d;
+  }
+  return fail(Errc::InvalidArgument, "unknown dtype '" + s + "' (fp32, bf16, fp16)");
+}
+
+int comm_dtype_bytes(CommDtype d) { return d == CommDtype::Fp32 ? 4 : 2; }
+
+Bytes gradient_bytes(const ModelProfile& model, CommDtype dtype) {
+  return Bytes(model.trainable_params() * comm_dtype_bytes(dtype));
+}
+
+Expected<sim::StepModel> make_step_model(const ModelProfile& model, const ComputeParams& compute,
+                                         CommDtype dtype) {
+  if (compute.batch_per_gpu <= 0) {
+    return fail(Errc::InvalidArgument, "batch per GPU must be positive");
+  }
+  const bool measured = model.has_measured_times();
+  const double rate = compute.peak_flops * compute.efficiency;
+  if (!measured && !(rate > 0)) {
+    return fail(Errc::InvalidArgument,
+                "the GPU's peak FLOP/s is unknown: give --peak-tflops or a profile with "
+                "measured times");
+  }
+  // Layers before the first trainable one get no backward (nothing upstream needs gradients).
+  int first_trainable = static_cast<int>(model.layers.size());
+  for (const ParamTensor& p : model.params) {
+    if (p.trainable) first_trainable = std::min(first_trainable, p.layer);
+  }
+  sim::StepModel m;
+  const double batch = compute.batch_per_gpu;
+  const double scale = measured ? batch / *model.measured_batch : 0;
+  for (std::size_t i = 0; i < model.layers.size(); ++i) {
+    const LayerProfile& l = model.layers[i];
+    sim::StepLayer s;
+    if (measured) {
+      s.backward = *l.backward_time * scale;
+      // No measured forward: backward is ~2x forward by the same FLOP argument.
+      s.forward = l.forward_time ? *l.forward_time * scale : s.backward / 2.0;
+    } else {
+      s.forward = Seconds(l.forward_flops * batch / rate);
+      s.backward = s.forward * 2.0;
+    }
+    if (static_cast<int>(i) < first_trainable) s.backward = Seconds(0);
+    m.layers.push_back(s);
+  }
+  const std::int64_t wire = comm_dtype_bytes(dtype);
+  for (const ParamTensor& p : model.params) {
+    if (!p.trainable) continue;
+    m.grads.push_back({Bytes(p.numel * 4), Bytes(p.numel * wire), p.layer});
+  }
+  return m;
+}
+
+}  // namespace topotune::tune

@@ -1,0 +1,236 @@
+#include "autotune/tuner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+
+namespace topotune::tune {
+namespace {
+
+// Runs step simulations for one request; keeps the per-dtype step models.
+class Evaluator {
+ public:
+  Evaluator(const TuneRequest& req, std::map<CommDtype, sim::StepModel> models)
+      : req_(req), models_(std::move(models)) {}
+
+  Expected<Candidate> ddp(const CollectiveTimer& timer, const AlgorithmChoice& algo,
+                          CommDtype dtype, Bytes first, Bytes cap) const {
+    Candidate c = base(algo, dtype, "ddp", timer);
+    c.bucket_cap = cap;
+    c.first_bucket = first;
+    std::optional<Error> error;
+    c.step = sim::simulate_ddp_step(models_.at(dtype), {first, cap}, wrap(timer, algo, error));
+    if (error) return Unexpected(*error);
+    return finish(std::move(c), timer);
+  }
+
+  Expected<Candidate> horovod(const CollectiveTimer& timer, const AlgorithmChoice& algo,
+                              CommDtype dtype, Bytes threshold, Seconds cycle) const {
+    Candidate c = base(algo, dtype, "horovod", timer);
+    c.bucket_cap = threshold;
+    c.cycle_time = cycle;
+    std::optional<Error> error;
+    c.step = sim::simulate_horovod_step(models_.at(dtype), {threshold, cycle},
+                                        wrap(timer, algo, error));
+    if (error) return Unexpected(*error);
+    return finish(std::move(c), timer);
+  }
+
+ private:
+  static Candidate base(const AlgorithmChoice& algo, CommDtype dtype, const char* framework,
+                        const CollectiveTimer& timer) {
+    Candidate c;
+    c.algo = algo;
+    c.dtype = dtype;
+    c.framework = framework;
+    c.timer = timer.name();
+    return c;
+  }
+
+  // The step simulation takes a plain function; the first timer error is kept and reported.
+  static sim::AllreduceTime wrap(const CollectiveTimer& timer, const AlgorithmChoice& algo,
+                                 std::optional<Error>& error) {
+    return [&timer, algo, &error](Bytes b) {
+      Expected<Seconds> t = timer.allreduce(algo, b);
+      if (t) return *t;
+      if (!error) error = t.error();
+      return Seconds(std::numeric_limits<double>::infinity());
+    };
+  }
+
+  Expected<Candidate> finish(Candidate c, const CollectiveTimer& timer) const {
+    const Bytes all = gradient_bytes(*req_.model, c.dtype);
+    TT_TRY(c.allreduce_all, timer.allreduce(c.algo, all));
+    const int p = req_.hosts * req_.gpus_per_host;
+    if (c.allreduce_all.value > 0) {
+      c.busbw = all.as_double() / c.allreduce_all.value * 2.0 * (p - 1) / p;
+    }
+    return c;
+  }
+
+  const TuneRequest& req_;
+  std::map<CommDtype, sim::StepModel> models_;
+};
+
+// Fastest step first; ties broken by a fixed order so output is deterministic.
+bool faster(const Candidate& a, const Candidate& b) {
+  if (a.step.step != b.step.step) return a.step.step < b.step.step;
+  if (a.step.exposed_comm != b.step.exposed_comm) return a.step.exposed_comm < b.step.exposed_comm;
+  if (a.dtype != b.dtype) return a.dtype < b.dtype;
+  if (a.algo != b.algo) return a.algo < b.algo;
+  if (a.bucket_cap != b.bucket_cap) return a.bucket_cap < b.bucket_cap;
+  return a.cycle_time < b.cycle_time;
+}
+
+// The fastest candidate, unless a 16-bit wire dtype wins by no more than the margin.
+Candidate recommend(const std::vector<Candidate>& ranked, double margin) {
+  const Candidate& best = ranked.front();
+  if (best.dtype == CommDtype::Fp32) return best;
+  for (const Candidate& c : ranked) {
+    if (c.dtype != CommDtype::Fp32) continue;
+    if (c.step.step.value <= best.step.step.value * (1 + margin)) return c;
+    break;
+  }
+  return best;
+}
+
+Expected<std::vector<Candidate>> screen_all(const TuneRequest& req, const Evaluator& eval,
+                                            const CollectiveTimer& timer, TuneReport& report) {
+  std::vector<Candidate> all;
+  for (const AlgorithmChoice& a : req.algorithms) {
+    if (auto probe = timer.allreduce(a, 1_MiB); !probe) {
+      report.notes.push_back(a.name() + " skipped: " + probe.error().message);
+      continue;
+    }
+    for (CommDtype d : req.dtypes) {
+      for (Bytes cap : req.bucket_caps) {
+        TT_TRY(Candidate c, eval.ddp(timer, a, d, cap, cap));
+        all.push_back(std::move(c));
+      }
+    }
+  }
+  report.evaluated = static_cast<int>(all.size());
+  if (all.empty()) return fail(Errc::Unsupported, "no algorithm is supported on this cluster");
+  std::sort(all.begin(), all.end(), faster);
+  return all;
+}
+
+Expected<Candidate> best_horovod(const TuneRequest& req, const Evaluator& eval,
+                                 const CollectiveTimer& timer, CommDtype dtype) {
+  std::optional<Candidate> best;
+  const AlgoKind kinds[] = {AlgoKind::NcclDefault, AlgoKind::Ring, AlgoKind::Tree,
+                            AlgoKind::Hierarchical};
+  for (AlgoKind k : kinds) {
+    AlgorithmChoice a;
+    a.kind = k;  // Hierarchical: HOROVOD_HIERARCHICAL_ALLREDUCE, inner ring
+    if (!timer.allreduce(a, 1_MiB)) continue;
+    for (Bytes threshold : req.bucket_caps) {
+      for (double ms : {1.0, 2.0, 5.0, 10.0}) {
+        TT_TRY(Candidate c, eval.horovod(timer, a, dtype, threshold, Seconds(ms * 1e-3)));
+        if (!best || faster(c, *best)) best = std::move(c);
+      }
+    }
+  }
+  if (!best) return fail(Errc::Unsupported, "no Horovod-runnable algorithm is supported");
+  return *best;
+}
+
+// Re-simulates the screen's best `top_k` candidates with the rank timer and re-orders them.
+void rank_top(const TuneRequest& req, const Evaluator& eval, const CollectiveTimer& timer,
+              TuneReport& report) {
+  auto& all = report.candidates;
+  std::size_t k = std::min<std::size_t>(req.top_k, all.size());
+  for (std::size_t i = 0; i < k; ++i) {
+    const Candidate& c = all[i];
+    auto ranked = eval.ddp(timer, c.algo, c.dtype, c.first_bucket, c.bucket_cap);
+    if (ranked) all[i] = std::move(*ranked);
+    else report.notes.push_back(c.algo.name() + ": rank timer: " + ranked.error().message);
+  }
+  // The recommendation may fall back to the best fp32 candidate: rank it with the same timer
+  // so that the comparison is like for like.
+  const auto is_fp32 = [](const Candidate& c) { return c.dtype == CommDtype::Fp32; };
+  auto fp32 = std::find_if(all.begin() + k, all.end(), is_fp32);
+  if (!std::any_of(all.begin(), all.begin() + k, is_fp32) && fp32 != all.end()) {
+    auto again = eval.ddp(timer, fp32->algo, fp32->dtype, fp32->first_bucket, fp32->bucket_cap);
+    if (again) {
+      *fp32 = std::move(*again);
+      std::rotate(all.begin() + k, fp32, fp32 + 1);
+      ++k;
+    }
+  }
+  std::sort(all.begin(), all.begin() + k, faster);
+}
+
+}  // namespace
+
+std::vector<AlgorithmChoice> default_algorithms(int hosts) {
+  std::vector<AlgorithmChoice> out;
+  for (AlgoKind k : {AlgoKind::NcclDefault, AlgoKind::Ring, AlgoKind::Tree,
+                     AlgoKind::HalvingDoubling}) {
+    out.push_back({k});
+  }
+  std::vector<int> ks;
+  for (int k = 1; k < hosts; k *= 2) ks.push_back(k);
+  if (hosts >= 2) ks.push_back(hosts);
+  for (int k : ks) out.push_back({AlgoKind::ParameterServer, AlgoKind::Ring, k});
+  for (AlgoKind inner : {AlgoKind::Ring, AlgoKind::Tree, AlgoKind::HalvingDoubling}) {
+    out.push_back({AlgoKind::Hierarchical, inner});
+  }
+  for (int k : ks) out.push_back({AlgoKind::Hierarchical, AlgoKind::ParameterServer, k});
+  return out;
+}
+
+std::vector<Bytes> default_bucket_caps(const ModelProfile& model) {
+  const Bytes whole(model.trainable_params() * 4);
+  std::vector<Bytes> caps = {25_MiB};
+  for (Bytes b = 1_MiB;; b = b * 2) {
+    caps.push_back(b);
+    if (b >= whole) break;
+  }
+  std::sort(caps.begin(), caps.end());
+  caps.erase(std::unique(caps.begin(), caps.end()), caps.end());
+  return caps;
+}
+
+Expected<TuneReport> tune(const TuneRequest& request, const CollectiveTimer& screen,
+                          const CollectiveTimer* rank) {
+  if (request.model == nullptr) return fail(Errc::InvalidArgument, "no model");
+  if (request.hosts < 1 || request.gpus_per_host < 1) {
+    return fail(Errc::InvalidArgument, "hosts and GPUs per host must be positive");
+  }
+  TuneRequest req = request;
+  if (req.algorithms.empty()) req.algorithms = default_algorithms(req.hosts);
+  if (req.bucket_caps.empty()) req.bucket_caps = default_bucket_caps(*req.model);
+  if (req.dtypes.empty()) return fail(Errc::InvalidArgument, "no gradient dtype to search");
+  std::map<CommDtype, sim::StepModel> models;
+  for (CommDtype d : {CommDtype::Fp32, CommDtype::Bf16, CommDtype::Fp16}) {
+    TT_TRY(models[d], make_step_model(*req.model, req.compute, d));
+  }
+  const Evaluator eval(req, std::move(models));
+  const CachedTimer cached_screen(screen);
+  std::optional<CachedTimer> cached_rank;
+  if (rank) cached_rank.emplace(*rank);
+  const CollectiveTimer& final_timer =
+      cached_rank ? static_cast<const CollectiveTimer&>(*cached_rank) : cached_screen;
+
+  TuneReport report;
+  report.screen_timer = screen.name();
+  if (rank) report.rank_timer = rank->name();
+  TT_TRY(report.candidates, screen_all(req, eval, cached_screen, report));
+  if (cached_rank) rank_top(req, eval, final_timer, report);
+  report.recommendation = recommend(report.candidates, req.dtype_margin);
+  const AlgorithmChoice nccl{AlgoKind::NcclDefault};
+  TT_TRY(report.baseline_ddp, eval.ddp(final_timer, nccl, CommDtype::Fp32, 1_MiB, 25_MiB));
+  TT_TRY(report.baseline_horovod,
+         eval.horovod(final_timer, nccl, CommDtype::Fp32, 128_MiB, Seconds(1e-3)));
+  TT_TRY(Candidate hvd, best_horovod(req, eval, cached_screen, report.recommendation.dtype));
+  if (cached_rank) {
+    auto again = eval.horovod(final_timer, hvd.algo, hvd.dtype, hvd.bucket_cap, hvd.cycle_time);
+    if (again) hvd = std::move(*again);
+  }
+  report.horovod_best = std::move(hvd);
+  return report;
+}
+
+}  // namespace topotune::tune

@@ -1,0 +1,88 @@
+#pragma once
+// Tuner: picks the allreduce algorithm, DDP bucket size and gradient dtype that make a
+// data-parallel training step fastest, and says by how much it beats the defaults.
+//
+// Search space: algorithms (NCCL default, ring, tree, halving-doubling, parameter server with
+// k servers, hierarchical with each inner algorithm) x gradient dtype (fp32/bf16/fp16 on the
+// wire) x DDP bucket cap (1 MiB doubling up to the whole model, plus DDP's 25 MiB). Every
+// point is a full training-step simulation (sim::simulate_ddp_step) whose allreduce times
+// come from the `screen` timer (closed forms, memoised per size); the best `top_k` are then
+// re-simulated with the `rank` timer (the flow simulator) when one is given, and the final
+// order is by that. Baselines, simulated the same way: (a) NCCL's own choice with DDP
+// defaults (first bucket 1 MiB, then 25 MiB, fp32) and (b) Horovod defaults (fusion 128 MiB,
+// cycle 1 ms, fp32, NCCL's choice). The recommended Horovod knobs come from a sweep of fusion
+// threshold x cycle time with the winning algorithm.
+//
+// Recommended DDP candidates are simulated with the first bucket equal to the cap: PyTorch
+// >= 2.1 uses bucket_cap_mb for the first bucket when it is passed explicitly, and the
+// emitted snippet also sets dist._DEFAULT_FIRST_BUCKET_BYTES so older versions agree.
+//
+// A 16-bit wire dtype changes numerics, so it is recommended only when it beats the best fp32
+// candidate by more than `dtype_margin` (default 2 %); otherwise the fp32 one is.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "autotune/collective_timer.h"
+#include "autotune/model_profile.h"
+#include "autotune/step_model.h"
+#include "simulator/training_step.h"
+
+namespace topotune::tune {
+
+/// A 16-bit wire dtype must beat fp32 by more than this to be recommended.
+inline constexpr double kDefaultDtypeMargin = 0.02;
+
+/// What to tune for.
+struct TuneRequest {
+  const ModelProfile* model = nullptr;
+  ComputeParams compute;
+  int hosts = 1;
+  int gpus_per_host = 1;
+  std::vector<AlgorithmChoice> algorithms;  ///< empty: default_algorithms(hosts)
+  std::vector<CommDtype> dtypes = {CommDtype::Fp32, CommDtype::Bf16, CommDtype::Fp16};
+  std::vector<Bytes> bucket_caps;           ///< empty: default_bucket_caps(model)
+  int top_k = 8;
+  double dtype_margin = kDefaultDtypeMargin;
+};
+
+/// One evaluated point.
+struct Candidate {
+  AlgorithmChoice algo;
+  Bytes bucket_cap{0};
+  Bytes first_bucket{0};
+  CommDtype dtype = CommDtype::Fp32;
+  std::string framework = "ddp";   ///< "ddp" or "horovod"
+  Seconds cycle_time{0};           ///< horovod only
+  sim::StepResult step;
+  Seconds allreduce_all{0};        ///< one allreduce of all gradients at once
+  double busbw = 0;                ///< bytes/s, nccl-tests definition, of that allreduce
+  std::string timer;               ///< which timer produced `step`
+};
+
+struct TuneReport {
+  std::vector<Candidate> candidates;  ///< ranked, best first (fastest step)
+  Candidate recommendation;
+  Candidate baseline_ddp;             ///< (a) NCCL defaults + DDP 25 MiB buckets
+  Candidate baseline_horovod;         ///< (b) Horovod defaults
+  Candidate horovod_best;             ///< best Horovod knobs for the recommended algorithm
+  std::string screen_timer;
+  std::string rank_timer;             ///< empty when no rank timer ran
+  int evaluated = 0;                  ///< step simulations in the screen
+  std::vector<std::string> notes;     ///< unsupported algorithms skipped, etc.
+};
+
+/// The algorithm axis for `hosts` hosts: ps and hierarchical(ps) with k = 1, 2, 4, .. and k =
+/// hosts.
+std::vector<AlgorithmChoice> default_algorithms(int hosts);
+
+/// 1 MiB, 2 MiB, ... up to the first cap holding the whole model (fp32), plus 25 MiB.
+std::vector<Bytes> default_bucket_caps(const ModelProfile& model);
+
+/// Runs the search. `rank` may be null (screen only). Errors: bad request, no candidate the
+/// timers support.
+Expected<TuneReport> tune(const TuneRequest& request, const CollectiveTimer& screen,
+                          const CollectiveTimer* rank = nullptr);
+
+}  // namespace topotune::tune

@@ -1,0 +1,181 @@
+// topotune plan: which allreduce algorithm, DDP bucket size and gradient dtype make a
+// data-parallel training step fastest on a cluster, and the configs to run it.
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <ostream>
+#include <sstream>
+
+#include "autotune/emitters.h"
+#include "autotune/plan.h"
+#include "cli/commands.h"
+#include "cli/file_output.h"
+#include "cli/plan_table.h"
+#include "topology/cluster_spec.h"
+
+namespace topotune::cli {
+namespace {
+
+struct PlanArgs {
+  std::string instance;
+  int nodes = 1;
+  std::string placement = "cluster";
+  std::string cluster_file;
+  std::string model = tune::kDefaultModel;
+  int batch = 32;
+  std::string dtype = "auto";
+  double efficiency = tune::kDefaultComputeEfficiency;
+  double peak_tflops = 0;
+  std::string calibration;
+  std::string format = "table";
+  std::string emit;
+  std::string out;
+  std::string replay;
+  std::string timer = tune::kTimerAlphaBeta;
+};
+
+Expected<std::string> read_text(const std::string& path, const char* what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fail(Errc::NotFound, std::string("cannot read ") + what + " '" + path + "'");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The cluster as a topotune.cluster/1 document, for the plan to embed and replay.
+Expected<std::string> cluster_json(const PlanArgs& a) {
+  if (!a.cluster_file.empty()) {
+    TT_TRY(const topo::ClusterSpec spec, topo::load_cluster_file(a.cluster_file));
+    TT_TRY(const std::string text, read_text(a.cluster_file, "cluster file"));
+    // Already validated by load_cluster_file, so these members exist and parse.
+    const nlohmann::json doc = nlohmann::json::parse(text);
+    return tune::cluster_spec_json(spec, doc.at("instance").dump(),
+                                   doc.contains("overrides") ? doc["overrides"].dump() : "");
+  }
+  if (a.instance.empty()) {
+    return fail(Errc::InvalidArgument, "give --instance NAME (or --cluster FILE, --replay PLAN)");
+  }
+  if (a.nodes < 1) return fail(Errc::InvalidArgument, "--nodes must be at least 1");
+  TT_TRY(topo::Placement placement, topo::parse_placement(a.placement));
+  TT_TRY(const topo::ClusterSpec spec, topo::make_cluster_spec(a.instance, a.nodes, placement));
+  return tune::cluster_spec_json(spec, nlohmann::json(spec.instance.name).dump());
+}
+
+Expected<tune::PlanInputs> inputs_from_args(const PlanArgs& a) {
+  tune::PlanInputs in;
+  TT_TRY(in.cluster_json, cluster_json(a));
+  in.timer = a.timer;
+  TT_TRY(in.model, tune::load_model_profile(a.model));
+  in.compute.batch_per_gpu = a.batch;
+  in.compute.efficiency = a.efficiency;
+  in.compute.peak_flops = a.peak_tflops > 0 ? a.peak_tflops * 1e12 : 0;  // 0: the GPU's
+  if (!(a.efficiency > 0 && a.efficiency <= 1)) {
+    return fail(Errc::InvalidArgument, "--compute-efficiency must be in (0, 1]");
+  }
+  if (a.dtype != "auto") {
+    TT_TRY(tune::CommDtype d, tune::parse_comm_dtype(a.dtype));
+    in.dtypes = {d};
+  }
+  if (!a.calibration.empty()) {
+    TT_TRY(in.calibration_json, read_text(a.calibration, "calibration file"));
+  }
+  return in;
+}
+
+Expected<tune::Plan> compute_plan(const PlanArgs& a) {
+  if (a.replay.empty()) {
+    TT_TRY(tune::PlanInputs in, inputs_from_args(a));
+    return tune::make_plan(std::move(in));
+  }
+  TT_TRY(const std::string text, read_text(a.replay, "plan"));
+  TT_TRY(tune::StoredPlan stored, tune::read_plan_json(text, a.replay));
+  TT_TRY(tune::Plan plan, tune::make_plan(stored.inputs));
+  const tune::Candidate& now = plan.report.recommendation;
+  if (now.algo.name() != stored.algorithm || now.bucket_cap.value != stored.bucket_bytes ||
+      tune::comm_dtype_name(now.dtype) != stored.comm_dtype) {
+    plan.replay_note = "topotune " + plan.version + " recommends differently from the stored " +
+                       "plan (topotune " + stored.version + ": " + stored.algorithm + ", " +
+                       std::to_string(stored.bucket_bytes) + " bytes, " + stored.comm_dtype + ")";
+  }
+  return plan;
+}
+
+Expected<void> write_emitted(const tune::Plan& plan, const PlanArgs& a) {
+  if (a.out.empty()) return fail(Errc::InvalidArgument, "--emit needs --out DIR");
+  TT_TRY(const std::vector<tune::EmittedFile> files, tune::emit(plan, a.emit));
+  std::error_code ec;
+  if (!std::filesystem::is_directory(a.out, ec)) {
+    return fail(Errc::Io, "--out '" + a.out + "' is not a directory");
+  }
+  std::vector<PendingFile> pending;
+  for (const tune::EmittedFile& f : files) {
+    const std::filesystem::path target = std::filesystem::path(a.out) / f.name;
+    // A directory in the way would fail the rename after earlier files were renamed: refuse
+    // before writing anything.
+    if (std::filesystem::is_directory(target, ec)) {
+      return fail(Errc::Io, "cannot write '" + target.string() + "': it is a directory");
+    }
+    pending.push_back({target.string(), f.content});
+  }
+  return write_files_atomically(pending);
+}
+
+Expected<void> run_plan(const PlanArgs& a, std::ostream& out) {
+  if (a.format != "table" && a.format != "json") {
+    return fail(Errc::InvalidArgument, "--format must be table or json");
+  }
+  TT_TRY(tune::Plan plan, compute_plan(a));
+  // Files first: a failed write must not be followed by output that looks like success.
+  if (!a.emit.empty()) TT_TRY_VOID(write_emitted(plan, a));
+  out << (a.format == "json" ? tune::plan_to_json(plan) : plan_table(plan));
+  return {};
+}
+
+}  // namespace
+
+CommandRun setup_plan(CLI::App& sub) {
+  auto a = std::make_shared<PlanArgs>();
+  sub.add_option("--instance", a->instance, "instance type from the catalog, e.g. p4d.24xlarge");
+  sub.add_option("--nodes", a->nodes, "number of nodes (hosts)")->capture_default_str();
+  sub.add_option("--placement", a->placement, "cluster, partition or spread")
+      ->capture_default_str();
+  sub.add_option("--cluster", a->cluster_file, "cluster JSON file instead of --instance");
+  sub.add_option("--model", a->model,
+                 "built-in model (bert-large, gpt2-xl, maskrcnn-r50-fpn, resnet50, vit-l16) or "
+                 "a profile FILE.json (docs/model-profile.md); default bert-large")
+      ->capture_default_str();
+  sub.add_option("--batch-per-gpu", a->batch, "samples per GPU per step")->capture_default_str();
+  sub.add_option("--dtype", a->dtype,
+                 "gradient dtype on the wire: fp32, bf16, fp16, or auto (search all; 16 bits "
+                 "only if > 2 % faster)")
+      ->capture_default_str();
+  sub.add_option("--compute-efficiency", a->efficiency,
+                 "achieved share of the GPU's bf16 tensor peak")
+      ->capture_default_str();
+  sub.add_option("--peak-tflops", a->peak_tflops, "override the GPU's dense bf16 peak (TFLOP/s)");
+  sub.add_option("--calibration", a->calibration,
+                 "NCCL predictor parameters from `topotune calibrate` (applied to NCCL's "
+                 "algorithms; recorded in the plan)");
+  sub.add_option("--format", a->format, "table or json")->capture_default_str();
+  sub.add_option("--emit", a->emit,
+                 "write configs: nccl-env, torchrun, ddp, horovod, sagemaker, all");
+  sub.add_option("--out", a->out, "directory for --emit (files are written all or none)");
+  sub.add_option("--timer", a->timer,
+                 "screening timer: alpha-beta (autotune's host-level closed forms) or "
+                 "closed-form (the algorithms module's per-algorithm closed forms)")
+      ->capture_default_str();
+  sub.add_option("--replay", a->replay, "recompute a plan JSON from the inputs it embeds");
+  sub.footer(
+      "Examples:\n"
+      "  topotune plan --instance p4d.24xlarge --nodes 4\n"
+      "  topotune plan --instance p5.48xlarge --nodes 16 --model gpt2-xl --format json\n"
+      "  topotune plan --instance p4d.24xlarge --nodes 4 --emit all --out cfg/\n"
+      "  topotune plan --replay plan.json");
+  return [a](std::ostream& out) { return run_plan(*a, out); };
+}
+
+}  // namespace topotune::cli

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""`topotune plan` on bad input: a clear error on stderr, exit code 2, no partial files.
+Also: --emit writes every file, and --replay of a written plan gives the same JSON."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+TOPOTUNE = None
+
+
+def plan(*args):
+    return subprocess.run([TOPOTUNE, "plan", *args], capture_output=True, text=True, check=False)
+
+
+class PlanCliTest(unittest.TestCase):
+    def test_unknown_model_lists_the_known_ones(self):
+        p = plan("--instance", "p4d.24xlarge", "--nodes", "4", "--model", "bert-huge")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("unknown model 'bert-huge'", p.stderr)
+        self.assertIn("bert-large, gpt2-xl, maskrcnn-r50-fpn, resnet50, vit-l16", p.stderr)
+        self.assertEqual(p.stdout, "")
+
+    def test_profile_with_negative_size(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "bad.json")
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump({"schema": "topotune.model_profile/1", "name": "bad",
+                           "layers": [{"name": "fc", "forward_flops": 10}],
+                           "params": [{"name": "fc.weight", "numel": -4, "layer": 0}]}, f)
+            p = plan("--instance", "p4d.24xlarge", "--nodes", "2", "--model", path)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("numel must be positive, got -4", p.stderr)
+            self.assertIn(path, p.stderr)
+
+    def test_unknown_instance(self):
+        p = plan("--instance", "p9.huge", "--nodes", "2")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("p9.huge", p.stderr)
+
+    def test_emit_to_unwritable_dir_writes_nothing(self):
+        # /proc refuses new files even for root; a missing directory and a file are refused
+        # before anything is staged.
+        with tempfile.TemporaryDirectory() as d:
+            a_file = os.path.join(d, "file")
+            open(a_file, "w").close()
+            for out in ["/proc", os.path.join(d, "missing"), a_file]:
+                p = plan("--instance", "p4d.24xlarge", "--nodes", "4", "--emit", "all", "--out", out)
+                self.assertEqual(p.returncode, 2, out + ": " + p.stderr)
+                self.assertIn("topotune: error:", p.stderr)
+                self.assertEqual(p.stdout, "", out)
+            self.assertEqual(sorted(os.listdir(d)), ["file"])
+            if os.geteuid() != 0:  # permissions do not stop root
+                ro = os.path.join(d, "ro")
+                os.mkdir(ro, 0o555)
+                p = plan("--instance", "p4d.24xlarge", "--nodes", "4", "--emit", "all", "--out", ro)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertEqual(os.listdir(ro), [])
+
+    def test_emit_with_a_directory_in_the_way_writes_nothing(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.mkdir(os.path.join(d, "horovod.env"))
+            p = plan("--instance", "p4d.24xlarge", "--nodes", "4", "--emit", "all", "--out", d)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("is a directory", p.stderr)
+            self.assertEqual(os.listdir(d), ["horovod.env"])
+
+    def test_emit_all_and_replay(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = plan("--instance", "p4d.24xlarge", "--nodes", "4", "--format", "json",
+                     "--emit", "all", "--out", d)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(sorted(os.listdir(d)),
+                             ["ddp_snippet.py", "horovod.env", "nccl.env", "nccl_tuner.csv",
+                              "sagemaker_distribution.py", "torchrun.sh"])
+            path = os.path.join(d, "plan.json")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(p.stdout)
+            r = plan("--replay", path, "--format", "json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout, p.stdout)
+
+    def test_cluster_file_and_replay(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "cluster.json")
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump({"schema": "topotune.cluster/1", "instance": "p4d.24xlarge",
+                           "nodes": 2, "placement": "spread"}, f)
+            p = plan("--cluster", path, "--format", "json")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            doc = json.loads(p.stdout)
+            self.assertEqual(doc["nodes"], 2)
+            self.assertEqual(doc["inputs"]["cluster_spec"]["placement"], "spread")
+            saved = os.path.join(d, "plan.json")
+            with open(saved, "w", encoding="utf-8") as f:
+                f.write(p.stdout)
+            r = plan("--replay", saved, "--format", "json")
+            self.assertEqual(r.stdout, p.stdout)
+
+    def test_default_model_is_stated(self):
+        p = plan("--instance", "p4d.24xlarge", "--nodes", "2")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("model bert-large", p.stdout)
+        self.assertTrue(p.stdout.rstrip().splitlines()[-1].startswith("Use "))
+        h = subprocess.run([TOPOTUNE, "plan", "--help"], capture_output=True, text=True)
+        self.assertIn("default bert-large", h.stdout)
+
+    def test_speed(self):
+        # Issue 6: under 1 s wall for 4 nodes and under 30 s for 1024 (measured ~0.1 s each).
+        import time
+        for nodes, limit in [("4", 1.0), ("1024", 30.0)]:
+            start = time.monotonic()
+            p = plan("--instance", "p4d.24xlarge", "--nodes", nodes, "--format", "json")
+            took = time.monotonic() - start
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertLess(took, limit, f"--nodes {nodes} took {took:.2f} s")
+
+    def test_bad_options(self):
+        for args in [["--instance", "p4d.24xlarge", "--nodes", "0"],
+                     ["--instance", "p4d.24xlarge", "--format", "xml"],
+                     ["--instance", "p4d.24xlarge", "--dtype", "int8"],
+                     ["--instance", "p4d.24xlarge", "--emit", "slurm", "--out", "/tmp"],
+                     ["--instance", "p4d.24xlarge", "--emit", "all"],
+                     ["--replay", "/nonexistent/plan.json"], []]:
+            p = plan(*args)
+            self.assertEqual(p.returncode, 2, f"{args}: {p.stderr}")
+            self.assertIn("topotune: error:", p.stderr, args)
+
+
+if __name__ == "__main__":
+    TOPOTUNE = sys.argv.pop(1)
+    unittest.main()

@@ -1,0 +1,223 @@
+// Plans: JSON round trip (replay gives the same answer), determinism, and the emitters.
+
+#include "autotune/plan.h"
+
+#include <gtest/gtest.h>
+
+#include "autotune/emitters.h"
+#include "autotune/nccl_timer.h"
+#include "autotune/simulator_timer.h"
+#include "topology/cluster_spec.h"
+
+namespace topotune::tune {
+namespace {
+
+topo::ClusterSpec p4d(int hosts) { return *topo::make_cluster_spec("p4d.24xlarge", hosts); }
+
+PlanInputs inputs(int hosts, const char* model = "bert-large") {
+  PlanInputs in;
+  in.cluster_json = cluster_spec_json(p4d(hosts), "\"p4d.24xlarge\"");
+  in.model = *load_model_profile(model);
+  in.compute.batch_per_gpu = 8;
+  return in;
+}
+
+TEST(ClusterShape, ReadsTheTopology) {
+  auto s = cluster_shape(p4d(4));
+  ASSERT_TRUE(s) << s.error().message;
+  EXPECT_EQ(s->ranks(), 32);
+  EXPECT_EQ(s->hosts, 4);
+  // p4d: 12 NVLinks x 25 GB/s into the NVSwitch at the topology's NVLink efficiency 0.8, and
+  // 4 x 100 Gb/s EFA at its network efficiency 0.85 (topology/model_defaults.cc).
+  EXPECT_DOUBLE_EQ(s->intra_bw.value, 300e9 * 0.8);
+  EXPECT_DOUBLE_EQ(s->host_net_bw.value, 50e9 * 0.85);
+  EXPECT_GT(s->net_latency, s->intra_latency);
+  EXPECT_DOUBLE_EQ(s->peak_flops, 312e12);
+  EXPECT_TRUE(s->nvswitch);
+}
+
+TEST(Plan, JsonHasTheDocumentedShapeAndReplaysToTheSameText) {
+  auto plan = make_plan(inputs(4));
+  ASSERT_TRUE(plan) << plan.error().message;
+  const std::string text = plan_to_json(*plan);
+  for (const char* key : {"\"instance\": \"p4d.24xlarge\"", "\"nodes\": 4",
+                          "\"model\": \"bert-large\"", "\"recommendation\"", "\"bucket_bytes\"",
+                          "\"comm_dtype\"", "\"step_time_s\"", "\"exposed_comm_s\"",
+                          "\"baselines\"", "\"candidates\"", "\"timeline\"", "\"inputs\"",
+                          "\"model_profile\"", "\"version\""}) {
+    EXPECT_NE(text.find(key), std::string::npos) << key;
+  }
+  auto stored = read_plan_json(text, "plan.json");
+  ASSERT_TRUE(stored) << stored.error().message;
+  auto again = make_plan(stored->inputs);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(plan_to_json(*again), text);
+  EXPECT_EQ(stored->algorithm, plan->report.recommendation.algo.name());
+}
+
+TEST(Plan, RecommendationBeatsOrMatchesBothBaselines) {
+  auto plan = make_plan(inputs(4));
+  ASSERT_TRUE(plan);
+  const double best = plan->report.recommendation.step.step.value;
+  EXPECT_LE(best, plan->report.baseline_ddp.step.step.value);
+  // Horovod's baseline may lose or not; the recommendation is the fastest DDP candidate
+  // within the dtype margin, so it can be slower than the fastest candidate only by that.
+  EXPECT_LE(best, plan->report.candidates.front().step.step.value * (1 + kDefaultDtypeMargin));
+  EXPECT_NE(recommendation_sentence(*plan).find("vs NCCL defaults"), std::string::npos);
+}
+
+TEST(Plan, BadPlanJsonIsAnError) {
+  EXPECT_FALSE(read_plan_json("{}", "p.json"));
+  EXPECT_FALSE(read_plan_json("not json", "p.json"));
+  EXPECT_FALSE(read_plan_json(R"({"schema":"topotune.plan/1"})", "p.json"));
+}
+
+std::string file(const std::vector<EmittedFile>& files, const std::string& name) {
+  for (const EmittedFile& f : files) {
+    if (f.name == name) return f.content;
+  }
+  ADD_FAILURE() << name << " not emitted";
+  return "";
+}
+
+TEST(Emitters, AllFilesWithAWhyForEveryValue) {
+  auto plan = make_plan(inputs(4));
+  ASSERT_TRUE(plan);
+  auto files = emit(*plan, "all");
+  ASSERT_TRUE(files);
+  ASSERT_EQ(files->size(), 6u);
+  for (const EmittedFile& f : *files) {
+    // Every assignment line is preceded by a comment line (or carries one).
+    std::istringstream in(f.content);
+    std::string line, previous;
+    while (std::getline(in, line)) {
+      const bool assignment = line.find('=') != std::string::npos && line[0] != '#' &&
+                              line.rfind("set ", 0) != 0 && line.rfind("exec ", 0) != 0 &&
+                              line.rfind("model = DDP", 0) != 0;
+      if (assignment && line.find('#') == std::string::npos) {
+        const auto first = previous.find_first_not_of(' ');
+        EXPECT_TRUE(first != std::string::npos && previous[first] == '#')
+            << f.name << ": '" << line << "' has no comment above it";
+      }
+      previous = line;
+    }
+  }
+  const std::string ddp = file(*files, "ddp_snippet.py");
+  EXPECT_NE(ddp.find("bucket_cap_mb="), std::string::npos);
+  EXPECT_NE(ddp.find("gradient_as_bucket_view=True"), std::string::npos);
+  const std::string hvd = file(*files, "horovod.env");
+  EXPECT_NE(hvd.find("HOROVOD_FUSION_THRESHOLD="), std::string::npos);
+  EXPECT_NE(hvd.find("HOROVOD_CYCLE_TIME="), std::string::npos);
+  EXPECT_NE(hvd.find("HOROVOD_HIERARCHICAL_ALLREDUCE="), std::string::npos);
+  EXPECT_NE(file(*files, "sagemaker_distribution.py").find("distribution = "), std::string::npos);
+}
+
+TEST(Emitters, UnknownKindIsAnError) {
+  auto plan = make_plan(inputs(2));
+  ASSERT_TRUE(plan);
+  auto files = emit(*plan, "slurm");
+  ASSERT_FALSE(files);
+  EXPECT_EQ(files.error().code, Errc::InvalidArgument);
+}
+
+TEST(Emitters, NonRunnableAlgorithmsAreNeverEmittedAsIs) {
+  auto plan = make_plan(inputs(4));
+  ASSERT_TRUE(plan);
+  // Force a parameter-server recommendation: the NCCL/DDP files must say it is not what they
+  // configure, and SageMaker gets smddp on p4d.
+  Plan ps = *plan;
+  ps.report.recommendation.algo = {AlgoKind::ParameterServer, AlgoKind::Ring, 2};
+  auto files = emit(ps, "all");
+  ASSERT_TRUE(files);
+  EXPECT_NE(file(*files, "nccl.env").find("is not one NCCL runs as is"), std::string::npos);
+  EXPECT_NE(file(*files, "ddp_snippet.py").find("SageMaker's smddp"), std::string::npos);
+  EXPECT_NE(file(*files, "sagemaker_distribution.py").find("smdistributed"), std::string::npos);
+  // Not a SageMaker type with SMDDP: MPI instead, said so.
+  ps.inputs.sagemaker_name = "ml.g5.48xlarge";
+  files = emit(ps, "sagemaker");
+  ASSERT_TRUE(files);
+  EXPECT_NE((*files)[0].content.find("does not run SMDDP"), std::string::npos);
+  EXPECT_NE((*files)[0].content.find("\"processes_per_host\": 8"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace topotune::tune
+
+namespace topotune::tune {
+namespace {
+
+class ConstTimer final : public CollectiveTimer {
+ public:
+  std::string name() const override { return "const"; }
+  Expected<Seconds> allreduce(const AlgorithmChoice&, Bytes) const override {
+    return Seconds(1.0);
+  }
+};
+
+TEST(SimulatorTimer, SamplesInterpolatesAndDelegatesNcclAlgorithms) {
+  const ConstTimer nccl;
+  auto timer = SimulatorTimer::create(p4d(2), nccl, 64_MiB);
+  ASSERT_TRUE(timer) << timer.error().message;
+  const SimulatorTimer& t = **timer;
+  // NCCL's own algorithms are not simulated.
+  EXPECT_DOUBLE_EQ(t.allreduce({AlgoKind::Ring}, 8_MiB)->value, 1.0);
+  EXPECT_DOUBLE_EQ(t.allreduce({AlgoKind::NcclDefault}, 8_MiB)->value, 1.0);
+  EXPECT_EQ(t.simulations(), 0);
+  // Samples at 1, 8 and 64 MiB: one simulation each, then only interpolation.
+  const AlgorithmChoice h{AlgoKind::Hierarchical, AlgoKind::Ring};
+  const double t1 = t.allreduce(h, 1_MiB)->value;
+  const double t8 = t.allreduce(h, 8_MiB)->value;
+  EXPECT_EQ(t.simulations(), 3);
+  EXPECT_GT(t8, t1);
+  const double mid = t.allreduce(h, Bytes((1_MiB + 8_MiB).value / 2))->value;
+  EXPECT_NEAR(mid, (t1 + t8) / 2, 1e-12);
+  EXPECT_EQ(t.simulations(), 3);
+}
+
+TEST(SimulatorTimer, RefusesHugeClusters) {
+  const ConstTimer nccl;
+  auto timer = SimulatorTimer::create(p4d(64), nccl, 64_MiB, 256);  // 512 ranks
+  ASSERT_FALSE(timer);
+  EXPECT_EQ(timer.error().code, Errc::Unsupported);
+}
+
+}  // namespace
+}  // namespace topotune::tune
+
+namespace topotune::tune {
+namespace {
+
+TEST(NcclTimer, NcclAlgorithmsComeFromThePredictorOthersAreDelegated) {
+  const ConstTimer other;
+  auto system = algo::nccl_system_from_cluster(p4d(4));
+  ASSERT_TRUE(system);
+  const NcclTimer timer(*system, algo::default_params(), other);
+  const algo::NcclPredictor any(*system, algo::default_params(), {});
+  EXPECT_DOUBLE_EQ(timer.allreduce({AlgoKind::NcclDefault}, 64_MiB)->value,
+                   any.predict(sched::Collective::Allreduce, 64_MiB)->chosen.time.value);
+  EXPECT_GE(timer.allreduce({AlgoKind::Ring}, 64_MiB)->value,
+            timer.allreduce({AlgoKind::NcclDefault}, 64_MiB)->value);  // restricted: never faster
+  EXPECT_DOUBLE_EQ(timer.allreduce({AlgoKind::HalvingDoubling}, 64_MiB)->value, 1.0);
+  EXPECT_TRUE(timer.protocol({AlgoKind::Ring}, 64_MiB));
+}
+
+TEST(Plan, CalibrationIsAppliedAndReplayed) {
+  PlanInputs in = inputs(4);
+  auto plain = make_plan(in);
+  ASSERT_TRUE(plain) << plain.error().message;
+  // Halve the EFA (SRD, p4d's EFA v1) efficiency: NCCL's allreduce must get slower.
+  in.calibration_json = R"({"schema":"topotune.nccl_model/1","parameters":{)"
+                        R"("net_efficiency.efa_srd":{"value":0.3,"source":"test"}}})";
+  auto slow = make_plan(in);
+  ASSERT_TRUE(slow) << slow.error().message;
+  EXPECT_GT(slow->report.baseline_ddp.allreduce_all, plain->report.baseline_ddp.allreduce_all);
+  const std::string text = plan_to_json(*slow);
+  auto stored = read_plan_json(text, "plan.json");
+  ASSERT_TRUE(stored) << stored.error().message;
+  auto again = make_plan(stored->inputs);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(plan_to_json(*again), text);
+}
+
+}  // namespace
+}  // namespace topotune::tune
