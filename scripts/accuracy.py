@@ -18,7 +18,10 @@ its NCCL version, and NCCL_ALGO restrictions stated in its environment.
 import argparse, json, os, re, statistics, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DATA = os.environ.get('NCCL_TESTS_CALIBRATION', '/work/shared/validation/nccl_tests_calibration.json')
+# The validation logs live in shared/ beside the checkout (as CI lays it out).
+DATA = os.environ.get('NCCL_TESTS_CALIBRATION',
+                      os.path.join(os.path.dirname(ROOT), 'shared', 'validation',
+                                   'nccl_tests_calibration.json'))
 
 # Which catalog instance each run used (the entry's "instance" text, resolved).
 INSTANCE = {
