@@ -5,6 +5,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 # ccache: paths under the checkout are hashed relative to it, so a fresh clone reuses the cache.
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
+# -g puts the build directory into the hash unless told not to; the checkout path differs per clone.
+export CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 build=${BUILD_DIR:-$root/build}
 generator=()
 command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
