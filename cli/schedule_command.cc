@@ -16,6 +16,7 @@
 #include "algorithms/schedule/interpreter.h"
 #include "algorithms/schedule/schedule_json.h"
 #include "algorithms/schedule/schedule_stats.h"
+#include "cli/algorithm_flags.h"
 #include "cli/commands.h"
 #include "core/quantity_parse.h"
 #ifdef TOPOTUNE_HAVE_TOPOLOGY
@@ -34,11 +35,7 @@ struct ScheduleArgs {
   std::string size;
   std::string dtype = "fp32";
   std::string collective = "allreduce";
-  int channels = 1;
-  int chunks = 1;
-  int shards = 0;
-  std::string ps_placement = "colocated";
-  std::string inner = "ring";
+  AlgorithmFlags algorithm;
   std::string format = "table";
   bool verify = false;
 };
@@ -61,17 +58,6 @@ algo::CostParams generic_params() {
 constexpr const char* kGenericDescription =
     "generic cluster: NVSwitch 150 GB/s 2 us, one 100 Gb/s NIC per GPU 10 us, GPU reduce "
     "500 GB/s, CPU reduce 20 GB/s, PCIe 25 GB/s";
-
-Expected<algo::AlgorithmOptions> options_of(const ScheduleArgs& a) {
-  algo::AlgorithmOptions o;
-  o.channels = a.channels;
-  o.chunks = a.chunks;
-  if (a.shards < 0) return fail(Errc::InvalidArgument, "--shards must be positive");
-  o.shards = a.shards;
-  TT_TRY(o.ps_placement, algo::parse_ps_placement(a.ps_placement));
-  TT_TRY(o.inner, algo::parse_inner_algorithm(a.inner));
-  return o;
-}
 
 struct Cluster {
   algo::RankLayout layout;
@@ -142,7 +128,7 @@ Expected<void> run_schedule(const ScheduleArgs& a, std::ostream& out) {
   TT_TRY(spec.collective, sched::parse_collective(a.collective));
   TT_TRY(spec.dtype, sched::parse_dtype(a.dtype));
   TT_TRY(spec.bytes, parse_size(a.size).context("--size"));
-  TT_TRY(const algo::AlgorithmOptions opts, options_of(a));
+  TT_TRY(const algo::AlgorithmOptions opts, algorithm_options_of(a.algorithm));
   TT_TRY(auto algorithm, algo::make_algorithm(a.algo, opts, spec.collective));
   TT_TRY(Cluster cluster, cluster_of(a, opts.channels));
   spec.ranks = cluster.layout.ranks();
@@ -177,11 +163,7 @@ CommandRun setup_schedule(CLI::App& sub) {
   sub.add_option("--size", a->size, "buffer size: 8, 64K, 256M, 4G (powers of 1024)")->required();
   sub.add_option("--dtype", a->dtype, "fp32 (default), fp16, bf16");
   sub.add_option("--collective", a->collective, "allreduce (default), reduce_scatter, allgather, broadcast");
-  sub.add_option("--channels", a->channels, "parallel rings/trees (default 1)");
-  sub.add_option("--chunks", a->chunks, "pipeline chunks per channel (default 1)");
-  sub.add_option("--shards", a->shards, "parameter server shards (default: one per rank, or per host for cpu)");
-  sub.add_option("--ps-placement", a->ps_placement, "parameter servers: colocated (default) or cpu");
-  sub.add_option("--inner", a->inner, "hierarchical inter-host algorithm: ring (default), tree, rhd, ps");
+  add_algorithm_flags(sub, a->algorithm);
   sub.add_option("--format", a->format, "table (default) or json (the schedule, docs/schedule.md)");
   sub.add_flag("--verify", a->verify, "prove the schedule with the symbolic interpreter even when large");
   return [a](std::ostream& out) { return run_schedule(*a, out); };

@@ -14,6 +14,7 @@
 
 #include "algorithms/rank_layout.h"
 #include "algorithms/registry.h"
+#include "cli/algorithm_flags.h"
 #include "cli/chrome_trace.h"
 #include "cli/commands.h"
 #include "cli/file_output.h"
@@ -34,11 +35,7 @@ struct SimulateArgs {
   std::string size;
   std::string dtype = "fp32";
   std::string collective = "allreduce";
-  int channels = 1;
-  int chunks = 1;
-  int shards = 0;
-  std::string ps_placement = "colocated";
-  std::string inner = "ring";
+  AlgorithmFlags algorithm;
   std::string reduction = "serial";
   bool no_flow_caps = false;
   std::string format = "table";
@@ -82,17 +79,6 @@ Expected<sim::SimOptions> sim_options_of(const SimulateArgs& a) {
   }
   o.apply_flow_caps = !a.no_flow_caps;
   o.record_transfers = !a.trace.empty();
-  return o;
-}
-
-Expected<algo::AlgorithmOptions> algorithm_options_of(const SimulateArgs& a) {
-  algo::AlgorithmOptions o;
-  o.channels = a.channels;
-  o.chunks = a.chunks;
-  if (a.shards < 0) return fail(Errc::InvalidArgument, "--shards must be positive");
-  o.shards = a.shards;
-  TT_TRY(o.ps_placement, algo::parse_ps_placement(a.ps_placement));
-  TT_TRY(o.inner, algo::parse_inner_algorithm(a.inner));
   return o;
 }
 
@@ -179,7 +165,7 @@ Expected<void> run_simulate(const SimulateArgs& a, std::ostream& out) {
   TT_TRY(spec.collective, sched::parse_collective(a.collective));
   TT_TRY(spec.dtype, sched::parse_dtype(a.dtype));
   TT_TRY(spec.bytes, parse_size(a.size).context("--size"));
-  TT_TRY(const algo::AlgorithmOptions opts, algorithm_options_of(a));
+  TT_TRY(const algo::AlgorithmOptions opts, algorithm_options_of(a.algorithm));
   TT_TRY(auto algorithm, algo::make_algorithm(a.algo, opts, spec.collective));
   TT_TRY(const topo::ClusterSpec cluster_spec, cluster_spec_of(a));
   TT_TRY(const topo::Topology topology, topo::build_topology(cluster_spec));
@@ -215,11 +201,7 @@ CommandRun setup_simulate(CLI::App& sub) {
   sub.add_option("--dtype", a->dtype, "fp32 (default), fp16, bf16");
   sub.add_option("--collective", a->collective,
                  "allreduce (default), reduce_scatter, allgather, broadcast");
-  sub.add_option("--channels", a->channels, "parallel rings/trees (default 1)");
-  sub.add_option("--chunks", a->chunks, "pipeline chunks per channel (default 1)");
-  sub.add_option("--shards", a->shards, "parameter server shards (default: per rank or host)");
-  sub.add_option("--ps-placement", a->ps_placement, "parameter servers: colocated or cpu");
-  sub.add_option("--inner", a->inner, "hierarchical inter-host algorithm: ring, tree, rhd, ps");
+  add_algorithm_flags(sub, a->algorithm);
   sub.add_option("--reduction", a->reduction,
                  "reduction cost: serial (default, after delivery), overlapped, none");
   sub.add_flag("--no-flow-caps", a->no_flow_caps, "ignore per-flow rate caps (AWS TCP)");

@@ -1,0 +1,32 @@
+#pragma once
+// The algorithm flags shared by the commands that generate schedules (schedule, simulate):
+// one declaration of --channels/--chunks/--shards/--ps-placement/--inner and one conversion
+// to algo::AlgorithmOptions, so the commands cannot drift apart.
+
+#include <string>
+
+#include "algorithms/algorithm.h"
+#include "core/expected.h"
+
+namespace CLI {
+class App;
+}
+
+namespace topotune::cli {
+
+/// The raw values of the algorithm flags, as parsed.
+struct AlgorithmFlags {
+  int channels = 1;
+  int chunks = 1;
+  int shards = 0;
+  std::string ps_placement = "colocated";
+  std::string inner = "ring";
+};
+
+/// Declares the algorithm flags on `sub`, storing into `flags` (which must outlive parsing).
+void add_algorithm_flags(CLI::App& sub, AlgorithmFlags& flags);
+
+/// Checks the flags and converts them; errors name the flag.
+Expected<algo::AlgorithmOptions> algorithm_options_of(const AlgorithmFlags& flags);
+
+}  // namespace topotune::cli
