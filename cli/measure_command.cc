@@ -228,6 +228,8 @@ rt::Measurement describe_run(const MeasureArgs& a, int ranks, const std::vector<
   m.nodes = static_cast<int>(std::set<std::string>(hosts.begin(), hosts.end()).size());
   if (m.ranks % *m.nodes == 0) m.gpus_per_node = m.ranks / *m.nodes;
   if (!a.cluster.empty()) m.cluster = a.cluster;
+  m.channels = a.channels;  // validate regenerates the same schedules
+  m.chunks = a.chunks;
   return m;
 }
 

@@ -4,6 +4,7 @@
 
 #include "algorithms/rank_layout.h"
 #include "algorithms/registry.h"
+#include "autotune/schedule_predictor.h"
 #include "topology/cluster_spec.h"
 #include "topology/topology.h"
 
@@ -44,19 +45,14 @@ Expected<MeasureLayout> make_measure_layout(const std::string& cluster_file, int
 
 namespace {
 
-// "ps:cpu" / "ps:colocated" select the parameter server's placement; every other name goes
-// to the registry as is ("hierarchical:tree" is the registry's own syntax).
+// The names `validate --measured` reads back: one mapping for both (tune::measured_algorithm;
+// "ps:cpu" / "ps:colocated" select the parameter server's placement, "hierarchical:tree" is
+// the registry's own syntax). `mpi` and `nccl` never get here: they are libraries' own calls.
 Expected<std::unique_ptr<algo::Algorithm>> algorithm_for(const std::string& name,
                                                          const MeasureLayout& layout) {
-  algo::AlgorithmOptions o;
-  o.channels = layout.channels;
-  o.chunks = layout.chunks;
-  std::string base = name;
-  if (name.rfind("ps:", 0) == 0) {
-    TT_TRY(o.ps_placement, algo::parse_ps_placement(name.substr(3)));
-    base = "ps";
-  }
-  return algo::make_algorithm(base, o);
+  TT_TRY(const tune::MeasuredAlgorithm a,
+         tune::measured_algorithm(name, layout.channels, layout.chunks));
+  return tune::make_measured_algorithm(a, sched::Collective::Allreduce);
 }
 
 }  // namespace

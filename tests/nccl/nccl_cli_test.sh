@@ -58,5 +58,45 @@ check 0 'written to' calibrate --nccl-tests "$tmp/a100.log" --instance dgx-a100 
 check 0 'busbw' predict --instance dgx-a100 --sizes 1G --calibration "$tmp/cal.json"
 check 2 'is an NCCL constant' calibrate --nccl-tests "$tmp/a100.log" --instance dgx-a100 --params nccl.max_channels -o "$tmp/x.json"
 [ -e "$tmp/x.json" ] && { echo "FAIL: failed calibrate left a file"; fails=$((fails + 1)); }
+# validate --measured: each row predicted by its own algorithm's model. The expectations are
+# computed by other commands: `topotune simulate` for topotune's schedules (with the options the
+# JSON records: channels 2), `topotune predict` for the nccl row.
+printf '{"schema": "topotune.cluster/1", "instance": "p4d.24xlarge", "nodes": 2}\n' > "$tmp/c.json"
+cat > "$tmp/mixed.json" <<'JSON'
+{"schema": "topotune.measurement/1", "source": "topotune-measure", "backend": "mpi",
+ "collective": "allreduce", "ranks": 16, "nodes": 2, "channels": 2,
+ "rows": [{"algorithm": "ring", "bytes": 4194304, "time_us": 900},
+          {"algorithm": "hierarchical:tree", "bytes": 4194304, "time_us": 800},
+          {"algorithm": "ps:cpu", "bytes": 1048576, "time_us": 3000},
+          {"algorithm": "mpi", "bytes": 1048576, "time_us": 700},
+          {"algorithm": "nccl", "bytes": 4194304, "time_us": 400}]}
+JSON
+check 0 'ring: sizes >= 1 MiB:  1' validate --measured "$tmp/mixed.json" --cluster "$tmp/c.json"
+"$bin" validate --measured "$tmp/mixed.json" --cluster "$tmp/c.json" > "$tmp/mixed.txt" 2>&1 ||
+  { echo "FAIL: validate --measured mixed.json"; fails=$((fails + 1)); }
+python3 - "$bin" "$tmp" <<'PY' || fails=$((fails + 1))
+import json, subprocess, sys
+bin, d = sys.argv[1], sys.argv[2]
+rows = [l.split() for l in open(f"{d}/mixed.txt") if l.strip() and not l.startswith("#")]
+assert [r[1] for r in rows] == ["ring", "hierarchical:tree", "ps:cpu", "mpi", "nccl"], rows
+def run(*args):
+    return json.loads(subprocess.run([bin, *args], check=True, capture_output=True,
+                                     text=True).stdout)
+def simulate(algo, size, *extra):
+    out = run("simulate", "--cluster", f"{d}/c.json", "--algo", algo, "--size", size,
+              "--channels", "2", "--format", "json", *extra)
+    return out["time_s"] * 1e6
+want = {"ring": simulate("ring", "4194304"),
+        "hierarchical:tree": simulate("hierarchical:tree", "4194304"),
+        "ps:cpu": simulate("ps", "1048576", "--ps-placement", "cpu")}
+nccl = run("predict", "--cluster", f"{d}/c.json", "--sizes", "4194304", "--format", "json")
+want["nccl"] = nccl["rows"][0]["time_us"]
+for r in rows:
+    if r[1] in want:  # column 4: predicted time (us), printed with 2 decimals
+        assert abs(float(r[3]) - want[r[1]]) <= 0.0051, (r, want[r[1]])
+# The Open MPI model row is a simulated schedule too, not NCCL's prediction.
+assert "Open MPI" in " ".join(rows[3]), rows[3]
+PY
+check 2 "unknown algorithm" validate --measured <(sed 's/"ring"/"rnig"/' "$tmp/mixed.json") --cluster "$tmp/c.json"
 [ "$fails" -eq 0 ] && echo "nccl cli: all checks passed"
 exit $((fails > 0))

@@ -6,7 +6,8 @@
 // predicted as rhd (recursive halving-doubling), which is what Open MPI's MPI_Allreduce runs
 // at these sizes (Rabenseifner), over the bit-reversed rank order: Open MPI halves at
 // distance 1 first, the generator at distance p/2 first, and position v <-> rank bitrev(v)
-// turns one into the other (on 2x2 it keeps the first, largest exchange inside a host). Used by emulated_test.sh until `topotune simulate` exists.
+// turns one into the other (on 2x2 it keeps the first, largest exchange inside a host). That
+// mapping lives in autotune/schedule_predictor.h (shared with `topotune validate --measured`).
 // Built without the simulator (TOPOTUNE_HAVE_SIMULATOR undefined) it predicts with the
 // algorithms' closed forms on the same topology instead, and says so in "source".
 
@@ -20,6 +21,7 @@
 #include "core/quantity_parse.h"
 #include "runtime/measurement.h"
 #include "algorithms/cost_params.h"
+#include "autotune/schedule_predictor.h"
 #ifdef TOPOTUNE_HAVE_SIMULATOR
 #include "simulator/simulator.h"
 #endif
@@ -29,22 +31,6 @@
 namespace {
 
 using namespace topotune;
-
-// Rank order bitrev(0..n-1) when n is a power of two (else the identity).
-std::vector<RankId> bit_reversed(int n) {
-  int bits = 0;
-  while ((1 << bits) < n) ++bits;
-  std::vector<RankId> order;
-  for (int v = 0; v < n; ++v) {
-    int r = v;
-    if ((1 << bits) == n) {
-      r = 0;
-      for (int b = 0; b < bits; ++b) r |= ((v >> b) & 1) << (bits - 1 - b);
-    }
-    order.push_back(RankId(r));
-  }
-  return order;
-}
 
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> out;
@@ -77,16 +63,11 @@ Expected<rt::Measurement> predict(const std::string& cluster, const std::string&
   m.gpus_per_node = t.gpus_per_host();
   m.cluster = cluster;
   for (const std::string& name : split(algos)) {
-    algo::AlgorithmOptions o;
-    o.channels = channels;
-    std::string base = name == "mpi" ? "rhd" : name;
-    if (name.rfind("ps:", 0) == 0) {
-      TT_TRY(o.ps_placement, algo::parse_ps_placement(name.substr(3)));
-      base = "ps";
-    }
-    TT_TRY(auto a, algo::make_algorithm(base, o));
-    algo::RankLayout order = layout;
-    if (name == "mpi") order.rings = {bit_reversed(layout.ranks())};
+    // The schedule `measure` ran (and for `mpi` the Open MPI model): the library's mapping,
+    // the one `topotune validate --measured` uses.
+    TT_TRY(const tune::MeasuredAlgorithm ma, tune::measured_algorithm(name, channels));
+    TT_TRY(auto a, tune::make_measured_algorithm(ma, sched::Collective::Allreduce));
+    const algo::RankLayout order = tune::measured_layout(ma, layout);
     for (Bytes s : size_list) {
       sched::CollectiveSpec spec;
       spec.ranks = t.num_ranks();
