@@ -69,12 +69,17 @@ Expected<SchedulePredictor> SchedulePredictor::create(const topo::ClusterSpec& s
   return p;
 }
 
-Expected<Seconds> SchedulePredictor::time(const std::string& algorithm,
-                                          const sched::CollectiveSpec& spec) const {
+Expected<sim::SimResult> SchedulePredictor::simulate(const std::string& algorithm,
+                                                     const sched::CollectiveSpec& spec) const {
   TT_TRY(const MeasuredAlgorithm a, measured_algorithm(algorithm, channels_, chunks_));
   TT_TRY(const std::unique_ptr<algo::Algorithm> gen, make_measured_algorithm(a, spec.collective));
   TT_TRY(const sched::Schedule schedule, gen->generate(spec, measured_layout(a, layout_)));
-  TT_TRY(const sim::SimResult result, sim::Simulator(topology_).run(schedule));
+  return sim::Simulator(topology_).run(schedule);
+}
+
+Expected<Seconds> SchedulePredictor::time(const std::string& algorithm,
+                                          const sched::CollectiveSpec& spec) const {
+  TT_TRY(const sim::SimResult result, simulate(algorithm, spec));
   return result.makespan;
 }
 

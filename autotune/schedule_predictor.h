@@ -20,6 +20,7 @@
 #include "algorithms/schedule/collective_spec.h"
 #include "core/expected.h"
 #include "core/units.h"
+#include "simulator/sim_result.h"
 #include "topology/cluster_spec.h"
 #include "topology/topology.h"
 
@@ -54,6 +55,9 @@ class SchedulePredictor {
 
   /// The simulated time of `algorithm` (a measure name) for `spec` (its ranks must be ranks()).
   Expected<Seconds> time(const std::string& algorithm, const sched::CollectiveSpec& spec) const;
+  /// The whole simulation (per-link statistics too) behind time().
+  Expected<sim::SimResult> simulate(const std::string& algorithm,
+                                    const sched::CollectiveSpec& spec) const;
 
   int ranks() const { return layout_.ranks(); }
   const topo::Topology& topology() const { return topology_; }
