@@ -191,8 +191,8 @@ Expected<void> run_validate(const ValidateArgs& a, std::ostream& out) {
   sys.gpus_per_thread = a.gpus_per_thread.value_or(m.gpus_per_thread.value_or(1));
   if (sys.ranks() != m.ranks) {
     return fail(Errc::InvalidArgument, "the log has " + std::to_string(m.ranks) + " ranks but " +
-                                           sys.instance + " x " + std::to_string(nodes) + " has " +
-                                           std::to_string(sys.ranks()));
+                                           sys.instance + " x " + std::to_string(sys.nodes) +
+                                           " has " + std::to_string(sys.ranks()));
   }
   const std::string version =
       !a.nccl_version.empty() ? a.nccl_version : m.nccl_version.value_or("");
@@ -202,12 +202,12 @@ Expected<void> run_validate(const ValidateArgs& a, std::ostream& out) {
   const algo::NcclPredictor predictor(sys, params, opts);
   RowModels models{predictor, cluster, m.channels.value_or(1), m.chunks.value_or(1), {}};
   TT_TRY(const std::vector<Row> rows, compare(m, models));
-  out << "# topotune validate: " << sys.instance << " x " << nodes << " node(s), " << m.ranks
+  out << "# topotune validate: " << sys.instance << " x " << sys.nodes << " node(s), " << m.ranks
       << " ranks, " << sched::collective_name(m.collective) << ", NCCL " << opts.version.str()
       << "\n";
   print_rows(out, rows);
   if (!a.plot.empty()) {
-    TT_TRY_VOID(plot_busbw(rows, a.plot, sys.instance + " x " + std::to_string(nodes)));
+    TT_TRY_VOID(plot_busbw(rows, a.plot, sys.instance + " x " + std::to_string(sys.nodes)));
     out << "# plot written to " << a.plot << "\n";
   }
   return {};
