@@ -75,6 +75,15 @@ tune::ErrorSummary summary_of(const std::vector<Row>& rows, const std::string& a
   return tune::summarize_errors(points, errors);
 }
 
+/// The rows' algorithms in first-seen order (deterministic: the file's order).
+std::vector<std::string> algorithms_of(const std::vector<Row>& rows) {
+  std::vector<std::string> out;
+  for (const Row& r : rows) {
+    if (std::find(out.begin(), out.end(), r.algorithm) == out.end()) out.push_back(r.algorithm);
+  }
+  return out;
+}
+
 /// Runs gnuplot on a data file; the image goes to a temporary name, renamed when complete.
 Expected<void> plot_busbw(const std::vector<Row>& rows, const std::string& path,
                           const std::string& title) {
@@ -86,16 +95,26 @@ Expected<void> plot_busbw(const std::vector<Row>& rows, const std::string& path,
   const std::string data = tmp_base + ".dat", script = tmp_base + ".gp", image = tmp_base + ext;
   {
     std::ofstream d(data);
-    for (const Row& r : rows) {
-      if (r.bytes > 0) d << r.bytes << " " << r.measured_busbw << " " << r.predicted_busbw << "\n";
+    const std::vector<std::string> algorithms = algorithms_of(rows);
+    for (const std::string& name : algorithms) {  // one gnuplot data block per algorithm
+      for (const Row& r : rows) {
+        if (r.bytes > 0 && r.algorithm == name)
+          d << r.bytes << " " << r.measured_busbw << " " << r.predicted_busbw << "\n";
+      }
+      d << "\n\n";
     }
     std::ofstream g(script);
     g << "set terminal " << (ext == ".svg" ? "svg size 900,540" : "pngcairo size 900,540") << "\n"
       << "set output '" << image << "'\nset logscale x 2\nset key left top\n"
       << "set xlabel 'size (bytes)'\nset ylabel 'busbw (GB/s)'\nset title '" << title << "'\n"
-      << "set format x '%.0s%cB'\n"
-      << "plot '" << data << "' using 1:2 with linespoints title 'measured', '" << data
-      << "' using 1:3 with linespoints title 'predicted'\n";
+      << "set format x '%.0s%cB'\nplot ";
+    for (std::size_t i = 0; i < algorithms.size(); ++i) {
+      const std::string name = algorithms.size() > 1 ? algorithms[i] + " " : "";
+      g << (i ? ", " : "") << "'" << data << "' index " << i
+        << " using 1:2 with linespoints title '" << name << "measured', '" << data << "' index "
+        << i << " using 1:3 with linespoints dashtype 2 title '" << name << "predicted'";
+    }
+    g << "\n";
   }
   const std::string cmd = "gnuplot '" + script + "' 2>/dev/null";
   const int rc = std::system(cmd.c_str());
@@ -171,11 +190,7 @@ void print_rows(std::ostream& out, const std::vector<Row>& rows) {
     out << line;
   }
   print_summary(out, summary_of(rows, ""), "");
-  std::vector<std::string> algorithms;  // first-seen order: deterministic, as in the file
-  for (const Row& r : rows) {
-    if (std::find(algorithms.begin(), algorithms.end(), r.algorithm) == algorithms.end())
-      algorithms.push_back(r.algorithm);
-  }
+  const std::vector<std::string> algorithms = algorithms_of(rows);
   if (algorithms.size() < 2) return;
   for (const std::string& name : algorithms) {
     print_summary(out, summary_of(rows, name), name + ": ");
