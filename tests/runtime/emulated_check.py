@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""emulated_check.py MEASURED.json PREDICTED.json [--tolerance 0.10] [--mpi-tolerance 0.20]
+"""emulated_check.py MEASURED.json PREDICTED.json [--tolerance 0.10] [--mpi-tolerance 0.10]
                      [--min-bytes 16777216] [--rank-slack 0.05] [--name NAME]
 
 Compares `topotune measure` (measurement schema) with predictions (measurement schema too:
 rows of algorithm, bytes, time_us) for the same emulated cluster. Prints a markdown table of
 predicted vs measured per algorithm and size, then checks, for sizes >= --min-bytes:
   * the median over sizes of |measured/predicted - 1| per algorithm is <= --tolerance
-    (--mpi-tolerance for `mpi`, Open MPI's own MPI_Allreduce, whose local copy and reduce
-    phases a bandwidth model leaves out: testbed.md suggests 15-20 %);
+    (--mpi-tolerance for `mpi`, Open MPI's own MPI_Allreduce: the issue asks 10 % for it too;
+    testbed.md suggests 15-20 % at 1 Gbit/s, where its local copy and reduce phases weigh
+    more than at the 100-200 Mbit/s the CI check uses, where we measured 0.7-7.5 %);
   * at each size, the algorithm predicted fastest is measured fastest or within --rank-slack.
     Predictions within --tie (1 %) of the best are ties: a model cannot rank them, so the
     best-measured of the tied algorithms is the one checked.
@@ -29,7 +30,7 @@ def main():
     ap.add_argument("measured")
     ap.add_argument("predicted")
     ap.add_argument("--tolerance", type=float, default=0.10)
-    ap.add_argument("--mpi-tolerance", type=float, default=0.20)
+    ap.add_argument("--mpi-tolerance", type=float, default=0.10)
     ap.add_argument("--min-bytes", type=int, default=16 << 20)
     ap.add_argument("--rank-slack", type=float, default=0.05)
     ap.add_argument("--tie", type=float, default=0.01)
