@@ -64,7 +64,7 @@ has simulate || [ -x "$predictor" ] || have_simulate=0
 # the measurement schema. `mpi` is predicted as recursive halving-doubling (rhd), the schedule
 # of Open MPI's MPI_Allreduce at these sizes (Rabenseifner).
 predict() {
-  local cj=$1 out=$2 a sim_algos=""
+  local cj=$1 out=$2 algos=$3 a sim_algos=""
   if [ -x "$predictor" ]; then "$predictor" "$cj" "$algos" "$sizes" > "$out"; return; fi
   for a in ${algos//,/ }; do sim_algos+="${sim_algos:+,}$([ "$a" = mpi ] && echo rhd || echo "$a")"; done
   "$bin" simulate --cluster "$cj" --algos "$sim_algos" --sizes "$sizes" --format json > "$out.raw" || return 1
@@ -97,14 +97,28 @@ for cfg in $configs; do
   "$bin" emulate down --prefix $prefix > /dev/null
   "$bin" emulate up --nodes "$nodes" --ranks-per-node "$rpn" --nic "$rate" --dir "$dir" --prefix $prefix \
     || { check no "$cfg: emulate up"; continue; }
+  # What `topotune plan` ranks first for one allreduce of each size >= 16 MiB on this cluster
+  # (schedules topotune runs; NCCL is not there): measured too, then checked against the
+  # measured fastest.
+  run_algos=$algos plan_check=()
+  if python3 "$here/plan_first.py" "$bin" "$dir/cluster.json" "$sizes" "$dir/plan" \
+      --algos ring,tree,rhd,ps,hierarchical > "$dir/plan_first.json"; then
+    plan_check=(--plan-first "$dir/plan_first.json")
+    for a in $(python3 -c "import json,sys; print(' '.join(sorted({c['measure'] for c in json.load(open(sys.argv[1])).values()})))" "$dir/plan_first.json"); do
+      case ",$run_algos," in *",$a,"*) ;; *) run_algos+=",$a" ;; esac
+    done
+    echo "# plan ranks first: $(cat "$dir/plan_first.json")"
+  else
+    check no "$cfg: topotune plan on the cluster"
+  fi
   start=$(date +%s)
-  timeout 400 "$bin" emulate run --dir "$dir" -- "$bin" measure --cluster "$dir/cluster.json" \
-    --algos "$algos" --sizes "$sizes" --warmup 1 --iters "$iters" --timeout 60 --out "$dir/measured.json"
+  timeout 500 "$bin" emulate run --dir "$dir" -- "$bin" measure --cluster "$dir/cluster.json" \
+    --algos "$run_algos" --sizes "$sizes" --warmup 1 --iters "$iters" --timeout 60 --out "$dir/measured.json"
   rc=$?
   echo "# $cfg measured in $(( $(date +%s) - start )) s"
   [ $rc -eq 0 ] && check ok "$cfg: measure" || check no "$cfg: measure (rc=$rc)"
   if [ $have_simulate = 1 ] && [ -f "$dir/measured.json" ]; then
-    if predict "$dir/cluster.json" "$dir/predicted.json"; then
+    if predict "$dir/cluster.json" "$dir/predicted.json" "$run_algos"; then
       if grep -q '"topotune-closed-form"' "$dir/predicted.json"; then
         # Without the simulator, the closed forms are shown but not asserted: they ignore
         # the sharing of one NIC by several ranks' rails (hierarchical, ps on 2x2).
@@ -112,7 +126,7 @@ for cfg in $configs; do
           --name "$cfg (closed-form predictions, not asserted)"
         closed_form_only=1
       else
-        python3 "$here/emulated_check.py" "$dir/measured.json" "$dir/predicted.json" --name "$cfg" \
+        python3 "$here/emulated_check.py" "$dir/measured.json" "$dir/predicted.json" --name "$cfg" "${plan_check[@]}" \
           && check ok "$cfg: prediction within tolerance" || check no "$cfg: prediction within tolerance"
         cross_check "$dir/cluster.json" "$dir/predicted.json" && check ok "$cfg: = topotune simulate --cluster" \
           || check no "$cfg: predictions differ from topotune simulate --cluster"
