@@ -1,6 +1,7 @@
 #include "autotune/schedule_predictor.h"
 
 #include "algorithms/registry.h"
+#include "autotune/schedule_algorithm.h"
 #include "simulator/simulator.h"
 
 namespace topotune::tune {
@@ -33,6 +34,14 @@ Expected<MeasuredAlgorithm> measured_algorithm(const std::string& name, int chan
     return fail(Errc::InvalidArgument, "'nccl' rows are NCCL's own allreduce: the NCCL predictor "
                                        "answers them, not a schedule");
   }
+  if (is_planner_label(name)) {
+    TT_TRY(AlgorithmChoice choice, parse_algorithm_choice(name));
+    if (choice.channels == 0) choice.channels = channels;  // as `measure` reads a label
+    a.options.channels = choice.channels;
+    a.planner = choice;
+    TT_TRY_VOID(make_schedule_algorithm(choice));
+    return a;
+  }
   if (name == "mpi") {
     a.registry_name = "rhd";
     a.open_mpi = true;
@@ -47,9 +56,10 @@ Expected<MeasuredAlgorithm> measured_algorithm(const std::string& name, int chan
 
 Expected<std::unique_ptr<algo::Algorithm>> make_measured_algorithm(const MeasuredAlgorithm& a,
                                                                    sched::Collective collective) {
-  if (a.open_mpi && collective != sched::Collective::Allreduce) {
-    return fail(Errc::Unsupported, "the Open MPI model ('mpi') covers allreduce only");
+  if ((a.open_mpi || a.planner) && collective != sched::Collective::Allreduce) {
+    return fail(Errc::Unsupported, "the Open MPI model and planner labels cover allreduce only");
   }
+  if (a.planner) return make_schedule_algorithm(*a.planner);
   return algo::make_algorithm(a.registry_name, a.options, collective);
 }
 
@@ -73,8 +83,14 @@ Expected<sim::SimResult> SchedulePredictor::simulate(const std::string& algorith
                                                      const sched::CollectiveSpec& spec) const {
   TT_TRY(const MeasuredAlgorithm a, measured_algorithm(algorithm, channels_, chunks_));
   TT_TRY(const std::unique_ptr<algo::Algorithm> gen, make_measured_algorithm(a, spec.collective));
-  TT_TRY(const sched::Schedule schedule, gen->generate(spec, measured_layout(a, layout_)));
+  TT_TRY(const algo::RankLayout layout, layout_for(a.options.channels));
+  TT_TRY(const sched::Schedule schedule, gen->generate(spec, measured_layout(a, layout)));
   return sim::Simulator(topology_).run(schedule);
+}
+
+Expected<algo::RankLayout> SchedulePredictor::layout_for(int channels) const {
+  if (channels == channels_) return layout_;
+  return algo::layout_from_topology(topology_, channels);  // a planner label's own count
 }
 
 Expected<Seconds> SchedulePredictor::time(const std::string& algorithm,

@@ -6,18 +6,22 @@
 //
 // Names are those `topotune measure` records in a row's "algorithm": registry names
 // ("ring", "tree", "rhd", "ps", "hierarchical", "hierarchical:tree", ...), "ps:cpu" /
-// "ps:colocated" for the parameter server's placement, and "mpi". `mpi` is modelled as rhd
+// "ps:colocated" for the parameter server's placement, planner labels ("hierarchical(rhd)",
+// "ps(k=2)", "ring/ch4": generated as `plan` timed them, tune::make_schedule_algorithm), and
+// "mpi". `mpi` is modelled as rhd
 // (recursive halving-doubling, Rabenseifner), which is what Open MPI's MPI_Allreduce runs for
 // the sizes measured, over the bit-reversed rank order: Open MPI halves at distance 1 first,
 // the generator at distance p/2 first, and position v <-> rank bitrev(v) turns one into the
 // other (on 2 hosts x 2 ranks it keeps the first, largest exchange inside a host).
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "algorithms/algorithm.h"
 #include "algorithms/rank_layout.h"
 #include "algorithms/schedule/collective_spec.h"
+#include "autotune/collective_timer.h"
 #include "core/expected.h"
 #include "core/units.h"
 #include "simulator/sim_result.h"
@@ -28,9 +32,10 @@ namespace topotune::tune {
 
 /// A measured algorithm name resolved to what generates its schedule.
 struct MeasuredAlgorithm {
-  std::string registry_name;         ///< the algorithms registry's name
-  algo::AlgorithmOptions options;    ///< channels, chunks, placement as `measure` set them
-  bool open_mpi = false;             ///< "mpi": rhd over the bit-reversed rank order
+  std::string registry_name;       ///< the algorithms registry's name (unless `planner`)
+  algo::AlgorithmOptions options;  ///< channels (the layout's), chunks, placement
+  bool open_mpi = false;           ///< "mpi": rhd over the bit-reversed rank order
+  std::optional<AlgorithmChoice> planner;  ///< a planner label: make_schedule_algorithm's
 };
 
 /// Resolves a `topotune measure` algorithm name. "nccl" is not one (NCCL's own predictor
@@ -65,6 +70,7 @@ class SchedulePredictor {
 
  private:
   SchedulePredictor() = default;
+  Expected<algo::RankLayout> layout_for(int channels) const;
   topo::Topology topology_;
   algo::RankLayout layout_;
   int channels_ = 1;

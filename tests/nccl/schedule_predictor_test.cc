@@ -44,6 +44,19 @@ TEST(SchedulePredictor, TopotuneAlgorithmsAreTheirScheduleOnTheSimulator) {
   EXPECT_NE(p.time("ps:cpu", s).value().value, p.time("ps", s).value().value);
 }
 
+TEST(SchedulePredictor, PlannerLabelsUseTheirOwnChannelCount) {
+  // "ring/ch2" is the planner's ring on 2 channels: the registry's ring with channels = 2 on
+  // a 2-channel layout, whatever channel count the predictor was created with.
+  const topo::ClusterSpec spec = topo::make_cluster_spec("p4d.24xlarge", 2).value();
+  const SchedulePredictor p = SchedulePredictor::create(spec, 1, 1).value();
+  const algo::RankLayout two = algo::layout_from_topology(p.topology(), 2).value();
+  const sched::CollectiveSpec s = allreduce(16, 8 << 20);
+  algo::AlgorithmOptions o;
+  o.channels = 2;
+  EXPECT_EQ(p.time("ring/ch2", s).value().value, simulate(p.topology(), "ring", o, two, s).value);
+  EXPECT_EQ(measured_algorithm("ring/ch2").value().options.channels, 2);
+}
+
 TEST(SchedulePredictor, MpiIsRhdOverTheBitReversedRankOrder) {
   // One g4dn.12xlarge: 4 ranks. Bit reversal over 2 bits maps positions 0,1,2,3 to ranks
   // 0 (00->00), 2 (01->10), 1 (10->01), 3 (11->11).

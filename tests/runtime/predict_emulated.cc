@@ -6,10 +6,11 @@
 // predicted as rhd (recursive halving-doubling), which is what Open MPI's MPI_Allreduce runs
 // at these sizes (Rabenseifner), over the bit-reversed rank order: Open MPI halves at
 // distance 1 first, the generator at distance p/2 first, and position v <-> rank bitrev(v)
-// turns one into the other (on 2x2 it keeps the first, largest exchange inside a host). That
-// mapping lives in autotune/schedule_predictor.h (shared with `topotune validate --measured`).
-// Built without the simulator (TOPOTUNE_HAVE_SIMULATOR undefined) it predicts with the
-// algorithms' closed forms on the same topology instead, and says so in "source".
+// turns one into the other (on 2x2 it keeps the first, largest exchange inside a host).
+// The name -> schedule mapping lives in autotune/schedule_predictor.h (shared with `measure`
+// and `topotune validate --measured`). Planner labels ("hierarchical(rhd)", "ps(k=2)",
+// "ring/ch2") are generated as `topotune plan` timed them (tune::make_schedule_algorithm), as
+// `topotune measure` runs them.
 
 #include <cstdio>
 #include <iostream>
@@ -20,11 +21,8 @@
 #include "algorithms/registry.h"
 #include "core/quantity_parse.h"
 #include "runtime/measurement.h"
-#include "algorithms/cost_params.h"
 #include "autotune/schedule_predictor.h"
-#ifdef TOPOTUNE_HAVE_SIMULATOR
 #include "simulator/simulator.h"
-#endif
 #include "topology/cluster_spec.h"
 #include "topology/topology.h"
 
@@ -47,38 +45,30 @@ Expected<rt::Measurement> predict(const std::string& cluster, const std::string&
                                   const std::string& sizes, int channels) {
   TT_TRY(topo::ClusterSpec cs, topo::load_cluster_file(cluster));
   TT_TRY(topo::Topology t, topo::build_topology(cs));
-  TT_TRY(algo::RankLayout layout, algo::layout_from_topology(t, channels));
   TT_TRY(std::vector<Bytes> size_list, parse_size_list(sizes));
   rt::Measurement m;
-#ifdef TOPOTUNE_HAVE_SIMULATOR
   m.source = "topotune-simulator";
   sim::Simulator simulator(t);
-#else
-  m.source = "topotune-closed-form";
-  const algo::CostParams params = algo::cost_params_from_topology(t);
-#endif
   m.backend = "simulated";
   m.ranks = t.num_ranks();
   m.nodes = t.num_hosts();
   m.gpus_per_node = t.gpus_per_host();
   m.cluster = cluster;
   for (const std::string& name : split(algos)) {
-    // The schedule `measure` ran (and for `mpi` the Open MPI model): the library's mapping,
-    // the one `topotune validate --measured` uses.
+    // The schedule `measure` ran (for `mpi` the Open MPI model): the library's mapping, the
+    // one `topotune validate --measured` uses.
     TT_TRY(const tune::MeasuredAlgorithm ma, tune::measured_algorithm(name, channels));
-    TT_TRY(auto a, tune::make_measured_algorithm(ma, sched::Collective::Allreduce));
+    TT_TRY(std::unique_ptr<algo::Algorithm> a,
+           tune::make_measured_algorithm(ma, sched::Collective::Allreduce));
+    TT_TRY(const algo::RankLayout layout, algo::layout_from_topology(t, ma.options.channels));
     const algo::RankLayout order = tune::measured_layout(ma, layout);
     for (Bytes s : size_list) {
       sched::CollectiveSpec spec;
       spec.ranks = t.num_ranks();
       spec.bytes = s;
       TT_TRY(sched::Schedule schedule, a->generate(spec, order));
-#ifdef TOPOTUNE_HAVE_SIMULATOR
       TT_TRY(sim::SimResult r, simulator.run(schedule));
       const Seconds time = r.makespan;
-#else
-      TT_TRY(Seconds time, a->closed_form(spec, order, params));
-#endif
       rt::MeasurementRow row;
       row.algorithm = name;
       row.bytes = s.value;
