@@ -40,6 +40,7 @@ struct LinkFitCase {
   std::vector<LinkFitPoint> points;
 };
 
+/// What to fit and for how long.
 struct LinkFitOptions {
   /// "<class>.efficiency" / "<class>.latency_us" names; empty = both fields of every class
   /// that carries traffic in the first run's simulation.
@@ -47,12 +48,13 @@ struct LinkFitOptions {
   int max_rounds = 30;
 };
 
+/// The fitted parameters (every class; the unfitted ones at their start values).
 struct LinkFitResult {
   std::array<topo::LinkClassParams, topo::kNumLinkKinds> params{};
-  std::vector<std::string> fitted;
-  double loss_before = 0;
+  std::vector<std::string> fitted;  ///< names of the free parameters
+  double loss_before = 0;           ///< mean squared log-time error at the start
   double loss_after = 0;
-  int evaluations = 0;
+  int evaluations = 0;              ///< loss evaluations (each simulates every point)
 };
 
 /// Predicted times (µs) of a case's points with `params` in place of its link parameters.

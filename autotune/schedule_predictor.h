@@ -64,9 +64,9 @@ class SchedulePredictor {
   Expected<sim::SimResult> simulate(const std::string& algorithm,
                                     const sched::CollectiveSpec& spec) const;
 
-  int ranks() const { return layout_.ranks(); }
-  const topo::Topology& topology() const { return topology_; }
-  const algo::RankLayout& layout() const { return layout_; }
+  int ranks() const { return layout_.ranks(); }                  ///< ranks of the cluster
+  const topo::Topology& topology() const { return topology_; }   ///< the built topology
+  const algo::RankLayout& layout() const { return layout_; }     ///< at create()'s channels
 
  private:
   SchedulePredictor() = default;
