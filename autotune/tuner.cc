@@ -95,10 +95,47 @@ Candidate recommend(const std::vector<Candidate>& ranked, double margin) {
   return best;
 }
 
+// True when `variant` is faster than `base` at some size: only then can it change the answer.
+bool ever_faster(const CollectiveTimer& timer, const AlgorithmChoice& variant,
+                 const AlgorithmChoice& base, const std::vector<Bytes>& sizes) {
+  for (Bytes b : sizes) {
+    const Expected<Seconds> v = timer.allreduce(variant, b);
+    if (!v) return false;
+    const Expected<Seconds> d = timer.allreduce(base, b);
+    if (d && v->value < d->value * (1 - 1e-9)) return true;
+  }
+  return false;
+}
+
+// The algorithm axis with the channel variants the screen keeps (a variant follows its base).
+std::vector<AlgorithmChoice> with_channels(const TuneRequest& req, const CollectiveTimer& timer,
+                                           TuneReport& report) {
+  std::vector<Bytes> sizes;  // every full bucket's wire size
+  for (CommDtype d : req.dtypes) {
+    for (Bytes cap : req.bucket_caps) sizes.push_back(Bytes(cap.value / 4 * comm_dtype_bytes(d)));
+  }
+  std::vector<AlgorithmChoice> out;
+  for (const AlgorithmChoice& a : req.algorithms) {
+    out.push_back(a);
+    if (a.channels != 0 || !timer.allreduce(a, 1_MiB)) continue;
+    for (int c : req.channel_counts) {
+      AlgorithmChoice v = a;
+      v.channels = c;
+      if (ever_faster(timer, v, a, sizes)) {
+        out.push_back(v);
+        ++report.channel_variants_kept;
+      } else {
+        ++report.channel_variants_pruned;
+      }
+    }
+  }
+  return out;
+}
+
 Expected<std::vector<Candidate>> screen_all(const TuneRequest& req, const Evaluator& eval,
                                             const CollectiveTimer& timer, TuneReport& report) {
   std::vector<Candidate> all;
-  for (const AlgorithmChoice& a : req.algorithms) {
+  for (const AlgorithmChoice& a : with_channels(req, timer, report)) {
     if (auto probe = timer.allreduce(a, 1_MiB); !probe) {
       report.notes.push_back(a.name() + " skipped: " + probe.error().message);
       continue;
@@ -136,6 +173,13 @@ Expected<Candidate> best_horovod(const TuneRequest& req, const Evaluator& eval,
   return *best;
 }
 
+// Several candidates share an algorithm: say each thing once.
+void add_note(TuneReport& report, std::string note) {
+  if (std::find(report.notes.begin(), report.notes.end(), note) == report.notes.end()) {
+    report.notes.push_back(std::move(note));
+  }
+}
+
 // Re-simulates the screen's best `top_k` candidates with the rank timer and re-orders them.
 void rank_top(const TuneRequest& req, const Evaluator& eval, const CollectiveTimer& timer,
               TuneReport& report) {
@@ -145,7 +189,7 @@ void rank_top(const TuneRequest& req, const Evaluator& eval, const CollectiveTim
     const Candidate& c = all[i];
     auto ranked = eval.ddp(timer, c.algo, c.dtype, c.first_bucket, c.bucket_cap);
     if (ranked) all[i] = std::move(*ranked);
-    else report.notes.push_back(c.algo.name() + ": rank timer: " + ranked.error().message);
+    else add_note(report, c.algo.name() + ": rank timer: " + ranked.error().message);
   }
   // The recommendation may fall back to the best fp32 candidate: rank it with the same timer
   // so that the comparison is like for like.
@@ -178,6 +222,12 @@ std::vector<AlgorithmChoice> default_algorithms(int hosts) {
     out.push_back({AlgoKind::Hierarchical, inner});
   }
   for (int k : ks) out.push_back({AlgoKind::Hierarchical, AlgoKind::ParameterServer, k});
+  return out;
+}
+
+std::vector<int> default_channel_counts(int max_channels) {
+  std::vector<int> out;
+  for (int c = 1; c <= max_channels; c *= 2) out.push_back(c);
   return out;
 }
 
@@ -218,6 +268,12 @@ Expected<TuneReport> tune(const TuneRequest& request, const CollectiveTimer& scr
   report.screen_timer = screen.name();
   if (rank) report.rank_timer = rank->name();
   TT_TRY(report.candidates, screen_all(req, eval, cached_screen, report));
+  if (!req.channel_counts.empty()) {
+    report.notes.push_back("channels: " + std::to_string(report.channel_variants_kept) +
+                           " variants kept, " + std::to_string(report.channel_variants_pruned) +
+                           " pruned (no faster than the algorithm's default count at any bucket "
+                           "size on the screen)");
+  }
   if (cached_rank) rank_top(req, eval, final_timer, report);
   report.recommendation = recommend(report.candidates, req.dtype_margin);
   const AlgorithmChoice nccl{AlgoKind::NcclDefault};

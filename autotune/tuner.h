@@ -13,6 +13,12 @@
 // cycle 1 ms, fp32, NCCL's choice). The recommended Horovod knobs come from a sweep of fusion
 // threshold x cycle time with the winning algorithm.
 //
+// Channels: every algorithm is also tried with each count of `channel_counts` (NCCL's via
+// NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS, topotune's via AlgorithmOptions::channels). A
+// variant enters the grid only if the screen timer finds it faster than the algorithm's
+// default count at some full-bucket size; the others cannot change the answer and are pruned
+// (topotune's closed forms do not depend on the channel count at all: channels share links).
+//
 // Recommended DDP candidates are simulated with the first bucket equal to the cap: PyTorch
 // >= 2.1 uses bucket_cap_mb for the first bucket when it is passed explicitly, and the
 // emitted snippet also sets dist._DEFAULT_FIRST_BUCKET_BYTES so older versions agree.
@@ -43,6 +49,8 @@ struct TuneRequest {
   std::vector<AlgorithmChoice> algorithms;  ///< empty: default_algorithms(hosts)
   std::vector<CommDtype> dtypes = {CommDtype::Fp32, CommDtype::Bf16, CommDtype::Fp16};
   std::vector<Bytes> bucket_caps;           ///< empty: default_bucket_caps(model)
+  /// Channel counts to try besides each algorithm's default; empty: none.
+  std::vector<int> channel_counts;
   int top_k = 8;
   double dtype_margin = kDefaultDtypeMargin;
 };
@@ -70,12 +78,17 @@ struct TuneReport {
   std::string screen_timer;
   std::string rank_timer;             ///< empty when no rank timer ran
   int evaluated = 0;                  ///< step simulations in the screen
+  int channel_variants_kept = 0;      ///< channel variants the screen let into the grid
+  int channel_variants_pruned = 0;    ///< and those it dropped
   std::vector<std::string> notes;     ///< unsupported algorithms skipped, etc.
 };
 
 /// The algorithm axis for `hosts` hosts: ps and hierarchical(ps) with k = 1, 2, 4, .. and k =
 /// hosts.
 std::vector<AlgorithmChoice> default_algorithms(int hosts);
+
+/// 1, 2, 4, ..., up to `max_channels` (NCCL's MAXCHANNELS).
+std::vector<int> default_channel_counts(int max_channels);
 
 /// 1 MiB, 2 MiB, ... up to the first cap holding the whole model (fp32), plus 25 MiB.
 std::vector<Bytes> default_bucket_caps(const ModelProfile& model);

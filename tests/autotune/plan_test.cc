@@ -7,6 +7,8 @@
 #include "autotune/emitters.h"
 #include "autotune/nccl_timer.h"
 #include "autotune/simulator_timer.h"
+#include "algorithms/rank_layout.h"
+#include "algorithms/registry.h"
 #include "topology/cluster_spec.h"
 
 namespace topotune::tune {
@@ -174,11 +176,65 @@ TEST(SimulatorTimer, SamplesInterpolatesAndDelegatesNcclAlgorithms) {
   EXPECT_EQ(t.simulations(), 3);
 }
 
-TEST(SimulatorTimer, RefusesHugeClusters) {
+// The work estimate that gates the rank stage is within 2x of the generated schedules.
+TEST(SimulatorTimer, TransferEstimateMatchesGeneratedSchedules) {
+  for (int hosts : {2, 4, 16}) {
+    auto t = topo::build_topology(p4d(hosts));
+    ASSERT_TRUE(t);
+    for (const char* name : {"rhd", "ps(k=2)", "hierarchical(ring)", "hierarchical(tree)",
+                             "hierarchical(rhd)", "hierarchical(ps(k=2))", "hierarchical(rhd)/ch2"}) {
+      const AlgorithmChoice a = *parse_algorithm_choice(name);
+      algo::AlgorithmOptions o;
+      o.channels = std::max(1, a.channels);
+      o.ps_placement = algo::PsPlacement::Cpu;
+      o.shards = a.servers;
+      o.inner = a.inner == AlgoKind::Tree              ? algo::InnerAlgorithm::Tree
+                : a.inner == AlgoKind::HalvingDoubling ? algo::InnerAlgorithm::Rhd
+                : a.inner == AlgoKind::ParameterServer ? algo::InnerAlgorithm::Ps
+                                                       : algo::InnerAlgorithm::Ring;
+      const char* reg = a.kind == AlgoKind::HalvingDoubling   ? "rhd"
+                        : a.kind == AlgoKind::ParameterServer ? "ps"
+                                                              : "hierarchical";
+      auto alg = algo::make_algorithm(reg, o);
+      ASSERT_TRUE(alg);
+      auto layout = algo::layout_from_topology(*t, o.channels);
+      ASSERT_TRUE(layout);
+      sched::CollectiveSpec spec;
+      spec.ranks = layout->ranks();
+      spec.bytes = 1_MiB;
+      auto s = (*alg)->generate(spec, *layout);
+      ASSERT_TRUE(s) << name << ": " << s.error().message;
+      const double est = static_cast<double>(estimated_transfers(a, hosts, 8));
+      const double got = static_cast<double>(s->size());
+      EXPECT_LE(est, 2 * got) << name << " on " << hosts << " hosts";
+      EXPECT_GE(est, got / 2) << name << " on " << hosts << " hosts";
+    }
+  }
+}
+
+TEST(SimulatorTimer, BudgetRefusesBigSchedulesAndSaysSo) {
   const ConstTimer nccl;
-  auto timer = SimulatorTimer::create(p4d(64), nccl, 64_MiB, 256);  // 512 ranks
-  ASSERT_FALSE(timer);
-  EXPECT_EQ(timer.error().code, Errc::Unsupported);
+  SimBudget budget;
+  // 4 hosts x 8 GPUs: intra rings 2 x 7 x 32 = 448, plus 8 rails of the inner algorithm over
+  // 4 hosts: tree 4 x 4 (576 in all), ring 2 x 3 x 4 (640), rhd 2 x 4 x 2 + 2 x 4 (640).
+  budget.max_transfers = 1000;
+  budget.max_total = 2000;
+  auto timer = SimulatorTimer::create(p4d(4), nccl, 64_MiB, budget);
+  ASSERT_TRUE(timer) << timer.error().message;
+  const SimulatorTimer& t = **timer;
+  // 4 channels x 640 = 2560 estimated transfers: above the per-schedule limit.
+  auto big = t.allreduce(*parse_algorithm_choice("hierarchical(rhd)/ch4"), 8_MiB);
+  ASSERT_FALSE(big);
+  EXPECT_EQ(big.error().code, Errc::Unsupported);
+  // 3 samples (1, 8, 64 MiB) of ~576 transfers fit the total once, not twice.
+  EXPECT_TRUE(t.allreduce(*parse_algorithm_choice("hierarchical(tree)"), 8_MiB));
+  auto spent = t.allreduce(*parse_algorithm_choice("hierarchical(ring)"), 8_MiB);
+  ASSERT_FALSE(spent);
+  EXPECT_NE(spent.error().message.find("budget"), std::string::npos);
+  const std::vector<std::string> summary = t.summary();
+  ASSERT_EQ(summary.size(), 2u);
+  EXPECT_NE(summary[0].find("hierarchical(tree) (3 sizes)"), std::string::npos);
+  EXPECT_NE(summary[1].find("hierarchical(ring)"), std::string::npos);
 }
 
 }  // namespace
@@ -198,7 +254,21 @@ TEST(NcclTimer, NcclAlgorithmsComeFromThePredictorOthersAreDelegated) {
   EXPECT_GE(timer.allreduce({AlgoKind::Ring}, 64_MiB)->value,
             timer.allreduce({AlgoKind::NcclDefault}, 64_MiB)->value);  // restricted: never faster
   EXPECT_DOUBLE_EQ(timer.allreduce({AlgoKind::HalvingDoubling}, 64_MiB)->value, 1.0);
-  EXPECT_TRUE(timer.protocol({AlgoKind::Ring}, 64_MiB));
+  auto ring = timer.chosen({AlgoKind::Ring}, 64_MiB);
+  ASSERT_TRUE(ring);
+  EXPECT_EQ(ring->algo, algo::NcclAlgo::Ring);
+  EXPECT_FALSE(timer.chosen({AlgoKind::HalvingDoubling}, 64_MiB));
+  // A channel count is NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS: the predictor with those bounds.
+  algo::NcclOptions four;
+  four.algos = {algo::NcclAlgo::Ring};
+  four.min_channels = four.max_channels = 4;
+  const algo::NcclPredictor ring4(*system, algo::default_params(), four);
+  AlgorithmChoice r4{AlgoKind::Ring};
+  r4.channels = 4;
+  EXPECT_EQ(timer.chosen(r4, 64_MiB)->channels, 4);
+  EXPECT_DOUBLE_EQ(timer.allreduce(r4, 64_MiB)->value,
+                   ring4.predict(sched::Collective::Allreduce, 64_MiB)->chosen.time.value);
+  EXPECT_NE(timer.allreduce(r4, 64_MiB)->value, timer.allreduce({AlgoKind::Ring}, 64_MiB)->value);
 }
 
 TEST(Plan, CalibrationIsAppliedAndReplayed) {
