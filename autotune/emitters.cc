@@ -127,9 +127,9 @@ std::vector<EnvSetting> nccl_settings(const Plan& plan, const Candidate& c) {
   const int own = plan.nccl_rules.empty() ? 0 : plan.nccl_rules.front().channels;
   if (c.algo.channels <= 0) {
     out.push_back({"NCCL_MIN_NCHANNELS", "",
-                   "NCCL_MIN_NCHANNELS/NCCL_MAX_NCHANNELS not set: no channel count of 1, 2, 4, "
-                   "... up to NCCL's maximum is predicted faster than NCCL's own (" +
-                       std::to_string(own) + ") for this plan's buckets"});
+                   "NCCL_MIN_NCHANNELS/NCCL_MAX_NCHANNELS not set: no channel count (1, 2, 4, "
+                   "... up to NCCL's MAXCHANNELS) is predicted to make the step more than 2 % "
+                   "faster than NCCL's own count (" + std::to_string(own) + ")"});
     return out;
   }
   const std::string n = std::to_string(c.algo.channels);

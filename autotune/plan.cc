@@ -226,20 +226,8 @@ Expected<Plan> make_plan(PlanInputs inputs) {
 bool nccl_runnable(const AlgorithmChoice& a) { return is_nccl_algorithm(a); }
 
 const Candidate* best_nccl_runnable(const TuneReport& report) {
-  const Candidate* best = nullptr;
-  for (const Candidate& c : report.candidates) {
-    if (!nccl_runnable(c.algo)) continue;
-    if (!best) {
-      best = &c;
-      if (c.dtype == CommDtype::Fp32) return best;
-      continue;
-    }
-    // The same rule as the recommendation: fp32 unless 16 bits win by more than the margin.
-    if (c.dtype == CommDtype::Fp32) {
-      return c.step.step.value <= best->step.step.value * (1 + kDefaultDtypeMargin) ? &c : best;
-    }
-  }
-  return best;
+  return simplest_within_margin(report.candidates, kDefaultDtypeMargin,
+                                [](const Candidate& c) { return nccl_runnable(c.algo); });
 }
 
 std::string recommendation_sentence(const Plan& plan) {

@@ -100,7 +100,7 @@ std::string recommendation_sentence(const Plan& plan);
 /// count through NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS).
 bool nccl_runnable(const AlgorithmChoice& a);
 
-/// The best candidate NCCL + DDP can run as is, with the recommendation's dtype rule; null if
+/// The best candidate NCCL + DDP can run as is, with the recommendation's rule; null if
 /// none was evaluated.
 const Candidate* best_nccl_runnable(const TuneReport& report);
 

@@ -83,18 +83,6 @@ bool faster(const Candidate& a, const Candidate& b) {
   return a.cycle_time < b.cycle_time;
 }
 
-// The fastest candidate, unless a 16-bit wire dtype wins by no more than the margin.
-Candidate recommend(const std::vector<Candidate>& ranked, double margin) {
-  const Candidate& best = ranked.front();
-  if (best.dtype == CommDtype::Fp32) return best;
-  for (const Candidate& c : ranked) {
-    if (c.dtype != CommDtype::Fp32) continue;
-    if (c.step.step.value <= best.step.step.value * (1 + margin)) return c;
-    break;
-  }
-  return best;
-}
-
 // True when `variant` is faster than `base` at some size: only then can it change the answer.
 bool ever_faster(const CollectiveTimer& timer, const AlgorithmChoice& variant,
                  const AlgorithmChoice& base, const std::vector<Bytes>& sizes) {
@@ -180,6 +168,48 @@ void add_note(TuneReport& report, std::string note) {
   }
 }
 
+bool is_topotune_schedule(const AlgorithmChoice& a) {
+  return a.kind == AlgoKind::HalvingDoubling || a.kind == AlgoKind::ParameterServer ||
+         a.kind == AlgoKind::Hierarchical;
+}
+
+// The closed forms of topotune's schedules do not depend on the channel count, so the screen
+// pruned every such variant; the flow simulator does see channels (spread over the NICs where
+// a GPU has several, as on p5). For each topotune algorithm in the ranked block (first
+// `k`), at its best ranked bucket cap and dtype, doubling channel counts are simulated while
+// each beats the previous one; the winners join the ranked block.
+void rank_channel_variants(const TuneRequest& req, const Evaluator& eval,
+                           const CollectiveTimer& timer, TuneReport& report, std::size_t& k) {
+  auto& all = report.candidates;
+  std::vector<Candidate> found;
+  std::vector<AlgorithmChoice> tried;
+  for (std::size_t i = 0; i < k; ++i) {
+    const Candidate& c = all[i];  // the block is sorted: the first of an algorithm is its best
+    if (!is_topotune_schedule(c.algo) || c.algo.channels != 0 ||
+        std::find(tried.begin(), tried.end(), c.algo) != tried.end()) {
+      continue;
+    }
+    tried.push_back(c.algo);
+    Seconds last = c.step.step;
+    for (int n : req.channel_counts) {
+      if (n < 2) continue;
+      AlgorithmChoice v = c.algo;
+      v.channels = n;
+      auto r = eval.ddp(timer, v, c.dtype, c.first_bucket, c.bucket_cap);
+      if (!r) {
+        add_note(report, v.name() + ": rank timer: " + r.error().message);
+        break;
+      }
+      if (!(r->step.step < last)) break;
+      last = r->step.step;
+      found.push_back(std::move(*r));
+    }
+  }
+  report.channel_variants_kept += static_cast<int>(found.size());
+  all.insert(all.begin() + static_cast<std::ptrdiff_t>(k), found.begin(), found.end());
+  k += found.size();
+}
+
 // Re-simulates the screen's best `top_k` candidates with the rank timer and re-orders them.
 void rank_top(const TuneRequest& req, const Evaluator& eval, const CollectiveTimer& timer,
               TuneReport& report) {
@@ -204,9 +234,29 @@ void rank_top(const TuneRequest& req, const Evaluator& eval, const CollectiveTim
     }
   }
   std::sort(all.begin(), all.begin() + k, faster);
+  if (req.channel_counts.empty()) return;
+  rank_channel_variants(req, eval, timer, report, k);
+  std::sort(all.begin(), all.begin() + k, faster);
 }
 
 }  // namespace
+
+const Candidate* simplest_within_margin(const std::vector<Candidate>& ranked, double margin,
+                                        const std::function<bool(const Candidate&)>& eligible) {
+  const auto ok = [&eligible](const Candidate& c) { return !eligible || eligible(c); };
+  const auto overrides = [](const Candidate& c) {
+    return (c.dtype != CommDtype::Fp32 ? 1 : 0) + (c.algo.channels > 0 ? 1 : 0);
+  };
+  const auto best = std::find_if(ranked.begin(), ranked.end(), ok);
+  if (best == ranked.end()) return nullptr;
+  const double limit = best->step.step.value * (1 + margin);
+  for (int level = 0; level < overrides(*best); ++level) {
+    for (const Candidate& c : ranked) {
+      if (ok(c) && overrides(c) == level && c.step.step.value <= limit) return &c;
+    }
+  }
+  return &*best;
+}
 
 std::vector<AlgorithmChoice> default_algorithms(int hosts) {
   std::vector<AlgorithmChoice> out;
@@ -275,7 +325,7 @@ Expected<TuneReport> tune(const TuneRequest& request, const CollectiveTimer& scr
                            "size on the screen)");
   }
   if (cached_rank) rank_top(req, eval, final_timer, report);
-  report.recommendation = recommend(report.candidates, req.dtype_margin);
+  report.recommendation = *simplest_within_margin(report.candidates, req.dtype_margin);
   const AlgorithmChoice nccl{AlgoKind::NcclDefault};
   TT_TRY(report.baseline_ddp, eval.ddp(final_timer, nccl, CommDtype::Fp32, 1_MiB, 25_MiB));
   TT_TRY(report.baseline_horovod,

@@ -23,9 +23,12 @@
 // >= 2.1 uses bucket_cap_mb for the first bucket when it is passed explicitly, and the
 // emitted snippet also sets dist._DEFAULT_FIRST_BUCKET_BYTES so older versions agree.
 //
-// A 16-bit wire dtype changes numerics, so it is recommended only when it beats the best fp32
-// candidate by more than `dtype_margin` (default 2 %); otherwise the fp32 one is.
+// A 16-bit wire dtype changes numerics, and a channel count changes what the step model does
+// not see (NCCL's channels run on SMs taken from the overlapped backward compute), so each is
+// an "override": the recommendation is the candidate with the fewest overrides whose step is
+// within `dtype_margin` (default 2 %) of the fastest (simplest_within_margin).
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,7 +40,8 @@
 
 namespace topotune::tune {
 
-/// A 16-bit wire dtype must beat fp32 by more than this to be recommended.
+/// A 16-bit wire dtype or a channel count must beat the candidates without it by more than
+/// this to be recommended.
 inline constexpr double kDefaultDtypeMargin = 0.02;
 
 /// What to tune for.
@@ -92,6 +96,14 @@ std::vector<int> default_channel_counts(int max_channels);
 
 /// 1 MiB, 2 MiB, ... up to the first cap holding the whole model (fp32), plus 25 MiB.
 std::vector<Bytes> default_bucket_caps(const ModelProfile& model);
+
+/// The recommendation rule over `ranked` (best first), restricted to `eligible` (all when
+/// empty): the first candidate, in ranked order, with the fewest overrides (a 16-bit wire
+/// dtype; a channel count) whose step is within `margin` of the first eligible one's. Null when
+/// none is eligible.
+const Candidate* simplest_within_margin(
+    const std::vector<Candidate>& ranked, double margin,
+    const std::function<bool(const Candidate&)>& eligible = {});
 
 /// Runs the search. `rank` may be null (screen only). Errors: bad request, no candidate the
 /// timers support.

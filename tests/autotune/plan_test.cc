@@ -122,6 +122,42 @@ TEST(Emitters, UnknownKindIsAnError) {
   EXPECT_EQ(files.error().code, Errc::InvalidArgument);
 }
 
+// A plan that fixes the algorithm, one protocol and a channel count emits all three, and the
+// tuner-plugin CSV has one row per size range with them.
+TEST(Emitters, ProtocolAndChannelsOfTheChosenNcclPlan) {
+  auto plan = make_plan(inputs(4));
+  ASSERT_TRUE(plan);
+  Plan p = *plan;
+  p.report.recommendation.algo = *parse_algorithm_choice("ring/ch16");
+  p.report.recommendation.dtype = CommDtype::Fp32;
+  p.nccl_rules = {{1000, 2000, "ring", "LL128", 16}, {3000, 9000, "ring", "LL128", 16}};
+  auto files = emit(p, "nccl-env");
+  ASSERT_TRUE(files);
+  const std::string env = file(*files, "nccl.env");
+  EXPECT_NE(env.find("\nNCCL_ALGO=Ring\n"), std::string::npos) << env;
+  EXPECT_NE(env.find("\nNCCL_PROTO=LL128\n"), std::string::npos) << env;
+  EXPECT_NE(env.find("\nNCCL_MIN_NCHANNELS=16\n"), std::string::npos) << env;
+  EXPECT_NE(env.find("\nNCCL_MAX_NCHANNELS=16\n"), std::string::npos) << env;
+  const std::string csv = file(*files, "nccl_tuner.csv");
+  EXPECT_NE(csv.find("\nallreduce,1000,2000,ring,ll128,16,4,32,-1,-1\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nallreduce,3000,9000,ring,ll128,16,4,32,-1,-1\n"), std::string::npos);
+  // Two protocols: no global NCCL_PROTO, and the reason names both ranges.
+  p.nccl_rules[1].proto = "Simple";
+  files = emit(p, "nccl-env");
+  ASSERT_TRUE(files);
+  const std::string two = file(*files, "nccl.env");
+  EXPECT_EQ(two.find("\nNCCL_PROTO="), std::string::npos);
+  EXPECT_NE(two.find("LL128 for 1000-2000 bytes, Simple for 3000-9000 bytes"), std::string::npos);
+  EXPECT_NE(file(*files, "nccl_tuner.csv").find("allreduce,3000,9000,ring,simple,16"),
+            std::string::npos);
+  // NCCL's own choice with its own channels: nothing is set, and each says why.
+  const std::string own = file(*emit(*plan, "nccl-env"), "nccl.env");
+  for (const char* name : {"NCCL_ALGO=", "NCCL_PROTO=", "NCCL_MIN_NCHANNELS="}) {
+    EXPECT_EQ(own.find(std::string("\n") + name), std::string::npos) << name;
+  }
+  EXPECT_NE(own.find("NCCL_MIN_NCHANNELS/NCCL_MAX_NCHANNELS not set"), std::string::npos);
+}
+
 TEST(Emitters, NonRunnableAlgorithmsAreNeverEmittedAsIs) {
   auto plan = make_plan(inputs(4));
   ASSERT_TRUE(plan);

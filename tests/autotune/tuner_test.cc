@@ -142,6 +142,29 @@ TEST(Tuner, KeepsOnlyChannelVariantsThatAreFasterSomewhere) {
   }
 }
 
+// Overrides (16-bit wire dtype, channel count) must each buy more than the margin.
+TEST(Tuner, RecommendsTheSimplestCandidateWithinTheMargin) {
+  const auto cand = [](const char* algo, CommDtype d, double ms) {
+    Candidate c;
+    c.algo = *parse_algorithm_choice(algo);
+    c.dtype = d;
+    c.step.step = Seconds(ms * 1e-3);
+    return c;
+  };
+  const std::vector<Candidate> ranked = {
+      cand("ring/ch4", CommDtype::Bf16, 100), cand("ring/ch4", CommDtype::Fp32, 101),
+      cand("ring", CommDtype::Bf16, 101.5), cand("ring", CommDtype::Fp32, 103)};
+  // 2 %: limit 102 ms. No override-free candidate is inside; of those with one override,
+  // ring/ch4 fp32 (101) comes first.
+  EXPECT_EQ(simplest_within_margin(ranked, 0.02), &ranked[1]);
+  EXPECT_EQ(simplest_within_margin(ranked, 0.05), &ranked[3]);  // limit 105: plain fp32
+  EXPECT_EQ(simplest_within_margin(ranked, 0.0), &ranked[0]);   // nothing else is as fast
+  // Without channel counts: best ring bf16 (101.5), limit 103.53: plain fp32 (103).
+  const auto plain = [](const Candidate& c) { return c.algo.channels == 0; };
+  EXPECT_EQ(simplest_within_margin(ranked, 0.02, plain), &ranked[3]);
+  EXPECT_EQ(simplest_within_margin({}, 0.02), nullptr);
+}
+
 TEST(AlgorithmChoice, NamesRoundTrip) {
   for (const AlgorithmChoice& a : default_algorithms(8)) {
     auto back = parse_algorithm_choice(a.name());
