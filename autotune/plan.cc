@@ -211,7 +211,12 @@ Expected<Plan> make_plan(PlanInputs inputs) {
   TT_TRY(TuneReport report, tune(req, *screen, rank.get()));
   if (!rank_note.empty()) report.notes.push_back(rank_note);
   if (rank) {
-    for (std::string& n : rank->summary()) report.notes.push_back(std::move(n));
+    std::vector<std::string> done = rank->summary();
+    if (done.empty()) {
+      done.push_back("rank stage: the top candidates are NCCL's own algorithms, timed by the NCCL "
+                     "predictor in both stages: nothing to simulate");
+    }
+    for (std::string& n : done) report.notes.push_back(std::move(n));
   }
   Plan plan;
   if (const Candidate* n = best_nccl_runnable(report)) {
