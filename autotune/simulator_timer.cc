@@ -148,19 +148,14 @@ Expected<Seconds> SimulatorTimer::allreduce(const AlgorithmChoice& a, Bytes byte
 }
 
 std::vector<std::string> SimulatorTimer::summary() const {
-  std::string done, refused;
+  std::string done;
   for (const auto& [a, times] : sampled_) {
-    if (times) {
-      done += (done.empty() ? "" : ", ") + a.name() + " (" + std::to_string(times->size()) +
-              " sizes)";
-    } else {
-      refused += (refused.empty() ? "" : "; ") + times.error().message;
-    }
+    if (!times) continue;  // the caller reports the refusal where it asked
+    done += (done.empty() ? "" : ", ") + a.name() + " (" + std::to_string(times->size()) +
+            " sizes)";
   }
-  std::vector<std::string> out;
-  if (!done.empty()) out.push_back("rank stage simulated " + done);
-  if (!refused.empty()) out.push_back("rank stage kept the screen's time for: " + refused);
-  return out;
+  if (done.empty()) return {};
+  return {"rank stage simulated " + done};
 }
 
 }  // namespace topotune::tune

@@ -13,7 +13,8 @@
 // SimBudget::max_transfers is refused (Unsupported), and so is any simulation once the
 // transfers simulated so far reach SimBudget::max_total. At 1024 p4d hosts this admits
 // hierarchical(rhd|tree|ps) (~0.1-0.3 M transfers, ~1 s each) and refuses hierarchical(ring),
-// whose inner ring has 2(H-1) steps per host (16.8 M transfers, ~45 s). refused() lists them.
+// whose inner ring has 2(H-1) steps per host (16.8 M transfers, ~45 s); the refusal is the
+// error of allreduce(), which the tuner turns into a plan note.
 //
 // nccl-default, ring and tree mean NCCL's own algorithms (the plan emits NCCL_ALGO for them),
 // which spread channels over all rails; topotune's ring/tree schedules use one rail, so
@@ -57,7 +58,7 @@ class SimulatorTimer final : public CollectiveTimer {
   /// Simulations run so far, and their transfers (for reports and tests).
   int simulations() const { return simulations_; }
   std::int64_t transfers_simulated() const { return transfers_; }
-  /// The algorithms simulated so far and those refused by the budget, with why, sorted.
+  /// One line naming the algorithms simulated so far (sorted), or nothing.
   std::vector<std::string> summary() const;
 
  private:
