@@ -55,6 +55,14 @@ TEST(Plan, JsonHasTheDocumentedShapeAndReplaysToTheSameText) {
   ASSERT_TRUE(again);
   EXPECT_EQ(plan_to_json(*again), text);
   EXPECT_EQ(stored->algorithm, plan->report.recommendation.algo.name());
+  // Screened by the algorithms module's closed forms; channels searched up to MAXCHANNELS.
+  EXPECT_NE(plan->report.screen_timer.find("closed forms (algorithms/cost_model)"),
+            std::string::npos);
+  EXPECT_EQ(plan->report.channel_variants_kept + plan->report.channel_variants_pruned > 0, true);
+  EXPECT_NE(text.find("\"nccl\": {"), std::string::npos);
+  PlanInputs old = stored->inputs;
+  old.timer = "alpha-beta";  // removed: a replay of such a plan is an error, not a new answer
+  EXPECT_FALSE(make_plan(old));
 }
 
 TEST(Plan, RecommendationBeatsOrMatchesBothBaselines) {
