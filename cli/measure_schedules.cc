@@ -4,6 +4,8 @@
 
 #include "algorithms/rank_layout.h"
 #include "algorithms/registry.h"
+#include "autotune/collective_timer.h"
+#include "autotune/schedule_algorithm.h"
 #include "topology/cluster_spec.h"
 #include "topology/topology.h"
 
@@ -44,10 +46,21 @@ Expected<MeasureLayout> make_measure_layout(const std::string& cluster_file, int
 
 namespace {
 
-// "ps:cpu" / "ps:colocated" select the parameter server's placement; every other name goes
-// to the registry as is ("hierarchical:tree" is the registry's own syntax).
+// "ps:cpu" / "ps:colocated" select the parameter server's placement; a planner label
+// ("hierarchical(rhd)", "ps(k=2)", "ring/ch4", as `topotune plan` prints them) is generated
+// exactly as the planner timed it; every other name goes to the registry as is
+// ("hierarchical:tree" is the registry's own syntax). Sets `channels` to the channel count the
+// schedule's layout needs.
 Expected<std::unique_ptr<algo::Algorithm>> algorithm_for(const std::string& name,
-                                                         const MeasureLayout& layout) {
+                                                         const MeasureLayout& layout,
+                                                         int& channels) {
+  channels = layout.channels;
+  if (tune::is_planner_label(name)) {
+    TT_TRY(tune::AlgorithmChoice choice, tune::parse_algorithm_choice(name));
+    if (choice.channels == 0) choice.channels = layout.channels;
+    channels = choice.channels;
+    return tune::make_schedule_algorithm(choice);
+  }
   algo::AlgorithmOptions o;
   o.channels = layout.channels;
   o.chunks = layout.chunks;
@@ -64,12 +77,13 @@ Expected<std::unique_ptr<algo::Algorithm>> algorithm_for(const std::string& name
 Expected<sched::Schedule> make_measure_schedule(const std::string& algorithm,
                                                 const sched::CollectiveSpec& spec,
                                                 const MeasureLayout& layout) {
-  TT_TRY(std::unique_ptr<algo::Algorithm> a, algorithm_for(algorithm, layout));
+  int channels = 1;
+  TT_TRY(std::unique_ptr<algo::Algorithm> a, algorithm_for(algorithm, layout, channels));
   algo::RankLayout ranks;
   if (!layout.cluster_file.empty()) {
     TT_TRY(topo::ClusterSpec cs, topo::load_cluster_file(layout.cluster_file));
     TT_TRY(topo::Topology t, topo::build_topology(cs));
-    TT_TRY(ranks, algo::layout_from_topology(t, layout.channels));
+    TT_TRY(ranks, algo::layout_from_topology(t, channels));
   } else {
     TT_TRY(ranks, algo::flat_layout(spec.ranks, layout.ranks_per_node));
   }

@@ -6,9 +6,9 @@
 // predicted as rhd (recursive halving-doubling), which is what Open MPI's MPI_Allreduce runs
 // at these sizes (Rabenseifner), over the bit-reversed rank order: Open MPI halves at
 // distance 1 first, the generator at distance p/2 first, and position v <-> rank bitrev(v)
-// turns one into the other (on 2x2 it keeps the first, largest exchange inside a host). Used by emulated_test.sh until `topotune simulate` exists.
-// Built without the simulator (TOPOTUNE_HAVE_SIMULATOR undefined) it predicts with the
-// algorithms' closed forms on the same topology instead, and says so in "source".
+// turns one into the other (on 2x2 it keeps the first, largest exchange inside a host).
+// Planner labels ("hierarchical(rhd)", "ps(k=2)", "ring/ch2") are generated as `topotune plan`
+// timed them (tune::make_schedule_algorithm), as `topotune measure` runs them.
 
 #include <cstdio>
 #include <iostream>
@@ -19,10 +19,9 @@
 #include "algorithms/registry.h"
 #include "core/quantity_parse.h"
 #include "runtime/measurement.h"
-#include "algorithms/cost_params.h"
-#ifdef TOPOTUNE_HAVE_SIMULATOR
+#include "autotune/collective_timer.h"
+#include "autotune/schedule_algorithm.h"
 #include "simulator/simulator.h"
-#endif
 #include "topology/cluster_spec.h"
 #include "topology/topology.h"
 
@@ -57,47 +56,51 @@ std::vector<std::string> split(const std::string& s) {
   return out;
 }
 
+// As `topotune measure` makes them (cli/measure_schedules.cc): a planner label, "ps:PLACEMENT",
+// "mpi" (rhd; its bit-reversed order is set by the caller) or a registry name. `channels` is
+// the default in, the layout's channel count out.
+Expected<std::unique_ptr<algo::Algorithm>> algorithm_for(const std::string& name, int& channels) {
+  if (tune::is_planner_label(name)) {
+    TT_TRY(tune::AlgorithmChoice choice, tune::parse_algorithm_choice(name));
+    if (choice.channels == 0) choice.channels = channels;
+    channels = choice.channels;
+    return tune::make_schedule_algorithm(choice);
+  }
+  algo::AlgorithmOptions o;
+  o.channels = channels;
+  std::string base = name == "mpi" ? "rhd" : name;
+  if (name.rfind("ps:", 0) == 0) {
+    TT_TRY(o.ps_placement, algo::parse_ps_placement(name.substr(3)));
+    base = "ps";
+  }
+  return algo::make_algorithm(base, o);
+}
+
 Expected<rt::Measurement> predict(const std::string& cluster, const std::string& algos,
                                   const std::string& sizes, int channels) {
   TT_TRY(topo::ClusterSpec cs, topo::load_cluster_file(cluster));
   TT_TRY(topo::Topology t, topo::build_topology(cs));
-  TT_TRY(algo::RankLayout layout, algo::layout_from_topology(t, channels));
   TT_TRY(std::vector<Bytes> size_list, parse_size_list(sizes));
   rt::Measurement m;
-#ifdef TOPOTUNE_HAVE_SIMULATOR
   m.source = "topotune-simulator";
   sim::Simulator simulator(t);
-#else
-  m.source = "topotune-closed-form";
-  const algo::CostParams params = algo::cost_params_from_topology(t);
-#endif
   m.backend = "simulated";
   m.ranks = t.num_ranks();
   m.nodes = t.num_hosts();
   m.gpus_per_node = t.gpus_per_host();
   m.cluster = cluster;
   for (const std::string& name : split(algos)) {
-    algo::AlgorithmOptions o;
-    o.channels = channels;
-    std::string base = name == "mpi" ? "rhd" : name;
-    if (name.rfind("ps:", 0) == 0) {
-      TT_TRY(o.ps_placement, algo::parse_ps_placement(name.substr(3)));
-      base = "ps";
-    }
-    TT_TRY(auto a, algo::make_algorithm(base, o));
-    algo::RankLayout order = layout;
-    if (name == "mpi") order.rings = {bit_reversed(layout.ranks())};
+    int ch = channels;
+    TT_TRY(std::unique_ptr<algo::Algorithm> a, algorithm_for(name, ch));
+    TT_TRY(algo::RankLayout order, algo::layout_from_topology(t, ch));
+    if (name == "mpi") order.rings = {bit_reversed(order.ranks())};
     for (Bytes s : size_list) {
       sched::CollectiveSpec spec;
       spec.ranks = t.num_ranks();
       spec.bytes = s;
       TT_TRY(sched::Schedule schedule, a->generate(spec, order));
-#ifdef TOPOTUNE_HAVE_SIMULATOR
       TT_TRY(sim::SimResult r, simulator.run(schedule));
       const Seconds time = r.makespan;
-#else
-      TT_TRY(Seconds time, a->closed_form(spec, order, params));
-#endif
       rt::MeasurementRow row;
       row.algorithm = name;
       row.bytes = s.value;
