@@ -3,30 +3,12 @@
 #include <algorithm>
 
 #include "algorithms/rank_layout.h"
-#include "algorithms/registry.h"
 #include "autotune/nccl_timer.h"
+#include "autotune/schedule_algorithm.h"
 #include "simulator/simulator.h"
 
 namespace topotune::tune {
 namespace {
-
-Expected<std::unique_ptr<algo::Algorithm>> make(const AlgorithmChoice& a) {
-  algo::AlgorithmOptions o;
-  o.channels = std::max(1, a.channels);
-  o.ps_placement = algo::PsPlacement::Cpu;
-  o.shards = a.servers;
-  switch (a.kind) {
-    case AlgoKind::HalvingDoubling: return algo::make_algorithm("rhd", o);
-    case AlgoKind::ParameterServer: return algo::make_algorithm("ps", o);
-    case AlgoKind::Hierarchical:
-      o.inner = a.inner == AlgoKind::Tree              ? algo::InnerAlgorithm::Tree
-                : a.inner == AlgoKind::HalvingDoubling ? algo::InnerAlgorithm::Rhd
-                : a.inner == AlgoKind::ParameterServer ? algo::InnerAlgorithm::Ps
-                                                       : algo::InnerAlgorithm::Ring;
-      return algo::make_algorithm("hierarchical", o);
-    default: return fail(Errc::Internal, "not a topotune schedule: " + a.name());
-  }
-}
 
 std::int64_t ceil_log2(std::int64_t n) {
   std::int64_t k = 0;
@@ -92,7 +74,7 @@ std::vector<Bytes> SimulatorTimer::samples(std::int64_t transfers) const {
 }
 
 Expected<Seconds> SimulatorTimer::simulate(const AlgorithmChoice& a, Bytes bytes) const {
-  TT_TRY(const std::unique_ptr<algo::Algorithm> alg, make(a));
+  TT_TRY(const std::unique_ptr<algo::Algorithm> alg, make_schedule_algorithm(a));
   TT_TRY(const algo::RankLayout layout,
          algo::layout_from_topology(topology_, std::max(1, a.channels)));
   sched::CollectiveSpec spec;

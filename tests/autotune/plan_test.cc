@@ -8,7 +8,7 @@
 #include "autotune/nccl_timer.h"
 #include "autotune/simulator_timer.h"
 #include "algorithms/rank_layout.h"
-#include "algorithms/registry.h"
+#include "autotune/schedule_algorithm.h"
 #include "topology/cluster_spec.h"
 
 namespace topotune::tune {
@@ -228,20 +228,9 @@ TEST(SimulatorTimer, TransferEstimateMatchesGeneratedSchedules) {
     for (const char* name : {"rhd", "ps(k=2)", "hierarchical(ring)", "hierarchical(tree)",
                              "hierarchical(rhd)", "hierarchical(ps(k=2))", "hierarchical(rhd)/ch2"}) {
       const AlgorithmChoice a = *parse_algorithm_choice(name);
-      algo::AlgorithmOptions o;
-      o.channels = std::max(1, a.channels);
-      o.ps_placement = algo::PsPlacement::Cpu;
-      o.shards = a.servers;
-      o.inner = a.inner == AlgoKind::Tree              ? algo::InnerAlgorithm::Tree
-                : a.inner == AlgoKind::HalvingDoubling ? algo::InnerAlgorithm::Rhd
-                : a.inner == AlgoKind::ParameterServer ? algo::InnerAlgorithm::Ps
-                                                       : algo::InnerAlgorithm::Ring;
-      const char* reg = a.kind == AlgoKind::HalvingDoubling   ? "rhd"
-                        : a.kind == AlgoKind::ParameterServer ? "ps"
-                                                              : "hierarchical";
-      auto alg = algo::make_algorithm(reg, o);
+      auto alg = make_schedule_algorithm(a);
       ASSERT_TRUE(alg);
-      auto layout = algo::layout_from_topology(*t, o.channels);
+      auto layout = algo::layout_from_topology(*t, std::max(1, a.channels));
       ASSERT_TRUE(layout);
       sched::CollectiveSpec spec;
       spec.ranks = layout->ranks();
