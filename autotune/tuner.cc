@@ -141,24 +141,28 @@ Expected<std::vector<Candidate>> screen_all(const TuneRequest& req, const Evalua
   return all;
 }
 
-Expected<Candidate> best_horovod(const TuneRequest& req, const Evaluator& eval,
-                                 const CollectiveTimer& timer, CommDtype dtype) {
-  std::optional<Candidate> best;
+// The best Horovod knobs per algorithm on `timer` (the screen), fastest first.
+Expected<std::vector<Candidate>> best_horovod(const TuneRequest& req, const Evaluator& eval,
+                                              const CollectiveTimer& timer, CommDtype dtype) {
+  std::vector<Candidate> out;
   const AlgoKind kinds[] = {AlgoKind::NcclDefault, AlgoKind::Ring, AlgoKind::Tree,
                             AlgoKind::Hierarchical};
   for (AlgoKind k : kinds) {
     AlgorithmChoice a;
     a.kind = k;  // Hierarchical: HOROVOD_HIERARCHICAL_ALLREDUCE, inner ring
     if (!timer.allreduce(a, 1_MiB)) continue;
+    std::optional<Candidate> best;
     for (Bytes threshold : req.bucket_caps) {
       for (double ms : {1.0, 2.0, 5.0, 10.0}) {
         TT_TRY(Candidate c, eval.horovod(timer, a, dtype, threshold, Seconds(ms * 1e-3)));
         if (!best || faster(c, *best)) best = std::move(c);
       }
     }
+    out.push_back(std::move(*best));
   }
-  if (!best) return fail(Errc::Unsupported, "no Horovod-runnable algorithm is supported");
-  return *best;
+  if (out.empty()) return fail(Errc::Unsupported, "no Horovod-runnable algorithm is supported");
+  std::sort(out.begin(), out.end(), faster);
+  return out;
 }
 
 // Several candidates share an algorithm: say each thing once.
@@ -330,12 +334,18 @@ Expected<TuneReport> tune(const TuneRequest& request, const CollectiveTimer& scr
   TT_TRY(report.baseline_ddp, eval.ddp(final_timer, nccl, CommDtype::Fp32, 1_MiB, 25_MiB));
   TT_TRY(report.baseline_horovod,
          eval.horovod(final_timer, nccl, CommDtype::Fp32, 128_MiB, Seconds(1e-3)));
-  TT_TRY(Candidate hvd, best_horovod(req, eval, cached_screen, report.recommendation.dtype));
+  TT_TRY(std::vector<Candidate> hvd,
+         best_horovod(req, eval, cached_screen, report.recommendation.dtype));
   if (cached_rank) {
-    auto again = eval.horovod(final_timer, hvd.algo, hvd.dtype, hvd.bucket_cap, hvd.cycle_time);
-    if (again) hvd = std::move(*again);
+    // Each algorithm's screened best, re-ranked: the screen's order between NCCL's algorithms
+    // (predictor) and hierarchical (closed form) need not survive the simulator.
+    for (Candidate& h : hvd) {
+      auto again = eval.horovod(final_timer, h.algo, h.dtype, h.bucket_cap, h.cycle_time);
+      if (again) h = std::move(*again);
+    }
+    std::sort(hvd.begin(), hvd.end(), faster);
   }
-  report.horovod_best = std::move(hvd);
+  report.horovod_best = std::move(hvd.front());
   return report;
 }
 
