@@ -142,6 +142,55 @@ TEST(Tuner, KeepsOnlyChannelVariantsThatAreFasterSomewhere) {
   }
 }
 
+// Channel counts of topotune schedules are tried by the rank timer (the screen cannot see
+// them): doubling while each count beats the previous one.
+TEST(Tuner, RankStageTriesChannelCountsOfTopotuneSchedules) {
+  // allreduce(x) = alpha + x / rate, rate in MiB per ms.
+  const auto time = [](double alpha_ms, double rate, Bytes b) {
+    return Seconds((alpha_ms + b.as_double() / (1 << 20) / rate) * 1e-3);
+  };
+  class Screen final : public CollectiveTimer {
+   public:
+    explicit Screen(decltype(time) t) : t_(t) {}
+    std::string name() const override { return "screen"; }
+    Expected<Seconds> allreduce(const AlgorithmChoice& a, Bytes b) const override {
+      if (a.kind == AlgoKind::Hierarchical) return t_(1, 8, b);  // the same for every count
+      if (a.kind == AlgoKind::NcclDefault) return t_(2, 8, b);
+      return fail(Errc::Unsupported, "screen fake");
+    }
+    decltype(time) t_;
+  };
+  class Rank final : public CollectiveTimer {
+   public:
+    explicit Rank(decltype(time) t) : t_(t) {}
+    std::string name() const override { return "rank"; }
+    Expected<Seconds> allreduce(const AlgorithmChoice& a, Bytes b) const override {
+      if (a.kind != AlgoKind::Hierarchical) return t_(2, 8, b);
+      const double rate = a.channels == 2 ? 12 : a.channels >= 4 ? 16 : 8;  // ch8 = ch4
+      return t_(1, rate, b);
+    }
+    decltype(time) t_;
+  };
+  const ModelProfile m = eight_layers();
+  TuneRequest r = request(m);
+  r.algorithms = {AlgorithmChoice{AlgoKind::NcclDefault},
+                  AlgorithmChoice{AlgoKind::Hierarchical, AlgoKind::Ring}};
+  r.channel_counts = {1, 2, 4, 8};
+  const Screen screen(time);
+  const Rank rank(time);
+  auto report = tune(r, screen, &rank);
+  ASSERT_TRUE(report) << report.error().message;
+  EXPECT_EQ(report->channel_variants_pruned, 8);  // every screen variant equals its default
+  EXPECT_EQ(report->channel_variants_kept, 2);    // ch2 and ch4 from the rank stage; ch8 = ch4
+  std::vector<std::string> names;
+  for (const Candidate& c : report->candidates) names.push_back(c.algo.name());
+  EXPECT_EQ(std::count(names.begin(), names.end(), "hierarchical(ring)/ch2"), 1);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "hierarchical(ring)/ch4"), 1);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "hierarchical(ring)/ch8"), 0);
+  EXPECT_EQ(report->candidates.front().algo.name(), "hierarchical(ring)/ch4");
+  EXPECT_EQ(report->candidates.front().timer, "rank");
+}
+
 // Overrides (16-bit wire dtype, channel count) must each buy more than the margin.
 TEST(Tuner, RecommendsTheSimplestCandidateWithinTheMargin) {
   const auto cand = [](const char* algo, CommDtype d, double ms) {
