@@ -2,23 +2,10 @@
 
 #include <algorithm>
 
-#include "algorithms/registry.h"
+#include "autotune/schedule_algorithm.h"
 #include "topology/topology.h"
 
 namespace topotune::tune {
-namespace {
-
-algo::InnerAlgorithm inner_of(AlgoKind k) {
-  switch (k) {
-    case AlgoKind::Tree: return algo::InnerAlgorithm::Tree;
-    case AlgoKind::HalvingDoubling: return algo::InnerAlgorithm::Rhd;
-    case AlgoKind::ParameterServer: return algo::InnerAlgorithm::Ps;
-    default: return algo::InnerAlgorithm::Ring;
-  }
-}
-
-}  // namespace
-
 ClosedFormTimer::ClosedFormTimer(algo::RankLayout layout, algo::CostParams params,
                                  Seconds op_latency)
     : layout_(std::move(layout)), params_(params), op_latency_(op_latency) {}
@@ -48,24 +35,7 @@ Expected<ClosedFormTimer> ClosedFormTimer::create(const topo::ClusterSpec& spec,
 
 Expected<const algo::Algorithm*> ClosedFormTimer::algorithm(const AlgorithmChoice& a) const {
   if (auto it = algorithms_.find(a); it != algorithms_.end()) return it->second.get();
-  algo::AlgorithmOptions o;
-  o.channels = std::max(1, a.channels);
-  o.ps_placement = algo::PsPlacement::Cpu;
-  o.shards = a.servers;
-  const char* name = "ring";
-  switch (a.kind) {
-    case AlgoKind::Ring: name = "ring"; break;
-    case AlgoKind::Tree: name = "tree"; break;
-    case AlgoKind::HalvingDoubling: name = "rhd"; break;
-    case AlgoKind::ParameterServer: name = "ps"; break;
-    case AlgoKind::Hierarchical:
-      name = "hierarchical";
-      o.inner = inner_of(a.inner);
-      break;
-    case AlgoKind::NcclDefault:
-      return fail(Errc::Internal, "nccl-default has no single algorithm");
-  }
-  TT_TRY(std::unique_ptr<algo::Algorithm> made, algo::make_algorithm(name, o));
+  TT_TRY(std::unique_ptr<algo::Algorithm> made, make_schedule_algorithm(a));
   std::shared_ptr<algo::Algorithm> shared(std::move(made));
   algorithms_.emplace(a, shared);
   return shared.get();

@@ -3,11 +3,13 @@
 // (algorithms/cost_model.h, each Algorithm::closed_form), on the CostParams the algorithms
 // module reads from the topology, for the cluster's full rank layout.
 //
-// Like AlphaBetaTimer, it adds the software costs of ShapeDefaults (a per-step overhead on top
-// of each hop's wire latency, a launch cost per collective): the topology's latencies are wire
-// latencies only, and without them tiny buckets would look free. nccl-default is min(ring,
-// tree) until the NCCL predictor is wired. Parameter servers are Herring/SMDDP-style, on the
-// host CPUs (PsPlacement::Cpu) with k shards.
+// It adds the software costs of ShapeDefaults (a per-step overhead on top of each hop's wire
+// latency, a launch cost per collective): the topology's latencies are wire latencies only,
+// and without them tiny buckets would look free. Used alone (tests), nccl-default is
+// min(ring, tree); the planner wraps it in NcclTimer, which answers NCCL's algorithms itself.
+// Parameter servers are Herring/SMDDP-style, on the host CPUs (PsPlacement::Cpu) with k
+// shards. A channel count goes to AlgorithmOptions::channels; the closed forms do not depend
+// on it (the channels share the same links).
 //
 // Known limit (the closed forms' own, by design): they are uncongested, so a flat ring or tree
 // across hosts is costed on one rail's route (one NIC), and rails that share a NIC are not

@@ -1,7 +1,9 @@
 #pragma once
-// ClusterShape: the handful of figures the planner's closed forms and compute model need:
-// hosts, GPUs per host, per-GPU intra-host bandwidth, per-host network bandwidth, the latency
-// of one intra-host and one inter-host step, the CPU's reduction rate, the GPU's peak FLOP/s.
+// ClusterShape: a handful of figures that summarise a cluster for the planner's compute model
+// and reports: hosts, GPUs per host, per-GPU intra-host bandwidth, per-host network bandwidth,
+// the latency of one intra-host and one inter-host step, the CPU's reduction rate, the GPU's
+// peak FLOP/s. (Allreduce times come from the closed forms, the NCCL predictor and the flow
+// simulator, not from these figures.)
 //
 // They are read from the Topology the topology module builds for the spec (2 hosts are enough:
 // every host is the same), so link efficiencies and per-hop latencies are the topology

@@ -45,7 +45,7 @@ Expected<AlgorithmChoice> parse_algorithm_choice(const std::string& text);
 class CollectiveTimer {
  public:
   virtual ~CollectiveTimer() = default;
-  /// What produces the times ("alpha-beta", "flow-simulator"), for reports.
+  /// What produces the times ("closed forms ...", "flow simulator ..."), for reports.
   virtual std::string name() const = 0;
   /// Time of one allreduce of `bytes` (the whole buffer each rank contributes).
   /// Errc::Unsupported when the algorithm cannot run on this cluster (e.g. too many servers).

@@ -1,5 +1,6 @@
 #include "autotune/emitters.h"
 
+#include <cctype>
 #include <cstdio>
 #include <sstream>
 
@@ -54,14 +55,93 @@ std::string nccl_algo_value(const AlgorithmChoice& a) {
   return "";
 }
 
-// Bucket byte range of a candidate's allreduces (what the tuner-plugin rule must cover).
-std::pair<std::int64_t, std::int64_t> bucket_range(const Candidate& c) {
-  std::int64_t lo = INT64_MAX, hi = 0;
-  for (const sim::BucketEvent& b : c.step.buckets) {
-    lo = std::min(lo, b.bytes.value);
-    hi = std::max(hi, b.bytes.value);
+std::string lower(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+// The same candidate with NCCL's own channel count, to say what the chosen count buys.
+const Candidate* default_channels_of(const Plan& plan, const Candidate& c) {
+  for (const Candidate& x : plan.report.candidates) {
+    AlgorithmChoice a = c.algo;
+    a.channels = 0;
+    if (x.algo == a && x.dtype == c.dtype && x.bucket_cap == c.bucket_cap &&
+        x.framework == c.framework) {
+      return &x;
+    }
   }
-  return {lo == INT64_MAX ? 0 : lo, hi};
+  return nullptr;
+}
+
+std::string rule_bytes(const NcclBucketRule& r) {
+  return std::to_string(r.min_bytes) + "-" + std::to_string(r.max_bytes) + " bytes";
+}
+
+// One NCCL environment variable with the line that says why (empty value: not set, and why).
+struct EnvSetting {
+  std::string name;
+  std::string value;
+  std::string why;
+};
+
+EnvSetting proto_setting(const Plan& plan, const Candidate& c) {
+  const std::vector<NcclBucketRule>& rules = plan.nccl_rules;
+  std::string by_range;
+  for (const NcclBucketRule& r : rules) {
+    by_range += (by_range.empty() ? "" : ", ") + r.proto + " for " + rule_bytes(r);
+  }
+  if (rules.empty()) return {"NCCL_PROTO", "", "NCCL_PROTO not set: no bucket to time"};
+  bool one = true;
+  for (const NcclBucketRule& r : rules) one = one && r.proto == rules.front().proto;
+  if (nccl_algo_value(c.algo).empty()) {
+    return {"NCCL_PROTO", "",
+            "NCCL_PROTO not set: the plan keeps NCCL's own algorithm choice, and with it its "
+            "protocol choice (predicted: " + by_range + ")"};
+  }
+  if (!one) {
+    return {"NCCL_PROTO", "",
+            "NCCL_PROTO not set: the predictor has NCCL pick " + by_range +
+                "; one global value cannot say that (nccl_tuner.csv does)"};
+  }
+  return {"NCCL_PROTO", rules.front().proto,
+          rules.front().proto + " is the predictor's protocol for every bucket (" + by_range +
+              ") with NCCL_ALGO=" + nccl_algo_value(c.algo) +
+              "; pinned with the algorithm so NCCL runs what was predicted (it applies to every "
+              "collective: nccl_tuner.csv scopes it to the buckets)"};
+}
+
+std::vector<EnvSetting> nccl_settings(const Plan& plan, const Candidate& c) {
+  std::vector<EnvSetting> out;
+  const std::string algo = nccl_algo_value(c.algo);
+  if (algo.empty()) {
+    out.push_back({"NCCL_ALGO", "",
+                   "NCCL_ALGO not set: NCCL's own choice is predicted best (" + step_ms(c) +
+                       "); overriding it would not help"});
+  } else {
+    out.push_back({"NCCL_ALGO", algo,
+                   algo + " is predicted fastest for this model's buckets (" + step_ms(c) +
+                       "); NCCL_ALGO applies to every collective and size (nccl_tuner.csv "
+                       "scopes it to the buckets)"});
+  }
+  out.push_back(proto_setting(plan, c));
+  const int own = plan.nccl_rules.empty() ? 0 : plan.nccl_rules.front().channels;
+  if (c.algo.channels <= 0) {
+    out.push_back({"NCCL_MIN_NCHANNELS", "",
+                   "NCCL_MIN_NCHANNELS/NCCL_MAX_NCHANNELS not set: no channel count (1, 2, 4, "
+                   "... up to NCCL's MAXCHANNELS) is predicted to make the step more than 2 % "
+                   "faster than NCCL's own count (" + std::to_string(own) + ")"});
+    return out;
+  }
+  const std::string n = std::to_string(c.algo.channels);
+  std::string why = n + " channels (NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS) are predicted "
+                        "fastest for this plan's buckets: step " + step_ms(c);
+  if (const Candidate* d = default_channels_of(plan, c)) {
+    why += " vs " + step_ms(*d) + " with NCCL's own count";
+  }
+  out.push_back({"NCCL_MIN_NCHANNELS", n, why});
+  out.push_back({"NCCL_MAX_NCHANNELS", n, "the same count as the maximum, so NCCL runs exactly " +
+                                              n + " channels"});
+  return out;
 }
 
 std::string nccl_env(const Plan& plan) {
@@ -69,22 +149,12 @@ std::string nccl_env(const Plan& plan) {
   o << header(plan);
   const Runnable r = runnable(plan);
   if (!r.candidate) return o.str() + "# No NCCL-runnable candidate was evaluated: nothing set.\n";
-  const std::string algo = nccl_algo_value(r.candidate->algo);
-  if (algo.empty()) {
-    o << "# NCCL_ALGO not set: NCCL's own choice is predicted best (" << step_ms(*r.candidate)
-      << "); overriding it would not help.\n";
-  } else {
-    o << "# " << algo << " is predicted fastest for this model's buckets (" << step_ms(*r.candidate)
-      << "); NCCL_ALGO applies to every collective and size (nccl_tuner.csv scopes it to the "
-         "buckets).\n"
-      << "NCCL_ALGO=" << algo << "\n";
+  for (const EnvSetting& e : nccl_settings(plan, *r.candidate)) {
+    o << "# " << e.why << ".\n";
+    if (!e.value.empty()) o << e.name << "=" << e.value << "\n";
   }
-  o << "# NCCL_PROTO not set: the closed-form timer does not model protocols; NCCL keeps its "
-       "per-size choice.\n"
-    << "# Channel settings (NCCL_MIN_NCHANNELS/NCCL_MAX_NCHANNELS) not set: channels were not "
-       "searched by this timer.\n"
-    << "# To apply the plan only to the buckets' allreduce sizes instead of NCCL_ALGO, build "
-       "NCCL's ext-tuner/example plugin and set\n"
+  o << "# To apply the plan only to the buckets' allreduce sizes instead of global settings, "
+       "build NCCL's ext-tuner/example plugin and set\n"
     << "# NCCL_TUNER_PLUGIN=/path/to/libnccl-tuner-example.so "
        "NCCL_TUNER_CONFIG_FILE=nccl_tuner.csv\n";
   return o.str();
@@ -96,18 +166,23 @@ std::string nccl_tuner_csv(const Plan& plan) {
     << "# NCCL ext-tuner/example format: "
        "coll,min_bytes,max_bytes,algo,proto,channels,nNodes,nRanks,numPipeOps,regBuff\n";
   const Runnable r = runnable(plan);
-  const std::string algo = r.candidate ? nccl_algo_value(r.candidate->algo) : "";
-  if (algo.empty()) return o.str() + "# No rule: NCCL's own choice is predicted best.\n";
-  const auto [lo, hi] = bucket_range(*r.candidate);
+  if (!r.candidate || (nccl_algo_value(r.candidate->algo).empty() &&
+                       r.candidate->algo.channels <= 0)) {
+    return o.str() + "# No rule: NCCL's own choice is predicted best.\n";
+  }
   const int nodes = plan.inputs.nodes;
   const int ranks = nodes * plan.inputs.shape.gpus_per_host;
-  o << "# allreduce of the plan's bucket sizes (" << lo << " to " << hi << " bytes) with "
-    << algo << "; simple protocol (buckets this size are bandwidth-bound, where NCCL uses "
-               "Simple); channels/numPipeOps/regBuff -1 = NCCL's default; this node and rank "
-               "count only\n";
-  std::string lower = algo == "Ring" ? "ring" : "tree";
-  o << "allreduce," << lo << "," << hi << "," << lower << ",simple,-1," << nodes << "," << ranks
-    << ",-1,-1\n";
+  const int channels = r.candidate->algo.channels;
+  o << "# allreduce of the plan's bucket sizes, one row per size range with the algorithm and "
+       "protocol the predictor has NCCL run for " << r.candidate->algo.name() << "; channels "
+    << (channels > 0 ? std::to_string(channels) + " (the plan's count)"
+                     : std::string("-1 (NCCL's own count)"))
+    << "; numPipeOps/regBuff -1 = any; this node and rank count only\n";
+  for (const NcclBucketRule& rule : plan.nccl_rules) {
+    o << "allreduce," << rule.min_bytes << "," << rule.max_bytes << "," << rule.algo << ","
+      << lower(rule.proto) << "," << (channels > 0 ? channels : -1) << "," << nodes << ","
+      << ranks << ",-1,-1\n";
+  }
   return o.str();
 }
 
@@ -185,10 +260,13 @@ std::string horovod_env(const Plan& plan) {
   return o.str();
 }
 
-std::string mpi_options(const Candidate* c) {
+std::string mpi_options(const Plan& plan, const Candidate* c) {
   if (!c) return "";
-  const std::string algo = nccl_algo_value(c->algo);
-  return algo.empty() ? "" : "-x NCCL_ALGO=" + algo;
+  std::string out;
+  for (const EnvSetting& e : nccl_settings(plan, *c)) {
+    if (!e.value.empty()) out += (out.empty() ? "-x " : " -x ") + e.name + "=" + e.value;
+  }
+  return out;
 }
 
 bool wants_smddp(const Plan& plan) {
@@ -222,7 +300,7 @@ std::string sagemaker_py(const Plan& plan) {
          "with the best NCCL-runnable candidate.\n";
   }
   const Runnable r = runnable(plan);
-  const std::string opts = mpi_options(r.candidate);
+  const std::string opts = mpi_options(plan, r.candidate);
   o << "# MPI starts the ranks; the allreduce is NCCL's, configured as below.\n"
     << "distribution = {\n    \"mpi\": {\n"
     << "        # Launch one rank per GPU with MPI (DDP with env:// init, or Horovod).\n"
@@ -231,7 +309,7 @@ std::string sagemaker_py(const Plan& plan) {
     << "        \"processes_per_host\": " << in.shape.gpus_per_host << ",\n"
     << "        # "
     << (opts.empty() ? "No NCCL override: NCCL's own choice is predicted best."
-                     : "The plan's NCCL algorithm, exported to every rank.")
+                     : "The plan's NCCL settings (nccl.env says why), exported to every rank.")
     << "\n        \"custom_mpi_options\": \"" << opts << "\",\n    }\n}\n";
   return o.str();
 }

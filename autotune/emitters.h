@@ -7,8 +7,10 @@
 // topotune's runtime), and configure the best candidate that does run, with its predicted
 // step time.
 //
-//   nccl-env   -> nccl.env (NCCL_ALGO / NCCL_PROTO or "leave NCCL alone", and how to apply the
-//                 plan per size range) + nccl_tuner.csv (NCCL's example tuner-plugin format:
+//   nccl-env   -> nccl.env (NCCL_ALGO, NCCL_PROTO, NCCL_MIN/MAX_NCHANNELS where the plan fixes
+//                 them, else "not set" and why, and how to apply the plan per size range) +
+//                 nccl_tuner.csv (NCCL's example tuner-plugin format, one row per bucket-size
+//                 range with the predicted algorithm, protocol and the plan's channel count:
 //                 coll,min_bytes,max_bytes,algo,proto,channels,nNodes,nRanks,numPipeOps,regBuff)
 //   torchrun   -> torchrun.sh (launch line for the nodes, sourcing nccl.env)
 //   ddp        -> ddp_snippet.py (bucket_cap_mb, first bucket, gradient_as_bucket_view, the

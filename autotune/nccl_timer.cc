@@ -1,54 +1,43 @@
 #include "autotune/nccl_timer.h"
 
 namespace topotune::tune {
-namespace {
-
-algo::NcclOptions only(std::vector<algo::NcclAlgo> algos) {
-  algo::NcclOptions o;
-  o.algos = std::move(algos);
-  return o;
-}
-
-}  // namespace
 
 bool is_nccl_algorithm(const AlgorithmChoice& a) {
-  return a.channels == 0 && (a.kind == AlgoKind::NcclDefault || a.kind == AlgoKind::Ring ||
-                             a.kind == AlgoKind::Tree);
+  return a.kind == AlgoKind::NcclDefault || a.kind == AlgoKind::Ring || a.kind == AlgoKind::Tree;
 }
 
 NcclTimer::NcclTimer(algo::NcclSystem system, algo::NcclModelParams params,
                      const CollectiveTimer& other)
-    : any_(system, params, {}),
-      ring_(system, params, only({algo::NcclAlgo::Ring})),
-      tree_(system, params, only({algo::NcclAlgo::Tree})),
-      other_(other) {}
+    : system_(std::move(system)), params_(std::move(params)), other_(other) {}
 
 std::string NcclTimer::name() const {
   return "NCCL predictor (nccl-default/ring/tree) + " + other_.name();
 }
 
-const algo::NcclPredictor* NcclTimer::predictor(AlgoKind kind) const {
-  switch (kind) {
-    case AlgoKind::NcclDefault: return &any_;
-    case AlgoKind::Ring: return &ring_;
-    case AlgoKind::Tree: return &tree_;
-    default: return nullptr;
-  }
+const algo::NcclPredictor& NcclTimer::predictor(const AlgorithmChoice& a) const {
+  const auto key = std::make_pair(a.kind, a.channels);
+  if (auto it = predictors_.find(key); it != predictors_.end()) return it->second;
+  algo::NcclOptions o;
+  if (a.kind == AlgoKind::Ring) o.algos = {algo::NcclAlgo::Ring};
+  if (a.kind == AlgoKind::Tree) o.algos = {algo::NcclAlgo::Tree};
+  // The plan emits NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS = channels.
+  o.min_channels = a.channels;
+  o.max_channels = a.channels;
+  return predictors_.emplace(key, algo::NcclPredictor(system_, params_, o)).first->second;
+}
+
+Expected<algo::NcclCandidate> NcclTimer::chosen(const AlgorithmChoice& a, Bytes bytes) const {
+  if (!is_nccl_algorithm(a)) return fail(Errc::Unsupported, a.name() + " is not NCCL's");
+  TT_TRY(const algo::NcclPrediction p,
+         predictor(a).predict(sched::Collective::Allreduce, bytes));
+  return p.chosen;
 }
 
 Expected<Seconds> NcclTimer::allreduce(const AlgorithmChoice& a, Bytes bytes) const {
   if (!is_nccl_algorithm(a)) return other_.allreduce(a, bytes);
   if (bytes.value <= 0) return Seconds(0);
-  TT_TRY(const algo::NcclPrediction p,
-         predictor(a.kind)->predict(sched::Collective::Allreduce, bytes));
-  return p.chosen.time;
-}
-
-Expected<std::string> NcclTimer::protocol(const AlgorithmChoice& a, Bytes bytes) const {
-  if (!is_nccl_algorithm(a)) return fail(Errc::Unsupported, a.name() + " is not NCCL's");
-  TT_TRY(const algo::NcclPrediction p,
-         predictor(a.kind)->predict(sched::Collective::Allreduce, bytes));
-  return std::string(algo::nccl_proto_name(p.chosen.proto));
+  TT_TRY(const algo::NcclCandidate c, chosen(a, bytes));
+  return c.time;
 }
 
 }  // namespace topotune::tune

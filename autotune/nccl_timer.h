@@ -4,11 +4,13 @@
 // nccl-tests measurements (data/nccl_model.json, or a `topotune calibrate` file).
 //
 // nccl-default = what NCCL picks by itself; ring / tree = NCCL_ALGO=Ring / Tree (NCCL still
-// picks the protocol). Every other choice is delegated to `other` (topotune's own schedules:
-// the closed forms or the flow simulator), so one timer answers for the whole search space.
+// picks the protocol). A channel count (AlgorithmChoice::channels > 0, "ring/ch4") is what
+// NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS = 4 gives. Every other choice is delegated to `other`
+// (topotune's own schedules: the closed forms or the flow simulator), so one timer answers for
+// the whole search space.
 
 #include <map>
-#include <memory>
+#include <utility>
 
 #include "algorithms/nccl/nccl_predictor.h"
 #include "autotune/collective_timer.h"
@@ -22,19 +24,24 @@ class NcclTimer final : public CollectiveTimer {
   std::string name() const override;
   Expected<Seconds> allreduce(const AlgorithmChoice& algo, Bytes bytes) const override;
 
-  /// The NCCL protocol the predictor picks for a choice at a size ("Simple", "LL128", "LL").
-  Expected<std::string> protocol(const AlgorithmChoice& algo, Bytes bytes) const;
+  /// What NCCL runs for an NCCL choice at a size: its algorithm, protocol and channel count.
+  /// Errc::Unsupported for a choice that is not NCCL's.
+  Expected<algo::NcclCandidate> chosen(const AlgorithmChoice& algo, Bytes bytes) const;
+
+  /// MAXCHANNELS of the predictor's parameters: the most channels NCCL can run.
+  int max_channels() const { return static_cast<int>(params_.max_channels); }
 
  private:
-  const algo::NcclPredictor* predictor(AlgoKind kind) const;
+  const algo::NcclPredictor& predictor(const AlgorithmChoice& a) const;
 
-  algo::NcclPredictor any_;
-  algo::NcclPredictor ring_;
-  algo::NcclPredictor tree_;
+  algo::NcclSystem system_;
+  algo::NcclModelParams params_;
   const CollectiveTimer& other_;
+  /// One predictor per (NCCL_ALGO restriction, channel count), built on first use.
+  mutable std::map<std::pair<AlgoKind, int>, algo::NcclPredictor> predictors_;
 };
 
-/// True for the choices NcclTimer answers itself (nccl-default, ring, tree; no channel count).
+/// True for the choices NcclTimer answers itself (nccl-default, ring, tree; any channel count).
 bool is_nccl_algorithm(const AlgorithmChoice& a);
 
 }  // namespace topotune::tune

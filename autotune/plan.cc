@@ -1,15 +1,16 @@
 #include "autotune/plan.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "autotune/alpha_beta_timer.h"
-#include "autotune/closed_form_timer.h"
-#include "autotune/simulator_timer.h"
-#include "autotune/nccl_timer.h"
 #include <fstream>
 #include <memory>
+
+#include "autotune/closed_form_timer.h"
+#include "autotune/nccl_timer.h"
+#include "autotune/simulator_timer.h"
 #include "core/version.h"
 
 namespace topotune::tune {
@@ -154,6 +155,26 @@ Expected<algo::NcclModelParams> nccl_params(PlanInputs& in) {
   return p;
 }
 
+// What NCCL runs for each bucket of `c`, consecutive buckets with the same answer merged.
+Expected<std::vector<NcclBucketRule>> nccl_rules(const Candidate& c, const NcclTimer& timer) {
+  std::vector<std::int64_t> sizes;
+  for (const sim::BucketEvent& b : c.step.buckets) sizes.push_back(b.bytes.value);
+  std::sort(sizes.begin(), sizes.end());
+  std::vector<NcclBucketRule> rules;
+  for (std::int64_t bytes : sizes) {
+    TT_TRY(const algo::NcclCandidate n, timer.chosen(c.algo, Bytes(bytes)));
+    NcclBucketRule r{bytes, bytes, algo::nccl_algo_name(n.algo), algo::nccl_proto_name(n.proto),
+                     n.channels};
+    if (!rules.empty() && rules.back().algo == r.algo && rules.back().proto == r.proto &&
+        rules.back().channels == r.channels) {
+      rules.back().max_bytes = bytes;
+    } else {
+      rules.push_back(std::move(r));
+    }
+  }
+  return rules;
+}
+
 }  // namespace
 
 Expected<Plan> make_plan(PlanInputs inputs) {
@@ -164,25 +185,21 @@ Expected<Plan> make_plan(PlanInputs inputs) {
   inputs.placement = topo::placement_name(spec.placement);
   TT_TRY(inputs.shape, cluster_shape(spec));
   if (inputs.compute.peak_flops <= 0) inputs.compute.peak_flops = inputs.shape.peak_flops;
-  std::unique_ptr<CollectiveTimer> own;  // topotune's schedules; NCCL's go to the predictor
-  if (inputs.timer == kTimerAlphaBeta) {
-    own = std::make_unique<AlphaBetaTimer>(inputs.shape);
-  } else if (inputs.timer == kTimerClosedForm) {
-    TT_TRY(ClosedFormTimer t, ClosedFormTimer::create(spec));
-    own = std::make_unique<ClosedFormTimer>(std::move(t));
-  } else {
-    return fail(Errc::InvalidArgument, "unknown timer '" + inputs.timer + "' (" +
-                                           kTimerAlphaBeta + ", " + kTimerClosedForm + ")");
+  if (inputs.timer != kTimerClosedForm) {
+    return fail(Errc::InvalidArgument, "unknown screening timer '" + inputs.timer + "' (" +
+                                           kTimerClosedForm + "; alpha-beta was removed)");
   }
+  TT_TRY(const ClosedFormTimer own, ClosedFormTimer::create(spec));
   TT_TRY(const algo::NcclModelParams params, nccl_params(inputs));
   TT_TRY(const algo::NcclSystem system, algo::nccl_system_from_cluster(spec));
-  const auto screen = std::make_unique<NcclTimer>(system, params, *own);
+  const auto screen = std::make_unique<NcclTimer>(system, params, own);
   TuneRequest req;
   req.model = &inputs.model;
   req.compute = inputs.compute;
   req.hosts = inputs.shape.hosts;
   req.gpus_per_host = inputs.shape.gpus_per_host;
   req.dtypes = inputs.dtypes;
+  req.channel_counts = default_channel_counts(screen->max_channels());
   std::unique_ptr<SimulatorTimer> rank;
   std::string rank_note;
   if (inputs.simulate) {
@@ -193,33 +210,29 @@ Expected<Plan> make_plan(PlanInputs inputs) {
   }
   TT_TRY(TuneReport report, tune(req, *screen, rank.get()));
   if (!rank_note.empty()) report.notes.push_back(rank_note);
+  if (rank) {
+    std::vector<std::string> done = rank->summary();
+    if (done.empty()) {
+      done.push_back("rank stage: the top candidates are NCCL's own algorithms, timed by the NCCL "
+                     "predictor in both stages: nothing to simulate");
+    }
+    for (std::string& n : done) report.notes.push_back(std::move(n));
+  }
   Plan plan;
+  if (const Candidate* n = best_nccl_runnable(report)) {
+    TT_TRY(plan.nccl_rules, nccl_rules(*n, *screen));
+  }
   plan.inputs = std::move(inputs);
   plan.report = std::move(report);
   plan.version = kVersion;
   return plan;
 }
 
-bool nccl_runnable(const AlgorithmChoice& a) {
-  return a.channels == 0 && (a.kind == AlgoKind::NcclDefault || a.kind == AlgoKind::Ring ||
-                             a.kind == AlgoKind::Tree);
-}
+bool nccl_runnable(const AlgorithmChoice& a) { return is_nccl_algorithm(a); }
 
 const Candidate* best_nccl_runnable(const TuneReport& report) {
-  const Candidate* best = nullptr;
-  for (const Candidate& c : report.candidates) {
-    if (!nccl_runnable(c.algo)) continue;
-    if (!best) {
-      best = &c;
-      if (c.dtype == CommDtype::Fp32) return best;
-      continue;
-    }
-    // The same rule as the recommendation: fp32 unless 16 bits win by more than the margin.
-    if (c.dtype == CommDtype::Fp32) {
-      return c.step.step.value <= best->step.step.value * (1 + kDefaultDtypeMargin) ? &c : best;
-    }
-  }
-  return best;
+  return simplest_within_margin(report.candidates, kDefaultDtypeMargin,
+                                [](const Candidate& c) { return nccl_runnable(c.algo); });
 }
 
 std::string recommendation_sentence(const Plan& plan) {
@@ -254,6 +267,13 @@ std::string plan_to_json(const Plan& plan, int max_candidates) {
   b["name"] = "horovod-defaults";
   j["baselines"] = {a, b};
   j["horovod"] = candidate_json(r.horovod_best);
+  ordered_json rules = ordered_json::array();
+  for (const NcclBucketRule& n : plan.nccl_rules) {
+    rules.push_back({{"min_bytes", n.min_bytes}, {"max_bytes", n.max_bytes}, {"algo", n.algo},
+                     {"proto", n.proto}, {"channels", n.channels}});
+  }
+  const Candidate* runnable = best_nccl_runnable(r);
+  j["nccl"] = {{"algorithm", runnable ? runnable->algo.name() : ""}, {"buckets", rules}};
   ordered_json cands = ordered_json::array();
   for (int i = 0; i < std::min<int>(max_candidates, r.candidates.size()); ++i) {
     ordered_json x = candidate_json(r.candidates[i]);

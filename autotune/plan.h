@@ -23,15 +23,15 @@
 
 namespace topotune::tune {
 
-/// The screening timers make_plan can use.
-inline constexpr const char* kTimerAlphaBeta = "alpha-beta";
+/// The screening timer: the algorithms module's closed forms (the only one; plans stored by
+/// versions that screened with "alpha-beta" cannot be replayed).
 inline constexpr const char* kTimerClosedForm = "closed-form";
 
 /// What a plan is computed from. make_plan() fills the derived fields (marked) from
 /// `cluster_json`.
 struct PlanInputs {
   std::string cluster_json;            ///< a topotune.cluster/1 document (cluster_spec_json)
-  std::string timer = kTimerAlphaBeta; ///< kTimerAlphaBeta or kTimerClosedForm
+  std::string timer = kTimerClosedForm; ///< kTimerClosedForm
   bool simulate = true;                ///< rank the top candidates with the flow simulator
                                        ///< (skipped, with a note, above 256 ranks)
   std::string instance;                ///< derived: the spec's instance name
@@ -56,15 +56,27 @@ struct PlanInputs {
 std::string cluster_spec_json(const topo::ClusterSpec& spec, const std::string& instance_json,
                               const std::string& overrides_json = "");
 
+/// What NCCL runs (per the predictor) for a range of the NCCL-runnable plan's bucket sizes.
+struct NcclBucketRule {
+  std::int64_t min_bytes = 0;  ///< smallest bucket of the run, wire bytes
+  std::int64_t max_bytes = 0;  ///< largest
+  std::string algo;            ///< nccl_algo_name: "ring", "tree", "nvls", "nvls_tree"
+  std::string proto;           ///< nccl_proto_name: "LL", "LL128", "Simple"
+  int channels = 0;            ///< the channel count NCCL runs them with
+};
+
 struct Plan {
   PlanInputs inputs;
   TuneReport report;
+  /// For best_nccl_runnable(report): its buckets grouped by what NCCL runs, ascending sizes.
+  std::vector<NcclBucketRule> nccl_rules;
   std::string version;                 ///< topotune version that computed it
   std::optional<std::string> replay_note;  ///< set by a replay that changed the answer
 };
 
-/// Rebuilds the cluster spec from inputs.cluster_json, derives the shape, and runs the tuner
-/// with the chosen screening timer and, if inputs.simulate, the flow simulator as rank timer.
+/// Rebuilds the cluster spec from inputs.cluster_json, derives the shape, and runs the tuner:
+/// NCCL's algorithms on the NCCL predictor, topotune's on the closed forms, channel counts up
+/// to NCCL's MAXCHANNELS, and, if inputs.simulate, the flow simulator as rank timer.
 Expected<Plan> make_plan(PlanInputs inputs);
 
 /// The plan as JSON text (pretty-printed, deterministic).
@@ -84,10 +96,11 @@ Expected<StoredPlan> read_plan_json(const std::string& text, const std::string& 
 /// One sentence: what to use and what it buys.
 std::string recommendation_sentence(const Plan& plan);
 
-/// True for the algorithms NCCL + DDP run as is (nccl-default, ring, tree).
+/// True for the algorithms NCCL + DDP run as is (nccl-default, ring, tree; with a channel
+/// count through NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS).
 bool nccl_runnable(const AlgorithmChoice& a);
 
-/// The best candidate NCCL + DDP can run as is, with the recommendation's dtype rule; null if
+/// The best candidate NCCL + DDP can run as is, with the recommendation's rule; null if
 /// none was evaluated.
 const Candidate* best_nccl_runnable(const TuneReport& report);
 

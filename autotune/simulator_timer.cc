@@ -3,59 +3,78 @@
 #include <algorithm>
 
 #include "algorithms/rank_layout.h"
-#include "algorithms/registry.h"
+#include "autotune/nccl_timer.h"
+#include "autotune/schedule_algorithm.h"
 #include "simulator/simulator.h"
 
 namespace topotune::tune {
 namespace {
 
-Expected<std::unique_ptr<algo::Algorithm>> make(const AlgorithmChoice& a) {
-  algo::AlgorithmOptions o;
-  o.channels = std::max(1, a.channels);
-  o.ps_placement = algo::PsPlacement::Cpu;
-  o.shards = a.servers;
-  switch (a.kind) {
-    case AlgoKind::HalvingDoubling: return algo::make_algorithm("rhd", o);
-    case AlgoKind::ParameterServer: return algo::make_algorithm("ps", o);
-    case AlgoKind::Hierarchical:
-      o.inner = a.inner == AlgoKind::Tree              ? algo::InnerAlgorithm::Tree
-                : a.inner == AlgoKind::HalvingDoubling ? algo::InnerAlgorithm::Rhd
-                : a.inner == AlgoKind::ParameterServer ? algo::InnerAlgorithm::Ps
-                                                       : algo::InnerAlgorithm::Ring;
-      return algo::make_algorithm("hierarchical", o);
-    default: return fail(Errc::Internal, "not a topotune schedule: " + a.name());
+std::int64_t ceil_log2(std::int64_t n) {
+  std::int64_t k = 0;
+  while ((std::int64_t{1} << k) < n) ++k;
+  return k;
+}
+
+// Transfers of a flat algorithm over n ranks (`servers` shards for ps).
+std::int64_t flat_transfers(AlgoKind kind, std::int64_t n, std::int64_t servers) {
+  switch (kind) {
+    case AlgoKind::Ring: return 2 * (n - 1) * n;
+    case AlgoKind::Tree: return 4 * n;
+    case AlgoKind::HalvingDoubling: return 2 * n * ceil_log2(n) + 2 * n;
+    case AlgoKind::ParameterServer: return 2 * n * std::max<std::int64_t>(1, servers);
+    default: return 0;
   }
+}
+
+std::string with_count(const std::string& what, std::int64_t n) {
+  return what + " (~" + std::to_string(n) + " transfers)";
 }
 
 }  // namespace
 
-SimulatorTimer::SimulatorTimer(topo::Topology topology, const CollectiveTimer& nccl_like,
-                               Bytes max_bytes)
-    : topology_(std::move(topology)), nccl_like_(nccl_like) {
-  for (Bytes b = 1_MiB;; b = b * 8) {
-    samples_.push_back(b);
-    if (b >= max_bytes) break;
+std::int64_t estimated_transfers(const AlgorithmChoice& a, int hosts, int gpus_per_host) {
+  const std::int64_t h = hosts, g = gpus_per_host, c = std::max(1, a.channels);
+  switch (a.kind) {
+    case AlgoKind::HalvingDoubling:
+    case AlgoKind::ParameterServer: return c * flat_transfers(a.kind, h * g, a.servers);
+    case AlgoKind::Hierarchical:
+      // Intra-host reduce-scatter and allgather rings, then the inner algorithm on each rail.
+      return c * (2 * (g - 1) * h * g + g * flat_transfers(a.inner, h, a.servers));
+    default: return 0;
   }
 }
+
+SimulatorTimer::SimulatorTimer(topo::Topology topology, const CollectiveTimer& nccl_like,
+                               Bytes max_bytes, SimBudget budget)
+    : topology_(std::move(topology)), nccl_like_(nccl_like), max_bytes_(max_bytes),
+      budget_(budget) {}
 
 Expected<std::unique_ptr<SimulatorTimer>> SimulatorTimer::create(const topo::ClusterSpec& spec,
                                                                  const CollectiveTimer& nccl_like,
-                                                                 Bytes max_bytes, int max_ranks) {
-  const int ranks = spec.hosts * spec.instance.num_gpus;
-  if (ranks > max_ranks) {
-    return fail(Errc::Unsupported, std::to_string(ranks) + " ranks is above the " +
-                                       std::to_string(max_ranks) + " the planner simulates");
-  }
+                                                                 Bytes max_bytes,
+                                                                 SimBudget budget) {
   TT_TRY(topo::Topology t, topo::build_topology(spec));
-  return std::unique_ptr<SimulatorTimer>(new SimulatorTimer(std::move(t), nccl_like, max_bytes));
+  return std::unique_ptr<SimulatorTimer>(
+      new SimulatorTimer(std::move(t), nccl_like, max_bytes, budget));
 }
 
 std::string SimulatorTimer::name() const {
-  return "flow simulator (ring/tree/nccl-default: " + nccl_like_.name() + ")";
+  return "flow simulator (NCCL's nccl-default/ring/tree: as screened)";
+}
+
+std::vector<Bytes> SimulatorTimer::samples(std::int64_t transfers) const {
+  const std::int64_t step = transfers > budget_.coarse_above ? 64 : 8;
+  std::vector<Bytes> out;
+  for (Bytes b = 1_MiB;; b = b * step) {
+    out.push_back(b);
+    if (b >= max_bytes_) break;
+  }
+  return out;
 }
 
 Expected<Seconds> SimulatorTimer::simulate(const AlgorithmChoice& a, Bytes bytes) const {
-  TT_TRY(const std::unique_ptr<algo::Algorithm> alg, make(a));
+  TT_TRY(const std::unique_ptr<algo::Algorithm> alg, make_schedule_algorithm(a));
   TT_TRY(const algo::RankLayout layout,
          algo::layout_from_topology(topology_, std::max(1, a.channels)));
   sched::CollectiveSpec spec;
@@ -66,31 +85,59 @@ Expected<Seconds> SimulatorTimer::simulate(const AlgorithmChoice& a, Bytes bytes
   options.record_transfers = false;
   TT_TRY(const sim::SimResult r, sim::Simulator(topology_, options).run(schedule));
   ++simulations_;
+  transfers_ += static_cast<std::int64_t>(schedule.size());
   return r.makespan;
 }
 
-Expected<Seconds> SimulatorTimer::allreduce(const AlgorithmChoice& a, Bytes bytes) const {
-  if (a.kind == AlgoKind::NcclDefault || a.kind == AlgoKind::Ring || a.kind == AlgoKind::Tree) {
-    return nccl_like_.allreduce(a, bytes);
+Expected<std::vector<Seconds>> SimulatorTimer::sample(const AlgorithmChoice& a) const {
+  const std::int64_t n =
+      estimated_transfers(a, topology_.num_hosts(), topology_.gpus_per_host());
+  if (n > budget_.max_transfers) {
+    return fail(Errc::Unsupported, with_count(a.name(), n) + " is above the " +
+                                       std::to_string(budget_.max_transfers) +
+                                       " transfers the rank stage simulates");
   }
+  const std::vector<Bytes> sizes = samples(n);
+  if (transfers_ + n * static_cast<std::int64_t>(sizes.size()) > budget_.max_total) {
+    return fail(Errc::Unsupported, with_count(a.name(), n) + ": the rank stage's budget of " +
+                                       std::to_string(budget_.max_total) +
+                                       " simulated transfers is spent");
+  }
+  std::vector<Seconds> times;
+  for (Bytes s : sizes) {
+    TT_TRY(const Seconds t, simulate(a, s));
+    times.push_back(t);
+  }
+  return times;
+}
+
+Expected<Seconds> SimulatorTimer::allreduce(const AlgorithmChoice& a, Bytes bytes) const {
+  if (is_nccl_algorithm(a)) return nccl_like_.allreduce(a, bytes);
   if (bytes.value <= 0) return Seconds(0);
   auto it = sampled_.find(a);
-  if (it == sampled_.end()) {
-    std::vector<Seconds> times;
-    for (Bytes s : samples_) {
-      TT_TRY(const Seconds t, simulate(a, s));
-      times.push_back(t);
-    }
-    it = sampled_.emplace(a, std::move(times)).first;
-  }
-  const std::vector<Seconds>& t = it->second;
+  if (it == sampled_.end()) it = sampled_.emplace(a, sample(a)).first;
+  if (!it->second) return Unexpected(it->second.error());
+  const std::vector<Seconds>& t = *it->second;
+  const std::vector<Bytes> at = samples(
+      estimated_transfers(a, topology_.num_hosts(), topology_.gpus_per_host()));
   // Piecewise linear through the samples; the first and last segments extend outwards.
+  if (at.size() == 1) return t[0] * (bytes.as_double() / at[0].as_double());
   std::size_t i = 1;
-  while (i + 1 < samples_.size() && bytes > samples_[i]) ++i;
-  if (samples_.size() == 1) return t[0] * (bytes.as_double() / samples_[0].as_double());
-  const double x0 = samples_[i - 1].as_double(), x1 = samples_[i].as_double();
+  while (i + 1 < at.size() && bytes > at[i]) ++i;
+  const double x0 = at[i - 1].as_double(), x1 = at[i].as_double();
   const double slope = (t[i].value - t[i - 1].value) / (x1 - x0);
   return Seconds(std::max(0.0, t[i - 1].value + slope * (bytes.as_double() - x0)));
+}
+
+std::vector<std::string> SimulatorTimer::summary() const {
+  std::string done;
+  for (const auto& [a, times] : sampled_) {
+    if (!times) continue;  // the caller reports the refusal where it asked
+    done += (done.empty() ? "" : ", ") + a.name() + " (" + std::to_string(times->size()) +
+            " sizes)";
+  }
+  if (done.empty()) return {};
+  return {"rank stage simulated " + done};
 }
 
 }  // namespace topotune::tune

@@ -4,17 +4,27 @@
 // the closed forms ignore (two rails on one NIC, a shared PCIe switch, a spine) shows up.
 //
 // The tuner asks for many bucket sizes; a schedule's event count does not depend on its size,
-// so each algorithm is simulated at a few sizes (1 MiB x 8^k up to `max_bytes`) and times in
-// between are interpolated linearly (exact where the time is affine in the size between two
-// samples, as it is for an uncongested α–β schedule).
+// so each algorithm is simulated at a few sizes (1 MiB x 8^k up to `max_bytes`; x 64^k for
+// big schedules) and times in between are interpolated linearly (exact where the time is
+// affine in the size between two samples, as it is for an uncongested α–β schedule).
+//
+// Work is bounded deterministically (no wall clock, so plans stay reproducible): a schedule
+// whose transfer count, estimated from its shape before generating it, is above
+// SimBudget::max_transfers is refused (Unsupported), and so is any simulation once the
+// transfers simulated so far reach SimBudget::max_total. At 1024 p4d hosts this admits
+// hierarchical(rhd|tree|ps) (~0.1-0.3 M transfers, ~1 s each) and refuses hierarchical(ring),
+// whose inner ring has 2(H-1) steps per host (16.8 M transfers, ~45 s); the refusal is the
+// error of allreduce(), which the tuner turns into a plan note.
 //
 // nccl-default, ring and tree mean NCCL's own algorithms (the plan emits NCCL_ALGO for them),
 // which spread channels over all rails; topotune's ring/tree schedules use one rail, so
 // simulating them would misstate what NCCL does. Those choices are delegated to `nccl_like`
-// (the screening timer until the NCCL predictor is wired) and the name says so.
+// (the NCCL predictor) and the name says so.
 
+#include <cstdint>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "autotune/collective_timer.h"
@@ -23,29 +33,48 @@
 
 namespace topotune::tune {
 
+/// How much the rank stage may simulate (transfers are the simulator's unit of work; about
+/// 0.25 M per second on the development machine).
+struct SimBudget {
+  std::int64_t max_transfers = 400'000;  ///< one schedule (estimated before generating it)
+  std::int64_t max_total = 3'000'000;    ///< all simulations of one timer
+  std::int64_t coarse_above = 50'000;    ///< sample at 1 MiB x 64^k instead of x 8^k above
+};
+
+/// Transfers of `algo`'s allreduce schedule on hosts x gpus ranks, from its shape (within
+/// about 2x of the generated count; tests check it). NCCL's algorithms: 0 (never simulated).
+std::int64_t estimated_transfers(const AlgorithmChoice& algo, int hosts, int gpus_per_host);
+
 class SimulatorTimer final : public CollectiveTimer {
  public:
-  /// Builds the cluster's topology. Errors: the builder's; Errc::Unsupported above
-  /// `max_ranks` ranks (simulating every bucket size of a huge cluster is not worth it).
+  /// Builds the cluster's topology. Errors: the builder's.
   static Expected<std::unique_ptr<SimulatorTimer>> create(const topo::ClusterSpec& spec,
                                                           const CollectiveTimer& nccl_like,
-                                                          Bytes max_bytes, int max_ranks = 256);
+                                                          Bytes max_bytes, SimBudget budget = {});
 
   std::string name() const override;
   Expected<Seconds> allreduce(const AlgorithmChoice& algo, Bytes bytes) const override;
 
-  /// Simulations run so far (for reports and tests).
+  /// Simulations run so far, and their transfers (for reports and tests).
   int simulations() const { return simulations_; }
+  std::int64_t transfers_simulated() const { return transfers_; }
+  /// One line naming the algorithms simulated so far (sorted), or nothing.
+  std::vector<std::string> summary() const;
 
  private:
-  SimulatorTimer(topo::Topology topology, const CollectiveTimer& nccl_like, Bytes max_bytes);
+  SimulatorTimer(topo::Topology topology, const CollectiveTimer& nccl_like, Bytes max_bytes,
+                 SimBudget budget);
   Expected<Seconds> simulate(const AlgorithmChoice& algo, Bytes bytes) const;
+  Expected<std::vector<Seconds>> sample(const AlgorithmChoice& algo) const;
+  std::vector<Bytes> samples(std::int64_t transfers) const;
 
   topo::Topology topology_;
   const CollectiveTimer& nccl_like_;
-  std::vector<Bytes> samples_;
-  mutable std::map<AlgorithmChoice, std::vector<Seconds>> sampled_;
+  Bytes max_bytes_;
+  SimBudget budget_;
+  mutable std::map<AlgorithmChoice, Expected<std::vector<Seconds>>> sampled_;
   mutable int simulations_ = 0;
+  mutable std::int64_t transfers_ = 0;
 };
 
 }  // namespace topotune::tune

@@ -83,22 +83,47 @@ bool faster(const Candidate& a, const Candidate& b) {
   return a.cycle_time < b.cycle_time;
 }
 
-// The fastest candidate, unless a 16-bit wire dtype wins by no more than the margin.
-Candidate recommend(const std::vector<Candidate>& ranked, double margin) {
-  const Candidate& best = ranked.front();
-  if (best.dtype == CommDtype::Fp32) return best;
-  for (const Candidate& c : ranked) {
-    if (c.dtype != CommDtype::Fp32) continue;
-    if (c.step.step.value <= best.step.step.value * (1 + margin)) return c;
-    break;
+// True when `variant` is faster than `base` at some size: only then can it change the answer.
+bool ever_faster(const CollectiveTimer& timer, const AlgorithmChoice& variant,
+                 const AlgorithmChoice& base, const std::vector<Bytes>& sizes) {
+  for (Bytes b : sizes) {
+    const Expected<Seconds> v = timer.allreduce(variant, b);
+    if (!v) return false;
+    const Expected<Seconds> d = timer.allreduce(base, b);
+    if (d && v->value < d->value * (1 - 1e-9)) return true;
   }
-  return best;
+  return false;
+}
+
+// The algorithm axis with the channel variants the screen keeps (a variant follows its base).
+std::vector<AlgorithmChoice> with_channels(const TuneRequest& req, const CollectiveTimer& timer,
+                                           TuneReport& report) {
+  std::vector<Bytes> sizes;  // every full bucket's wire size
+  for (CommDtype d : req.dtypes) {
+    for (Bytes cap : req.bucket_caps) sizes.push_back(Bytes(cap.value / 4 * comm_dtype_bytes(d)));
+  }
+  std::vector<AlgorithmChoice> out;
+  for (const AlgorithmChoice& a : req.algorithms) {
+    out.push_back(a);
+    if (a.channels != 0 || !timer.allreduce(a, 1_MiB)) continue;
+    for (int c : req.channel_counts) {
+      AlgorithmChoice v = a;
+      v.channels = c;
+      if (ever_faster(timer, v, a, sizes)) {
+        out.push_back(v);
+        ++report.channel_variants_kept;
+      } else {
+        ++report.channel_variants_pruned;
+      }
+    }
+  }
+  return out;
 }
 
 Expected<std::vector<Candidate>> screen_all(const TuneRequest& req, const Evaluator& eval,
                                             const CollectiveTimer& timer, TuneReport& report) {
   std::vector<Candidate> all;
-  for (const AlgorithmChoice& a : req.algorithms) {
+  for (const AlgorithmChoice& a : with_channels(req, timer, report)) {
     if (auto probe = timer.allreduce(a, 1_MiB); !probe) {
       report.notes.push_back(a.name() + " skipped: " + probe.error().message);
       continue;
@@ -116,24 +141,77 @@ Expected<std::vector<Candidate>> screen_all(const TuneRequest& req, const Evalua
   return all;
 }
 
-Expected<Candidate> best_horovod(const TuneRequest& req, const Evaluator& eval,
-                                 const CollectiveTimer& timer, CommDtype dtype) {
-  std::optional<Candidate> best;
+// The best Horovod knobs per algorithm on `timer` (the screen), fastest first.
+Expected<std::vector<Candidate>> best_horovod(const TuneRequest& req, const Evaluator& eval,
+                                              const CollectiveTimer& timer, CommDtype dtype) {
+  std::vector<Candidate> out;
   const AlgoKind kinds[] = {AlgoKind::NcclDefault, AlgoKind::Ring, AlgoKind::Tree,
                             AlgoKind::Hierarchical};
   for (AlgoKind k : kinds) {
     AlgorithmChoice a;
     a.kind = k;  // Hierarchical: HOROVOD_HIERARCHICAL_ALLREDUCE, inner ring
     if (!timer.allreduce(a, 1_MiB)) continue;
+    std::optional<Candidate> best;
     for (Bytes threshold : req.bucket_caps) {
       for (double ms : {1.0, 2.0, 5.0, 10.0}) {
         TT_TRY(Candidate c, eval.horovod(timer, a, dtype, threshold, Seconds(ms * 1e-3)));
         if (!best || faster(c, *best)) best = std::move(c);
       }
     }
+    out.push_back(std::move(*best));
   }
-  if (!best) return fail(Errc::Unsupported, "no Horovod-runnable algorithm is supported");
-  return *best;
+  if (out.empty()) return fail(Errc::Unsupported, "no Horovod-runnable algorithm is supported");
+  std::sort(out.begin(), out.end(), faster);
+  return out;
+}
+
+// Several candidates share an algorithm: say each thing once.
+void add_note(TuneReport& report, std::string note) {
+  if (std::find(report.notes.begin(), report.notes.end(), note) == report.notes.end()) {
+    report.notes.push_back(std::move(note));
+  }
+}
+
+bool is_topotune_schedule(const AlgorithmChoice& a) {
+  return a.kind == AlgoKind::HalvingDoubling || a.kind == AlgoKind::ParameterServer ||
+         a.kind == AlgoKind::Hierarchical;
+}
+
+// The closed forms of topotune's schedules do not depend on the channel count, so the screen
+// pruned every such variant; the flow simulator does see channels (spread over the NICs where
+// a GPU has several, as on p5). For each topotune algorithm in the ranked block (first
+// `k`), at its best ranked bucket cap and dtype, doubling channel counts are simulated while
+// each beats the previous one; the winners join the ranked block.
+void rank_channel_variants(const TuneRequest& req, const Evaluator& eval,
+                           const CollectiveTimer& timer, TuneReport& report, std::size_t& k) {
+  auto& all = report.candidates;
+  std::vector<Candidate> found;
+  std::vector<AlgorithmChoice> tried;
+  for (std::size_t i = 0; i < k; ++i) {
+    const Candidate& c = all[i];  // the block is sorted: the first of an algorithm is its best
+    if (!is_topotune_schedule(c.algo) || c.algo.channels != 0 ||
+        std::find(tried.begin(), tried.end(), c.algo) != tried.end()) {
+      continue;
+    }
+    tried.push_back(c.algo);
+    Seconds last = c.step.step;
+    for (int n : req.channel_counts) {
+      if (n < 2) continue;
+      AlgorithmChoice v = c.algo;
+      v.channels = n;
+      auto r = eval.ddp(timer, v, c.dtype, c.first_bucket, c.bucket_cap);
+      if (!r) {
+        add_note(report, v.name() + ": rank timer: " + r.error().message);
+        break;
+      }
+      if (!(r->step.step < last)) break;
+      last = r->step.step;
+      found.push_back(std::move(*r));
+    }
+  }
+  report.channel_variants_kept += static_cast<int>(found.size());
+  all.insert(all.begin() + static_cast<std::ptrdiff_t>(k), found.begin(), found.end());
+  k += found.size();
 }
 
 // Re-simulates the screen's best `top_k` candidates with the rank timer and re-orders them.
@@ -145,7 +223,7 @@ void rank_top(const TuneRequest& req, const Evaluator& eval, const CollectiveTim
     const Candidate& c = all[i];
     auto ranked = eval.ddp(timer, c.algo, c.dtype, c.first_bucket, c.bucket_cap);
     if (ranked) all[i] = std::move(*ranked);
-    else report.notes.push_back(c.algo.name() + ": rank timer: " + ranked.error().message);
+    else add_note(report, c.algo.name() + ": rank timer: " + ranked.error().message);
   }
   // The recommendation may fall back to the best fp32 candidate: rank it with the same timer
   // so that the comparison is like for like.
@@ -160,9 +238,29 @@ void rank_top(const TuneRequest& req, const Evaluator& eval, const CollectiveTim
     }
   }
   std::sort(all.begin(), all.begin() + k, faster);
+  if (req.channel_counts.empty()) return;
+  rank_channel_variants(req, eval, timer, report, k);
+  std::sort(all.begin(), all.begin() + k, faster);
 }
 
 }  // namespace
+
+const Candidate* simplest_within_margin(const std::vector<Candidate>& ranked, double margin,
+                                        const std::function<bool(const Candidate&)>& eligible) {
+  const auto ok = [&eligible](const Candidate& c) { return !eligible || eligible(c); };
+  const auto overrides = [](const Candidate& c) {
+    return (c.dtype != CommDtype::Fp32 ? 1 : 0) + (c.algo.channels > 0 ? 1 : 0);
+  };
+  const auto best = std::find_if(ranked.begin(), ranked.end(), ok);
+  if (best == ranked.end()) return nullptr;
+  const double limit = best->step.step.value * (1 + margin);
+  for (int level = 0; level < overrides(*best); ++level) {
+    for (const Candidate& c : ranked) {
+      if (ok(c) && overrides(c) == level && c.step.step.value <= limit) return &c;
+    }
+  }
+  return &*best;
+}
 
 std::vector<AlgorithmChoice> default_algorithms(int hosts) {
   std::vector<AlgorithmChoice> out;
@@ -178,6 +276,12 @@ std::vector<AlgorithmChoice> default_algorithms(int hosts) {
     out.push_back({AlgoKind::Hierarchical, inner});
   }
   for (int k : ks) out.push_back({AlgoKind::Hierarchical, AlgoKind::ParameterServer, k});
+  return out;
+}
+
+std::vector<int> default_channel_counts(int max_channels) {
+  std::vector<int> out;
+  for (int c = 1; c <= max_channels; c *= 2) out.push_back(c);
   return out;
 }
 
@@ -218,18 +322,30 @@ Expected<TuneReport> tune(const TuneRequest& request, const CollectiveTimer& scr
   report.screen_timer = screen.name();
   if (rank) report.rank_timer = rank->name();
   TT_TRY(report.candidates, screen_all(req, eval, cached_screen, report));
+  if (!req.channel_counts.empty()) {
+    report.notes.push_back("channels: " + std::to_string(report.channel_variants_kept) +
+                           " variants kept, " + std::to_string(report.channel_variants_pruned) +
+                           " pruned (no faster than the algorithm's default count at any bucket "
+                           "size on the screen)");
+  }
   if (cached_rank) rank_top(req, eval, final_timer, report);
-  report.recommendation = recommend(report.candidates, req.dtype_margin);
+  report.recommendation = *simplest_within_margin(report.candidates, req.dtype_margin);
   const AlgorithmChoice nccl{AlgoKind::NcclDefault};
   TT_TRY(report.baseline_ddp, eval.ddp(final_timer, nccl, CommDtype::Fp32, 1_MiB, 25_MiB));
   TT_TRY(report.baseline_horovod,
          eval.horovod(final_timer, nccl, CommDtype::Fp32, 128_MiB, Seconds(1e-3)));
-  TT_TRY(Candidate hvd, best_horovod(req, eval, cached_screen, report.recommendation.dtype));
+  TT_TRY(std::vector<Candidate> hvd,
+         best_horovod(req, eval, cached_screen, report.recommendation.dtype));
   if (cached_rank) {
-    auto again = eval.horovod(final_timer, hvd.algo, hvd.dtype, hvd.bucket_cap, hvd.cycle_time);
-    if (again) hvd = std::move(*again);
+    // Each algorithm's screened best, re-ranked: the screen's order between NCCL's algorithms
+    // (predictor) and hierarchical (closed form) need not survive the simulator.
+    for (Candidate& h : hvd) {
+      auto again = eval.horovod(final_timer, h.algo, h.dtype, h.bucket_cap, h.cycle_time);
+      if (again) h = std::move(*again);
+    }
+    std::sort(hvd.begin(), hvd.end(), faster);
   }
-  report.horovod_best = std::move(hvd);
+  report.horovod_best = std::move(hvd.front());
   return report;
 }
 

@@ -13,13 +13,22 @@
 // cycle 1 ms, fp32, NCCL's choice). The recommended Horovod knobs come from a sweep of fusion
 // threshold x cycle time with the winning algorithm.
 //
+// Channels: every algorithm is also tried with each count of `channel_counts` (NCCL's via
+// NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS, topotune's via AlgorithmOptions::channels). A
+// variant enters the grid only if the screen timer finds it faster than the algorithm's
+// default count at some full-bucket size; the others cannot change the answer and are pruned
+// (topotune's closed forms do not depend on the channel count at all: channels share links).
+//
 // Recommended DDP candidates are simulated with the first bucket equal to the cap: PyTorch
 // >= 2.1 uses bucket_cap_mb for the first bucket when it is passed explicitly, and the
 // emitted snippet also sets dist._DEFAULT_FIRST_BUCKET_BYTES so older versions agree.
 //
-// A 16-bit wire dtype changes numerics, so it is recommended only when it beats the best fp32
-// candidate by more than `dtype_margin` (default 2 %); otherwise the fp32 one is.
+// A 16-bit wire dtype changes numerics, and a channel count changes what the step model does
+// not see (NCCL's channels run on SMs taken from the overlapped backward compute), so each is
+// an "override": the recommendation is the candidate with the fewest overrides whose step is
+// within `dtype_margin` (default 2 %) of the fastest (simplest_within_margin).
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,7 +40,8 @@
 
 namespace topotune::tune {
 
-/// A 16-bit wire dtype must beat fp32 by more than this to be recommended.
+/// A 16-bit wire dtype or a channel count must beat the candidates without it by more than
+/// this to be recommended.
 inline constexpr double kDefaultDtypeMargin = 0.02;
 
 /// What to tune for.
@@ -43,6 +53,8 @@ struct TuneRequest {
   std::vector<AlgorithmChoice> algorithms;  ///< empty: default_algorithms(hosts)
   std::vector<CommDtype> dtypes = {CommDtype::Fp32, CommDtype::Bf16, CommDtype::Fp16};
   std::vector<Bytes> bucket_caps;           ///< empty: default_bucket_caps(model)
+  /// Channel counts to try besides each algorithm's default; empty: none.
+  std::vector<int> channel_counts;
   int top_k = 8;
   double dtype_margin = kDefaultDtypeMargin;
 };
@@ -70,6 +82,8 @@ struct TuneReport {
   std::string screen_timer;
   std::string rank_timer;             ///< empty when no rank timer ran
   int evaluated = 0;                  ///< step simulations in the screen
+  int channel_variants_kept = 0;      ///< channel variants the screen let into the grid
+  int channel_variants_pruned = 0;    ///< and those it dropped
   std::vector<std::string> notes;     ///< unsupported algorithms skipped, etc.
 };
 
@@ -77,8 +91,19 @@ struct TuneReport {
 /// hosts.
 std::vector<AlgorithmChoice> default_algorithms(int hosts);
 
+/// 1, 2, 4, ..., up to `max_channels` (NCCL's MAXCHANNELS).
+std::vector<int> default_channel_counts(int max_channels);
+
 /// 1 MiB, 2 MiB, ... up to the first cap holding the whole model (fp32), plus 25 MiB.
 std::vector<Bytes> default_bucket_caps(const ModelProfile& model);
+
+/// The recommendation rule over `ranked` (best first), restricted to `eligible` (all when
+/// empty): the first candidate, in ranked order, with the fewest overrides (a 16-bit wire
+/// dtype; a channel count) whose step is within `margin` of the first eligible one's. Null when
+/// none is eligible.
+const Candidate* simplest_within_margin(
+    const std::vector<Candidate>& ranked, double margin,
+    const std::function<bool(const Candidate&)>& eligible = {});
 
 /// Runs the search. `rank` may be null (screen only). Errors: bad request, no candidate the
 /// timers support.

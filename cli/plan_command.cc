@@ -36,7 +36,6 @@ struct PlanArgs {
   std::string emit;
   std::string out;
   std::string replay;
-  std::string timer = tune::kTimerAlphaBeta;
 };
 
 Expected<std::string> read_text(const std::string& path, const char* what) {
@@ -73,7 +72,6 @@ Expected<std::string> cluster_json(const PlanArgs& a) {
 Expected<tune::PlanInputs> inputs_from_args(const PlanArgs& a) {
   tune::PlanInputs in;
   TT_TRY(in.cluster_json, cluster_json(a));
-  in.timer = a.timer;
   TT_TRY(in.model, tune::load_model_profile(a.model));
   in.compute.batch_per_gpu = a.batch;
   in.compute.efficiency = a.efficiency;
@@ -170,10 +168,6 @@ CommandRun setup_plan(CLI::App& sub) {
   sub.add_option("--emit", a->emit,
                  "write configs: nccl-env, torchrun, ddp, horovod, sagemaker, all");
   sub.add_option("--out", a->out, "directory for --emit (files are written all or none)");
-  sub.add_option("--timer", a->timer,
-                 "screening timer: alpha-beta (autotune's host-level closed forms) or "
-                 "closed-form (the algorithms module's per-algorithm closed forms)")
-      ->capture_default_str();
   sub.add_option("--replay", a->replay, "recompute a plan JSON from the inputs it embeds");
   sub.footer(
       "Examples:\n"

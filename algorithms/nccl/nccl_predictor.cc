@@ -48,7 +48,7 @@ int ring_steps(sched::Collective c, int n) {
 NcclPredictor::NcclPredictor(NcclSystem system, NcclModelParams params, NcclOptions options)
     : system_(std::move(system)), params_(std::move(params)), options_(std::move(options)) {}
 
-int NcclPredictor::channels(NcclAlgo a) const {
+int NcclPredictor::searched_channels(NcclAlgo a) const {
   const NcclModelParams& p = params_;
   if (a == NcclAlgo::Nvls || a == NcclAlgo::NvlsTree) return static_cast<int>(p.nvls_channels);
   // NCCL's search packs channels of ~nvlink_channel_GBps each into a GPU's NVLink bandwidth.
@@ -61,6 +61,16 @@ int NcclPredictor::channels(NcclAlgo a) const {
   if (system_.nodes == 1) return intra;
   // Across nodes NCCL runs about two channels per NIC.
   return std::min(intra, std::max(2, 2 * system_.nics_per_node));
+}
+
+int NcclPredictor::channels(NcclAlgo a) const {
+  int n = searched_channels(a);
+  if (a == NcclAlgo::Nvls || a == NcclAlgo::NvlsTree) return n;
+  // NCCL_MAX_NCHANNELS drops channels, NCCL_MIN_NCHANNELS duplicates them; never beyond
+  // MAXCHANNELS. (The planner sets both to one value, so their order does not matter there.)
+  if (options_.max_channels > 0) n = std::min(n, options_.max_channels);
+  if (options_.min_channels > 0) n = std::max(n, options_.min_channels);
+  return std::clamp(n, 1, static_cast<int>(params_.max_channels));
 }
 
 std::string NcclPredictor::disabled_reason(sched::Collective c, NcclAlgo a, NcclProto p) const {
@@ -167,6 +177,11 @@ struct StageInputs {
   NcclProto proto;
   int channels;
   double bytes;
+  /// Share of the links' rates the channels drive: min(1, channels / searched channels).
+  /// NCCL's model is busBw = nChannels x the per-channel rate its search found (anchors.md
+  /// 2.1), so fewer channels than the search's leave bandwidth unused; more only duplicate
+  /// channels on the same links (smaller units, more payload in flight per NIC).
+  double share = 1.0;
 };
 
 /// The stages a unit crosses, the data per channel per step, and units per loop.
@@ -180,7 +195,9 @@ struct StagePlan {
 StagePlan plan_stages(const StageInputs& in) {
   const NcclSystem& s = in.sys;
   const NcclModelParams& p = in.p;
-  const Rates r = achieved_rates(s, p);
+  Rates r = achieved_rates(s, p);
+  r.intra *= in.share;
+  r.net *= in.share;
   const int a = idx(in.algo), q = idx(in.proto);
   const int n = s.ranks(), nodes = s.nodes;
   const double nch = in.channels, pe = p.proto_efficiency[q];
@@ -233,7 +250,9 @@ NcclCandidate NcclPredictor::evaluate(sched::Collective c, Bytes bytes, NcclAlgo
   const NcclModelParams& p = params_;
   cand.channels = channels(a);
   const double S = static_cast<double>(std::max<std::int64_t>(bytes.value, 1));
-  const StagePlan plan = plan_stages({system_, p, c, a, q, cand.channels, S});
+  const double share =
+      std::min(1.0, static_cast<double>(cand.channels) / searched_channels(a));
+  const StagePlan plan = plan_stages({system_, p, c, a, q, cand.channels, S, share});
   const double base = (p.base_latency_us[idx(a)][idx(q)] +
                        p.launch_overhead_per_gpu_us * (system_.gpus_per_thread - 1)) *
                       1e-6;

@@ -7,7 +7,8 @@
 // one node (multi-node NVLS needs CollNet), NCCL >= 2.17; NVLSTree needs NVLS, several nodes,
 // NCCL >= 2.18; NVLS variants run Simple only; Tree is allreduce only; LL128 needs NCCL >= 2.5,
 // NVLink inside the node and, across nodes, GPUDirect RDMA on an RDMA-write NIC (IB, EFA v2+);
-// NCCL_ALGO / NCCL_PROTO restrictions come in through NcclOptions.
+// NCCL_ALGO / NCCL_PROTO restrictions and NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS come in
+// through NcclOptions.
 //
 // Time of one candidate = base latency + the critical path of the first pipeline unit +
 // (units - 1) x the bottleneck stage's time per unit. A unit is min(chunk, data per channel
@@ -35,6 +36,11 @@ struct NcclOptions {
   NcclVersion version;            ///< unknown = latest
   std::vector<NcclAlgo> algos;    ///< NCCL_ALGO; empty = all
   std::vector<NcclProto> protos;  ///< NCCL_PROTO; empty = all
+  /// NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS (0 = unset): bound the Ring/Tree channel count
+  /// NCCL's search found (min duplicates channels, max drops them), within [1, MAXCHANNELS].
+  /// NVLS algorithms keep their own count (NCCL_NVLS_NCHANNELS).
+  int min_channels = 0;
+  int max_channels = 0;
 };
 
 /// One (algorithm, protocol) pair evaluated at one size.
@@ -73,6 +79,9 @@ class NcclPredictor {
 
  private:
   std::string disabled_reason(sched::Collective c, NcclAlgo a, NcclProto p) const;
+  /// The channel count NCCL's topology search finds for `a` (no NCCL_*_NCHANNELS).
+  int searched_channels(NcclAlgo a) const;
+  /// searched_channels bounded by NcclOptions' min/max.
   int channels(NcclAlgo a) const;
 
   NcclSystem system_;

@@ -7,6 +7,8 @@
 #include "autotune/emitters.h"
 #include "autotune/nccl_timer.h"
 #include "autotune/simulator_timer.h"
+#include "algorithms/rank_layout.h"
+#include "autotune/schedule_algorithm.h"
 #include "topology/cluster_spec.h"
 
 namespace topotune::tune {
@@ -53,6 +55,14 @@ TEST(Plan, JsonHasTheDocumentedShapeAndReplaysToTheSameText) {
   ASSERT_TRUE(again);
   EXPECT_EQ(plan_to_json(*again), text);
   EXPECT_EQ(stored->algorithm, plan->report.recommendation.algo.name());
+  // Screened by the algorithms module's closed forms; channels searched up to MAXCHANNELS.
+  EXPECT_NE(plan->report.screen_timer.find("closed forms (algorithms/cost_model)"),
+            std::string::npos);
+  EXPECT_EQ(plan->report.channel_variants_kept + plan->report.channel_variants_pruned > 0, true);
+  EXPECT_NE(text.find("\"nccl\": {"), std::string::npos);
+  PlanInputs old = stored->inputs;
+  old.timer = "alpha-beta";  // removed: a replay of such a plan is an error, not a new answer
+  EXPECT_FALSE(make_plan(old));
 }
 
 TEST(Plan, RecommendationBeatsOrMatchesBothBaselines) {
@@ -120,6 +130,42 @@ TEST(Emitters, UnknownKindIsAnError) {
   EXPECT_EQ(files.error().code, Errc::InvalidArgument);
 }
 
+// A plan that fixes the algorithm, one protocol and a channel count emits all three, and the
+// tuner-plugin CSV has one row per size range with them.
+TEST(Emitters, ProtocolAndChannelsOfTheChosenNcclPlan) {
+  auto plan = make_plan(inputs(4));
+  ASSERT_TRUE(plan);
+  Plan p = *plan;
+  p.report.recommendation.algo = *parse_algorithm_choice("ring/ch16");
+  p.report.recommendation.dtype = CommDtype::Fp32;
+  p.nccl_rules = {{1000, 2000, "ring", "LL128", 16}, {3000, 9000, "ring", "LL128", 16}};
+  auto files = emit(p, "nccl-env");
+  ASSERT_TRUE(files);
+  const std::string env = file(*files, "nccl.env");
+  EXPECT_NE(env.find("\nNCCL_ALGO=Ring\n"), std::string::npos) << env;
+  EXPECT_NE(env.find("\nNCCL_PROTO=LL128\n"), std::string::npos) << env;
+  EXPECT_NE(env.find("\nNCCL_MIN_NCHANNELS=16\n"), std::string::npos) << env;
+  EXPECT_NE(env.find("\nNCCL_MAX_NCHANNELS=16\n"), std::string::npos) << env;
+  const std::string csv = file(*files, "nccl_tuner.csv");
+  EXPECT_NE(csv.find("\nallreduce,1000,2000,ring,ll128,16,4,32,-1,-1\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nallreduce,3000,9000,ring,ll128,16,4,32,-1,-1\n"), std::string::npos);
+  // Two protocols: no global NCCL_PROTO, and the reason names both ranges.
+  p.nccl_rules[1].proto = "Simple";
+  files = emit(p, "nccl-env");
+  ASSERT_TRUE(files);
+  const std::string two = file(*files, "nccl.env");
+  EXPECT_EQ(two.find("\nNCCL_PROTO="), std::string::npos);
+  EXPECT_NE(two.find("LL128 for 1000-2000 bytes, Simple for 3000-9000 bytes"), std::string::npos);
+  EXPECT_NE(file(*files, "nccl_tuner.csv").find("allreduce,3000,9000,ring,simple,16"),
+            std::string::npos);
+  // NCCL's own choice with its own channels: nothing is set, and each says why.
+  const std::string own = file(*emit(*plan, "nccl-env"), "nccl.env");
+  for (const char* name : {"NCCL_ALGO=", "NCCL_PROTO=", "NCCL_MIN_NCHANNELS="}) {
+    EXPECT_EQ(own.find(std::string("\n") + name), std::string::npos) << name;
+  }
+  EXPECT_NE(own.find("NCCL_MIN_NCHANNELS/NCCL_MAX_NCHANNELS not set"), std::string::npos);
+}
+
 TEST(Emitters, NonRunnableAlgorithmsAreNeverEmittedAsIs) {
   auto plan = make_plan(inputs(4));
   ASSERT_TRUE(plan);
@@ -174,11 +220,53 @@ TEST(SimulatorTimer, SamplesInterpolatesAndDelegatesNcclAlgorithms) {
   EXPECT_EQ(t.simulations(), 3);
 }
 
-TEST(SimulatorTimer, RefusesHugeClusters) {
+// The work estimate that gates the rank stage is within 2x of the generated schedules.
+TEST(SimulatorTimer, TransferEstimateMatchesGeneratedSchedules) {
+  for (int hosts : {2, 4, 16}) {
+    auto t = topo::build_topology(p4d(hosts));
+    ASSERT_TRUE(t);
+    for (const char* name : {"rhd", "ps(k=2)", "hierarchical(ring)", "hierarchical(tree)",
+                             "hierarchical(rhd)", "hierarchical(ps(k=2))", "hierarchical(rhd)/ch2"}) {
+      const AlgorithmChoice a = *parse_algorithm_choice(name);
+      auto alg = make_schedule_algorithm(a);
+      ASSERT_TRUE(alg);
+      auto layout = algo::layout_from_topology(*t, std::max(1, a.channels));
+      ASSERT_TRUE(layout);
+      sched::CollectiveSpec spec;
+      spec.ranks = layout->ranks();
+      spec.bytes = 1_MiB;
+      auto s = (*alg)->generate(spec, *layout);
+      ASSERT_TRUE(s) << name << ": " << s.error().message;
+      const double est = static_cast<double>(estimated_transfers(a, hosts, 8));
+      const double got = static_cast<double>(s->size());
+      EXPECT_LE(est, 2 * got) << name << " on " << hosts << " hosts";
+      EXPECT_GE(est, got / 2) << name << " on " << hosts << " hosts";
+    }
+  }
+}
+
+TEST(SimulatorTimer, BudgetRefusesBigSchedulesAndSaysSo) {
   const ConstTimer nccl;
-  auto timer = SimulatorTimer::create(p4d(64), nccl, 64_MiB, 256);  // 512 ranks
-  ASSERT_FALSE(timer);
-  EXPECT_EQ(timer.error().code, Errc::Unsupported);
+  SimBudget budget;
+  // 4 hosts x 8 GPUs: intra rings 2 x 7 x 32 = 448, plus 8 rails of the inner algorithm over
+  // 4 hosts: tree 4 x 4 (576 in all), ring 2 x 3 x 4 (640), rhd 2 x 4 x 2 + 2 x 4 (640).
+  budget.max_transfers = 1000;
+  budget.max_total = 2000;
+  auto timer = SimulatorTimer::create(p4d(4), nccl, 64_MiB, budget);
+  ASSERT_TRUE(timer) << timer.error().message;
+  const SimulatorTimer& t = **timer;
+  // 4 channels x 640 = 2560 estimated transfers: above the per-schedule limit.
+  auto big = t.allreduce(*parse_algorithm_choice("hierarchical(rhd)/ch4"), 8_MiB);
+  ASSERT_FALSE(big);
+  EXPECT_EQ(big.error().code, Errc::Unsupported);
+  // 3 samples (1, 8, 64 MiB) of ~576 transfers fit the total once, not twice.
+  EXPECT_TRUE(t.allreduce(*parse_algorithm_choice("hierarchical(tree)"), 8_MiB));
+  auto spent = t.allreduce(*parse_algorithm_choice("hierarchical(ring)"), 8_MiB);
+  ASSERT_FALSE(spent);
+  EXPECT_NE(spent.error().message.find("budget"), std::string::npos);
+  const std::vector<std::string> summary = t.summary();
+  ASSERT_EQ(summary.size(), 1u);
+  EXPECT_EQ(summary[0], "rank stage simulated hierarchical(tree) (3 sizes)");
 }
 
 }  // namespace
@@ -198,7 +286,21 @@ TEST(NcclTimer, NcclAlgorithmsComeFromThePredictorOthersAreDelegated) {
   EXPECT_GE(timer.allreduce({AlgoKind::Ring}, 64_MiB)->value,
             timer.allreduce({AlgoKind::NcclDefault}, 64_MiB)->value);  // restricted: never faster
   EXPECT_DOUBLE_EQ(timer.allreduce({AlgoKind::HalvingDoubling}, 64_MiB)->value, 1.0);
-  EXPECT_TRUE(timer.protocol({AlgoKind::Ring}, 64_MiB));
+  auto ring = timer.chosen({AlgoKind::Ring}, 64_MiB);
+  ASSERT_TRUE(ring);
+  EXPECT_EQ(ring->algo, algo::NcclAlgo::Ring);
+  EXPECT_FALSE(timer.chosen({AlgoKind::HalvingDoubling}, 64_MiB));
+  // A channel count is NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS: the predictor with those bounds.
+  algo::NcclOptions four;
+  four.algos = {algo::NcclAlgo::Ring};
+  four.min_channels = four.max_channels = 4;
+  const algo::NcclPredictor ring4(*system, algo::default_params(), four);
+  AlgorithmChoice r4{AlgoKind::Ring};
+  r4.channels = 4;
+  EXPECT_EQ(timer.chosen(r4, 64_MiB)->channels, 4);
+  EXPECT_DOUBLE_EQ(timer.allreduce(r4, 64_MiB)->value,
+                   ring4.predict(sched::Collective::Allreduce, 64_MiB)->chosen.time.value);
+  EXPECT_NE(timer.allreduce(r4, 64_MiB)->value, timer.allreduce({AlgoKind::Ring}, 64_MiB)->value);
 }
 
 TEST(Plan, CalibrationIsAppliedAndReplayed) {

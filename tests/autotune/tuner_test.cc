@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include "algorithms/registry.h"
-#include "autotune/alpha_beta_timer.h"
 #include "autotune/closed_form_timer.h"
 
 namespace topotune::tune {
@@ -115,51 +114,104 @@ TEST(Tuner, RankTimerReordersTheTopCandidates) {
   EXPECT_EQ(report->recommendation.timer, "tree-fast");
 }
 
-// A 2 x 4 cluster: b_i 100 GB/s, b_n 50 GB/s, a_i 1 us, a_n 10 us, a_0 0, CPU sum 80 GB/s.
-ClusterShape small_shape() {
-  ClusterShape s;
-  s.hosts = 2;
-  s.gpus_per_host = 4;
-  s.intra_bw = BytesPerSec(100e9);
-  s.host_net_bw = BytesPerSec(50e9);
-  s.intra_latency = Seconds(1e-6);
-  s.net_latency = Seconds(10e-6);
-  s.op_latency = Seconds(0);
-  s.cpu_reduce_bw = BytesPerSec(80e9);
-  return s;
+// Channel variants enter the grid only where the screen finds them faster than the default.
+TEST(Tuner, KeepsOnlyChannelVariantsThatAreFasterSomewhere) {
+  class ChannelTimer final : public CollectiveTimer {
+   public:
+    std::string name() const override { return "channels"; }
+    Expected<Seconds> allreduce(const AlgorithmChoice& a, Bytes b) const override {
+      const double mib = b.as_double() / (1 << 20);
+      if (a.kind == AlgoKind::NcclDefault) return Seconds(1e-3 + mib / 8 * 1e-3);
+      if (a.kind != AlgoKind::Ring) return fail(Errc::Unsupported, "channels fake");
+      const double rate = a.channels == 4 ? 16 : a.channels == 8 ? 4 : 8;  // MiB per ms
+      return Seconds(1e-3 + mib / rate * 1e-3);
+    }
+  };
+  const ModelProfile m = eight_layers();
+  TuneRequest r = request(m);
+  r.algorithms = {AlgorithmChoice{AlgoKind::NcclDefault}, AlgorithmChoice{AlgoKind::Ring}};
+  r.channel_counts = {2, 4, 8};
+  auto report = tune(r, ChannelTimer{});
+  ASSERT_TRUE(report) << report.error().message;
+  // ring/ch2 equals ring, ring/ch8 is slower, nccl-default ignores channels: 5 pruned.
+  EXPECT_EQ(report->channel_variants_kept, 1);
+  EXPECT_EQ(report->channel_variants_pruned, 5);
+  EXPECT_EQ(report->candidates.front().algo.name(), "ring/ch4");
+  for (const Candidate& c : report->candidates) {
+    EXPECT_TRUE(c.algo.channels == 0 || c.algo.channels == 4) << c.algo.name();
+  }
 }
 
-double us(const AlphaBetaTimer& t, const char* algo, double bytes) {
-  auto a = parse_algorithm_choice(algo);
-  EXPECT_TRUE(a) << algo;
-  auto s = t.allreduce(*a, Bytes(static_cast<std::int64_t>(bytes)));
-  EXPECT_TRUE(s) << algo << ": " << s.error().message;
-  return s->value * 1e6;
+// Channel counts of topotune schedules are tried by the rank timer (the screen cannot see
+// them): doubling while each count beats the previous one.
+TEST(Tuner, RankStageTriesChannelCountsOfTopotuneSchedules) {
+  // allreduce(x) = alpha + x / rate, rate in MiB per ms.
+  const auto time = [](double alpha_ms, double rate, Bytes b) {
+    return Seconds((alpha_ms + b.as_double() / (1 << 20) / rate) * 1e-3);
+  };
+  class Screen final : public CollectiveTimer {
+   public:
+    explicit Screen(decltype(time) t) : t_(t) {}
+    std::string name() const override { return "screen"; }
+    Expected<Seconds> allreduce(const AlgorithmChoice& a, Bytes b) const override {
+      if (a.kind == AlgoKind::Hierarchical) return t_(1, 8, b);  // the same for every count
+      if (a.kind == AlgoKind::NcclDefault) return t_(2, 8, b);
+      return fail(Errc::Unsupported, "screen fake");
+    }
+    decltype(time) t_;
+  };
+  class Rank final : public CollectiveTimer {
+   public:
+    explicit Rank(decltype(time) t) : t_(t) {}
+    std::string name() const override { return "rank"; }
+    Expected<Seconds> allreduce(const AlgorithmChoice& a, Bytes b) const override {
+      if (a.kind != AlgoKind::Hierarchical) return t_(2, 8, b);
+      const double rate = a.channels == 2 ? 12 : a.channels >= 4 ? 16 : 8;  // ch8 = ch4
+      return t_(1, rate, b);
+    }
+    decltype(time) t_;
+  };
+  const ModelProfile m = eight_layers();
+  TuneRequest r = request(m);
+  r.algorithms = {AlgorithmChoice{AlgoKind::NcclDefault},
+                  AlgorithmChoice{AlgoKind::Hierarchical, AlgoKind::Ring}};
+  r.channel_counts = {1, 2, 4, 8};
+  const Screen screen(time);
+  const Rank rank(time);
+  auto report = tune(r, screen, &rank);
+  ASSERT_TRUE(report) << report.error().message;
+  EXPECT_EQ(report->channel_variants_pruned, 8);  // every screen variant equals its default
+  EXPECT_EQ(report->channel_variants_kept, 2);    // ch2 and ch4 from the rank stage; ch8 = ch4
+  std::vector<std::string> names;
+  for (const Candidate& c : report->candidates) names.push_back(c.algo.name());
+  EXPECT_EQ(std::count(names.begin(), names.end(), "hierarchical(ring)/ch2"), 1);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "hierarchical(ring)/ch4"), 1);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "hierarchical(ring)/ch8"), 0);
+  EXPECT_EQ(report->candidates.front().algo.name(), "hierarchical(ring)/ch4");
+  EXPECT_EQ(report->candidates.front().timer, "rank");
 }
 
-TEST(AlphaBetaTimer, HandSolvedClosedForms) {
-  const AlphaBetaTimer t(small_shape());
-  const double n = 80e6;
-  // ring: 2(p-1) a_n + 2(p-1)/p n / min(b_i, b_n) = 140 us + 140e6 / 50e9 = 2940 us.
-  EXPECT_NEAR(us(t, "ring", n), 2940, 1e-6);
-  // tree: 2 (1 x 10 + 3 x 1) = 26 us + max(2n / b_i, 2n / b_n) = 3200 us.
-  EXPECT_NEAR(us(t, "tree", n), 3226, 1e-6);
-  EXPECT_NEAR(us(t, "nccl-default", n), 2940, 1e-6);
-  // hierarchical(ring): intra RS = 3 us + 3/4 x 80e6 / 100e9 = 603 us, twice (RS + AG);
-  // inter ring of 2 hosts on n: 2 x 10 us + 80e6 / 50e9 = 1620 us. Total 2826 us.
-  EXPECT_NEAR(us(t, "hierarchical(ring)", n), 2826, 1e-6);
-  // rhd, p = 8: distance 4 crosses hosts: 10 us + max(40e6/100e9, 4 x 40e6/50e9) = 3210 us;
-  // distance 2: 1 + 200 us; distance 1: 1 + 100 us. Halving + doubling: 2 x 3512 us.
-  EXPECT_NEAR(us(t, "rhd", n), 7024, 1e-6);
-  // ps(k=2): 2 a_n + max(4 n / b_n, 8 n / 2 / b_n) = 20 + 6400 us; server sums 320e6 bytes
-  // at 80e9 B/s: 4000 us. Total 10420 us.
-  EXPECT_NEAR(us(t, "ps(k=2)", n), 10420, 1e-6);
-}
-
-TEST(AlphaBetaTimer, UnsupportedChoicesAreErrors) {
-  const AlphaBetaTimer t(small_shape());
-  EXPECT_FALSE(t.allreduce(*parse_algorithm_choice("ps(k=3)"), 1_MiB));  // more than hosts
-  EXPECT_FALSE(t.allreduce(*parse_algorithm_choice("ring/ch4"), 1_MiB));
+// Overrides (16-bit wire dtype, channel count) must each buy more than the margin.
+TEST(Tuner, RecommendsTheSimplestCandidateWithinTheMargin) {
+  const auto cand = [](const char* algo, CommDtype d, double ms) {
+    Candidate c;
+    c.algo = *parse_algorithm_choice(algo);
+    c.dtype = d;
+    c.step.step = Seconds(ms * 1e-3);
+    return c;
+  };
+  const std::vector<Candidate> ranked = {
+      cand("ring/ch4", CommDtype::Bf16, 100), cand("ring/ch4", CommDtype::Fp32, 101),
+      cand("ring", CommDtype::Bf16, 101.5), cand("ring", CommDtype::Fp32, 103)};
+  // 2 %: limit 102 ms. No override-free candidate is inside; of those with one override,
+  // ring/ch4 fp32 (101) comes first.
+  EXPECT_EQ(simplest_within_margin(ranked, 0.02), &ranked[1]);
+  EXPECT_EQ(simplest_within_margin(ranked, 0.05), &ranked[3]);  // limit 105: plain fp32
+  EXPECT_EQ(simplest_within_margin(ranked, 0.0), &ranked[0]);   // nothing else is as fast
+  // Without channel counts: best ring bf16 (101.5), limit 103.53: plain fp32 (103).
+  const auto plain = [](const Candidate& c) { return c.algo.channels == 0; };
+  EXPECT_EQ(simplest_within_margin(ranked, 0.02, plain), &ranked[3]);
+  EXPECT_EQ(simplest_within_margin({}, 0.02), nullptr);
 }
 
 TEST(AlgorithmChoice, NamesRoundTrip) {
@@ -173,7 +225,7 @@ TEST(AlgorithmChoice, NamesRoundTrip) {
 }
 
 TEST(CachedTimer, AsksOncePerSize) {
-  const AlphaBetaTimer t(small_shape());
+  const FakeTimer t;
   const CachedTimer c(t);
   const AlgorithmChoice ring{AlgoKind::Ring};
   for (int i = 0; i < 3; ++i) {
@@ -189,13 +241,14 @@ TEST(CachedTimer, AsksOncePerSize) {
 TEST(Tuner, BertLargeSweepHasAnInteriorOptimum) {
   auto m = load_model_profile("bert-large");
   ASSERT_TRUE(m);
-  ClusterShape s = small_shape();
-  s.hosts = 4;
-  s.gpus_per_host = 8;
-  s.intra_bw = BytesPerSec(240e9);
-  s.host_net_bw = BytesPerSec(42.5e9);
-  s.op_latency = Seconds(10e-6);
-  const AlphaBetaTimer timer(s);
+  // 4 hosts x 8 GPUs with p4d-like closed-form figures (the ClosedFormTimer's own forms).
+  auto layout = algo::flat_layout(32, 8);
+  ASSERT_TRUE(layout);
+  algo::CostParams p;
+  p.intra = {Seconds(2e-6), BytesPerSec(240e9)};
+  p.inter = {Seconds(15e-6), BytesPerSec(42.5e9 / 4)};
+  p.nic_sharing = 2;
+  const ClosedFormTimer timer(*layout, p, Seconds(10e-6));
   TuneRequest r;
   r.model = &*m;
   r.hosts = 4;

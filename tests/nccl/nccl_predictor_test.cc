@@ -158,6 +158,38 @@ TEST(NcclPipeline, HandSolvedRingSimpleOnOneNode) {
   // total = 10 + 321.60128 + 593.23104 = 924.83232 us.
   EXPECT_EQ(c.channels, 2);
   EXPECT_NEAR(c.time.us(), 924.83232, 1e-6);
+
+  // NCCL_MAX_NCHANNELS=1: one channel drives 1/2 of the rate the search's two did (busBw =
+  // nChannels x per-channel rate): 50 GB/s. Per step S/8 = 4 MiB = 4 chunks of 1 MiB, unit
+  // 20.97152 us. path = 14 x 22.97152 = 321.60128 us; tail = (4 x 14 - 1) x 21.97152 =
+  // 1208.4336 us; total = 10 + 321.60128 + 1208.4336 = 1540.03488 us.
+  NcclOptions one;
+  one.max_channels = 1;
+  const NcclCandidate c1 = NcclPredictor(s, p, one).evaluate(
+      Collective::Allreduce, Bytes(32 << 20), NcclAlgo::Ring, NcclProto::Simple);
+  EXPECT_EQ(c1.channels, 1);
+  EXPECT_NEAR(c1.time.us(), 1540.03488, 1e-6);
+  // NCCL_MIN_NCHANNELS=4: duplicated channels share the same 100 GB/s (25 GB/s each). Per step
+  // S/32 = 1 MiB = one unit of 41.94304 us. path = 14 x 43.94304 = 615.20256 us; tail = 13 x
+  // 42.94304 = 558.25952 us; total = 10 + 615.20256 + 558.25952 = 1183.46208 us.
+  NcclOptions four;
+  four.min_channels = 4;
+  const NcclCandidate c4 = NcclPredictor(s, p, four).evaluate(
+      Collective::Allreduce, Bytes(32 << 20), NcclAlgo::Ring, NcclProto::Simple);
+  EXPECT_EQ(c4.channels, 4);
+  EXPECT_NEAR(c4.time.us(), 1183.46208, 1e-6);
+  // Beyond MAXCHANNELS the count is clamped; NVLS keeps its own count.
+  NcclOptions many;
+  many.min_channels = 1000;
+  EXPECT_EQ(NcclPredictor(s, p, many)
+                .evaluate(Collective::Allreduce, Bytes(1 << 20), NcclAlgo::Ring, NcclProto::Simple)
+                .channels,
+            static_cast<int>(p.max_channels));
+  const NcclPredictor h100(dgx_h100(1), default_params(), many);
+  EXPECT_EQ(
+      h100.evaluate(Collective::Allreduce, Bytes(1 << 30), NcclAlgo::Nvls, NcclProto::Simple)
+          .channels,
+      static_cast<int>(default_params().nvls_channels));
 }
 
 }  // namespace
