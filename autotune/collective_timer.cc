@@ -27,9 +27,7 @@ std::string AlgorithmChoice::name() const {
   return n;
 }
 
-namespace {
-
-Expected<AlgoKind> parse_kind(const std::string& s) {
+Expected<AlgoKind> parse_algo_kind(const std::string& s) {
   for (AlgoKind k : {AlgoKind::NcclDefault, AlgoKind::Ring, AlgoKind::Tree,
                      AlgoKind::HalvingDoubling, AlgoKind::ParameterServer,
                      AlgoKind::Hierarchical}) {
@@ -39,8 +37,6 @@ Expected<AlgoKind> parse_kind(const std::string& s) {
                                          "' (nccl-default, ring, tree, rhd, ps(k=N), "
                                          "hierarchical(ring|tree|rhd))");
 }
-
-}  // namespace
 
 Expected<AlgorithmChoice> parse_algorithm_choice(const std::string& text) {
   AlgorithmChoice c;
@@ -58,7 +54,7 @@ Expected<AlgorithmChoice> parse_algorithm_choice(const std::string& text) {
     arg = s.substr(open + 1, s.size() - open - 2);
     s = s.substr(0, open);
   }
-  TT_TRY(c.kind, parse_kind(s));
+  TT_TRY(c.kind, parse_algo_kind(s));
   if (c.kind == AlgoKind::ParameterServer) {
     if (arg.rfind("k=", 0) != 0) return fail(Errc::InvalidArgument, "ps needs (k=N): " + text);
     try {

@@ -25,6 +25,9 @@ enum class AlgoKind {
   Hierarchical,     ///< intra-host reduce-scatter, `inner` across hosts, intra-host allgather
 };
 const char* algo_kind_name(AlgoKind k);
+/// The kind named by algo_kind_name() ("nccl-default", "ring", "tree", "rhd", "ps",
+/// "hierarchical"); InvalidArgument listing them otherwise.
+Expected<AlgoKind> parse_algo_kind(const std::string& name);
 
 /// One point of the algorithm axis of the search space.
 struct AlgorithmChoice {

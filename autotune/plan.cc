@@ -76,6 +76,11 @@ ordered_json inputs_json(const PlanInputs& in) {
                   {"peak_flops", in.compute.peak_flops},
                   {"efficiency", in.compute.efficiency}};
   j["dtypes"] = dtypes;
+  if (!in.algorithm_kinds.empty()) {
+    ordered_json kinds = ordered_json::array();
+    for (AlgoKind k : in.algorithm_kinds) kinds.push_back(algo_kind_name(k));
+    j["algorithms"] = kinds;
+  }
   j["calibration"] = in.calibration_json.empty() ? ordered_json(nullptr)
                                                  : ordered_json::parse(in.calibration_json);
   j["nccl_params"] = ordered_json::parse(in.nccl_params_json);
@@ -200,6 +205,16 @@ Expected<Plan> make_plan(PlanInputs inputs) {
   req.gpus_per_host = inputs.shape.gpus_per_host;
   req.dtypes = inputs.dtypes;
   req.channel_counts = default_channel_counts(screen->max_channels());
+  if (!inputs.algorithm_kinds.empty()) {
+    for (const AlgorithmChoice& a : default_algorithms(req.hosts)) {
+      const auto& kinds = inputs.algorithm_kinds;
+      if (std::find(kinds.begin(), kinds.end(), a.kind) != kinds.end()) req.algorithms.push_back(a);
+    }
+    if (req.algorithms.empty()) {
+      return fail(Errc::Unsupported, "no algorithm of the requested families applies to " +
+                                         std::to_string(req.hosts) + " hosts");
+    }
+  }
   std::unique_ptr<SimulatorTimer> rank;
   std::string rank_note;
   if (inputs.simulate) {
@@ -309,6 +324,12 @@ Expected<StoredPlan> read_plan_json(const std::string& text, const std::string& 
     for (const auto& d : in.at("dtypes")) {
       TT_TRY(CommDtype dt, parse_comm_dtype(d.get<std::string>()));
       s.inputs.dtypes.push_back(dt);
+    }
+    if (in.contains("algorithms")) {
+      for (const auto& k : in.at("algorithms")) {
+        TT_TRY(AlgoKind kind, parse_algo_kind(k.get<std::string>()));
+        s.inputs.algorithm_kinds.push_back(kind);
+      }
     }
     if (!in.at("calibration").is_null()) s.inputs.calibration_json = in["calibration"].dump();
     s.inputs.nccl_params_json = in.at("nccl_params").dump();

@@ -44,6 +44,9 @@ struct PlanInputs {
   /// fp16 moves the same bytes as bf16 (identical predicted times), so the default search
   /// leaves it out; --dtype fp16 asks for it.
   std::vector<CommDtype> dtypes = {CommDtype::Fp32, CommDtype::Bf16};
+  /// Algorithm families searched (--algos), e.g. only what a runtime without NCCL can run;
+  /// empty: all of them (default_algorithms). The baselines are NCCL's defaults regardless.
+  std::vector<AlgoKind> algorithm_kinds;
   std::string calibration_json;        ///< the --calibration file's content, or empty
   /// The NCCL predictor's parameters (topotune.nccl_model/1). Empty: make_plan fills it with
   /// the defaults + data/nccl_model.json + calibration_json, so a replay uses exactly these.

@@ -29,6 +29,7 @@ struct PlanArgs {
   std::string model = tune::kDefaultModel;
   int batch = 32;
   std::string dtype = "auto";
+  std::string algos;
   double efficiency = tune::kDefaultComputeEfficiency;
   double peak_tflops = 0;
   std::string calibration;
@@ -85,6 +86,12 @@ Expected<tune::PlanInputs> inputs_from_args(const PlanArgs& a) {
   }
   if (!a.calibration.empty()) {
     TT_TRY(in.calibration_json, read_text(a.calibration, "calibration file"));
+  }
+  std::stringstream families(a.algos);
+  for (std::string name; std::getline(families, name, ',');) {
+    if (name.empty()) continue;
+    TT_TRY(tune::AlgoKind kind, tune::parse_algo_kind(name).context("--algos"));
+    in.algorithm_kinds.push_back(kind);
   }
   return in;
 }
@@ -156,6 +163,10 @@ CommandRun setup_plan(CLI::App& sub) {
                  "gradient dtype on the wire: fp32, bf16, fp16, or auto (search all; 16 bits "
                  "only if > 2 % faster)")
       ->capture_default_str();
+  sub.add_option("--algos", a->algos,
+                 "search only these algorithm families (comma list of nccl-default, ring, tree, "
+                 "rhd, ps, hierarchical), e.g. what your runtime can run; default: all. The "
+                 "baselines stay NCCL's defaults");
   sub.add_option("--compute-efficiency", a->efficiency,
                  "achieved share of the GPU's bf16 tensor peak")
       ->capture_default_str();
