@@ -33,7 +33,10 @@ Expected<void> validate(const Schedule& s) {
       return fail(Errc::InvalidSchedule, where(i) + " names an endpoint that does not exist");
     }
     if (t.src == t.dst) return fail(Errc::InvalidSchedule, where(i) + " sends to itself");
-    if (t.slice.offset.value < 0 || t.slice.size.value < 0 || t.slice.end().value > total) {
+    // size > total - offset, not offset + size > total: the sum of two values read from JSON
+    // can overflow.
+    if (t.slice.offset.value < 0 || t.slice.size.value < 0 ||
+        t.slice.size.value > total - t.slice.offset.value) {
       return fail(Errc::InvalidSchedule, where(i) + " moves a slice outside the buffer");
     }
     if (t.slice.offset.value % elem != 0 || t.slice.size.value % elem != 0) {
