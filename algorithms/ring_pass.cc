@@ -116,29 +116,3 @@ void add_ring_pass(const PhaseContext& ctx, const RingPass& pass) {
 }
 
 }  // namespace topotune::algo
-
-#include "algorithms/rank_layout.h"
-
-namespace topotune::algo {
-
-void add_owned_ring_half(const PhaseContext& ctx, const RankLayout& layout, int channels,
-                         int chunks, bool reduce) {
-  const int n = layout.ranks();
-  const std::size_t transfers = static_cast<std::size_t>(channels) *
-                                static_cast<std::size_t>(chunks) *
-                                static_cast<std::size_t>(n - 1) * static_cast<std::size_t>(n);
-  ctx.builder.reserve(transfers, 2 * transfers);
-  const sched::Slice whole{Bytes(0), ctx.builder.spec().bytes};
-  for (int c = 0; c < channels; ++c) {
-    std::vector<EndpointId> order;
-    for (RankId r : layout.ring(c)) order.push_back(sched::endpoint_of(r));
-    std::vector<sched::Slice> regions(static_cast<std::size_t>(n));
-    for (int p = 0; p < n; ++p) {
-      const int owner = order[static_cast<std::size_t>(p)].value;
-      regions[static_cast<std::size_t>(p)] = part(ctx, part(ctx, whole, owner, n), c, channels);
-    }
-    add_ring_pass(ctx, RingPass{order, regions, reduce, !reduce, chunks, c});
-  }
-}
-
-}  // namespace topotune::algo
