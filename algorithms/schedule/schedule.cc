@@ -3,10 +3,6 @@
 #include <cstdint>
 #include <limits>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
 #include "algorithms/schedule/transfer_writer.h"
 #include "algorithms/schedule/validate.h"
 #include "core/assert.h"
@@ -41,31 +37,14 @@ EndpointId ScheduleBuilder::add_host_cpu(int host, RankId executor) {
   return EndpointId(s_.spec_.ranks + static_cast<int>(s_.extra_.size()) - 1);
 }
 
-namespace {
-
-// Schedules of millions of transfers fill hundreds of MB; with 4 KiB pages, generating them
-// spent three quarters of its time in page faults. Transparent huge pages (Linux, "madvise"
-// mode) cut that to a few percent. Advice only: nothing changes where it is not honoured.
-void advise_huge_pages(const void* data, std::size_t bytes) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
-  if (bytes < 4 * kHuge) return;
-  const auto begin = (reinterpret_cast<std::uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
-  const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) & ~(kHuge - 1);
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-#else
-  (void)data;
-  (void)bytes;
-#endif
-}
-
-}  // namespace
-
+// No transparent-huge-page advice (there was some): on VMs that hand freed guest memory back
+// to the host (virtio-balloon free page reporting, as on the development VM), a fresh 2 MiB
+// page is backed again page by page on first touch, and a cold 1024x8 ring (670 MB) spent
+// 1.2 s in the kernel with the advice against 0.34 s without (docs/algorithms.md,
+// "Performance"). Huge pages only won when the memory had just been freed by the process.
 void ScheduleBuilder::reserve(std::size_t transfers, std::size_t deps) {
   s_.transfers_.reserve(transfers);
   s_.deps_.reserve(deps);
-  advise_huge_pages(s_.transfers_.data(), s_.transfers_.capacity() * sizeof(Transfer));
-  advise_huge_pages(s_.deps_.data(), s_.deps_.capacity() * sizeof(TransferId));
 }
 
 TransferId ScheduleBuilder::add(EndpointId src, EndpointId dst, Slice slice, bool reduce,
