@@ -16,8 +16,8 @@ void add_owned_ring_half(const PhaseContext& ctx, const RankLayout& layout, int 
                          int chunks, bool reduce) {
   const int n = layout.ranks();
   const std::size_t transfers = static_cast<std::size_t>(channels) *
-                                static_cast<std::size_t>(chunks) *
-                                static_cast<std::size_t>(n - 1) * static_cast<std::size_t>(n);
+                                static_cast<std::size_t>(chunks) * static_cast<std::size_t>(n - 1) *
+                                static_cast<std::size_t>(n);
   ctx.builder.reserve(transfers, 2 * transfers);
   const sched::Slice whole{Bytes(0), ctx.builder.spec().bytes};
   for (int c = 0; c < channels; ++c) {
@@ -54,12 +54,12 @@ Expected<sched::Schedule> RingHalf::generate(const sched::CollectiveSpec& spec,
   return std::move(b).build();
 }
 
-Expected<Seconds> RingHalf::closed_form(const sched::CollectiveSpec& spec,
-                                        const RankLayout& layout, const CostParams& params) const {
+Expected<Seconds> RingHalf::closed_form(const sched::CollectiveSpec& spec, const RankLayout& layout,
+                                        const CostParams& params) const {
   TT_TRY_VOID(supports(spec, layout));
   const double S = spec.bytes.as_double();
-  const HopCost hop = slowest_ring_hop(layout, params, options_.channels,
-                                       S / (spec.ranks * options_.chunks));
+  const HopCost hop =
+      slowest_ring_hop(layout, params, options_.channels, S / (spec.ranks * options_.chunks));
   return ring_time(spec.ranks, S, options_.chunks, hop, params.gamma_gpu(), reduce(), !reduce());
 }
 

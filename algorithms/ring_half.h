@@ -30,7 +30,8 @@ class RingHalf final : public Algorithm {
 
   RingHalf(AlgorithmOptions options, Kind kind) : Algorithm(options), kind_(kind) {}
   std::string name() const override;
-  Expected<void> supports(const sched::CollectiveSpec& spec, const RankLayout& layout) const override;
+  Expected<void> supports(const sched::CollectiveSpec& spec,
+                          const RankLayout& layout) const override;
   Expected<sched::Schedule> generate(const sched::CollectiveSpec& spec,
                                      const RankLayout& layout) const override;
   Expected<Seconds> closed_form(const sched::CollectiveSpec& spec, const RankLayout& layout,

@@ -84,14 +84,16 @@ void add_ring_pass(const PhaseContext& ctx, const RingPass& pass) {
   const int steps = rs_steps + (pass.allgather ? n - 1 : 0);
   const std::size_t transfers = ring_pass_transfers(n, pass);
   if (transfers == 0) return;
-  sched::TransferWriter w = ctx.builder.write(transfers, 2 * transfers + entry_deps(ctx, pass.order));
+  sched::TransferWriter w =
+      ctx.builder.write(transfers, 2 * transfers + entry_deps(ctx, pass.order));
   const std::int32_t base = w.next_id().value;
   std::vector<sched::Slice> slices(static_cast<std::size_t>(n));
   const StepWriter out{w, pass, slices, n};
   for (int k = 0; k < pass.chunks; ++k) {
     for (int p = 0; p < n; ++p) {
       const sched::Slice& whole = pass.regions[static_cast<std::size_t>(p)];
-      slices[static_cast<std::size_t>(p)] = pass.chunks == 1 ? whole : part(ctx, whole, k, pass.chunks);
+      slices[static_cast<std::size_t>(p)] =
+          pass.chunks == 1 ? whole : part(ctx, whole, k, pass.chunks);
     }
     for (int s = 0; s < steps; ++s) {
       const bool reduce = s < rs_steps;

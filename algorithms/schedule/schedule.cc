@@ -117,8 +117,8 @@ void TransferWriter::finish() {
   TT_ASSERT(!bug_,
             "TransferWriter: a transfer named an endpoint that does not exist, a dependency that "
             "does not point backwards, or a channel outside 0..32767");
-  builder_->end_write(static_cast<std::size_t>(t_ - t_base_), static_cast<std::size_t>(dep_ - d_base_),
-                      broken_);
+  builder_->end_write(static_cast<std::size_t>(t_ - t_base_),
+                      static_cast<std::size_t>(dep_ - d_base_), broken_);
   builder_ = nullptr;
 }
 

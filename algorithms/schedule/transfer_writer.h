@@ -41,7 +41,8 @@ class TransferWriter {
   template <std::size_t N>
   TransferId add(EndpointId src, EndpointId dst, Slice slice, bool reduce,
                  const TransferId (&deps)[N], int channel = 0) {
-    TT_ASSERT(static_cast<std::size_t>(dep_end_ - dep_) >= N, "TransferWriter: more deps than announced");
+    TT_ASSERT(static_cast<std::size_t>(dep_end_ - dep_) >= N,
+              "TransferWriter: more deps than announced");
     for (std::size_t k = 0; k < N; ++k) put_dep(deps[k]);
     return put(src, dst, slice, reduce, channel);
   }
@@ -76,8 +77,8 @@ class TransferWriter {
             (static_cast<std::uint32_t>(dst.value) >= endpoints_) |
             (static_cast<std::uint32_t>(channel) > 0x7fffu);
     broken_ |= transfer_breaks_rules(src, dst, slice, bytes_, elem_mask_);
-    *t_++ = Transfer{src, dst, slice, static_cast<std::uint32_t>(dep_ - d_base_),
-                     static_cast<std::int16_t>(channel), reduce};
+    const auto dep_end = static_cast<std::uint32_t>(dep_ - d_base_);
+    *t_++ = Transfer{src, dst, slice, dep_end, static_cast<std::int16_t>(channel), reduce};
     return TransferId(next_++);
   }
 
@@ -85,8 +86,8 @@ class TransferWriter {
   Transfer* t_base_;          ///< start of the transfer array: next_ = t_ - t_base_
   Transfer* t_;               ///< next transfer to write
   Transfer* t_end_;
-  TransferId* d_base_;        ///< start of the CSR array: dep_end is an offset from it
-  TransferId* dep_;           ///< next dependency to write
+  TransferId* d_base_;  ///< start of the CSR array: dep_end is an offset from it
+  TransferId* dep_;     ///< next dependency to write
   TransferId* dep_end_;
   std::int32_t next_;
   std::int64_t bytes_;

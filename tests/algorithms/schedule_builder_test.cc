@@ -2,8 +2,6 @@
 // Both must produce the same schedule; both must make build() refuse a broken transfer with
 // validate()'s message (the builder checks transfers as they are added and rereads them only
 // then, so these tests fail if that check lets one through); misuse of a writer aborts.
-#include "algorithms/schedule/transfer_writer.h"
-
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -12,6 +10,7 @@
 #include <vector>
 
 #include "algorithms/schedule/schedule_json.h"
+#include "algorithms/schedule/transfer_writer.h"
 #include "algorithms/schedule/validate.h"
 
 namespace topotune::sched {
@@ -48,7 +47,8 @@ std::vector<Planned> random_plan(std::size_t count, unsigned seed) {
     p.slice = sl(off, 4 * static_cast<std::int64_t>(rng() % (1 + (400 - off) / 4)));
     p.reduce = rng() % 2 == 0;
     const std::size_t ndeps = i == 0 ? 0 : rng() % 4;
-    for (std::size_t k = 0; k < ndeps; ++k) p.deps.push_back(TransferId(static_cast<int>(rng() % i)));
+    for (std::size_t k = 0; k < ndeps; ++k)
+      p.deps.push_back(TransferId(static_cast<int>(rng() % i)));
     p.channel = static_cast<int>(rng() % 3);
     out.push_back(p);
   }
@@ -176,8 +176,8 @@ TEST(ScheduleBuilder, WrittenBrokenTransferFailsBuildWithValidateMessage) {
 // transfer_breaks_rules against validate() itself, run by the JSON reader on a one-transfer
 // schedule: the same verdict for slices around every boundary of an 8-byte fp32 buffer.
 TEST(ScheduleBuilder, RulesPredicateAgreesWithValidate) {
-  const std::int64_t values[] = {-8, -4, -1, 0, 1, 2, 3, 4, 5, 7, 8, 9, 12,
-                                 INT64_MAX / 2, INT64_MAX - 3, INT64_MAX};
+  const std::int64_t values[] = {
+      -8, -4, -1, 0, 1, 2, 3, 4, 5, 7, 8, 9, 12, INT64_MAX / 2, INT64_MAX - 3, INT64_MAX};
   int checked = 0;
   for (int dst : {0, 1}) {
     for (std::int64_t off : values) {
