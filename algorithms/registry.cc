@@ -4,10 +4,9 @@
 #include "algorithms/halving_doubling.h"
 #include "algorithms/hierarchical.h"
 #include "algorithms/parameter_server.h"
-#include "algorithms/ring_allgather.h"
 #include "algorithms/ring_allreduce.h"
 #include "algorithms/ring_broadcast.h"
-#include "algorithms/ring_reduce_scatter.h"
+#include "algorithms/ring_half.h"
 
 namespace topotune::algo {
 
@@ -32,10 +31,13 @@ Expected<std::unique_ptr<Algorithm>> make_algorithm(std::string_view name,
                                                     sched::Collective collective) {
   using sched::Collective;
   AlgorithmOptions o = options;
+  const auto half = [&o](RingHalf::Kind kind) {
+    return std::unique_ptr<Algorithm>(new RingHalf(o, kind));
+  };
   if (name == "ring") {
     switch (collective) {
-      case Collective::ReduceScatter: return std::unique_ptr<Algorithm>(new RingReduceScatter(o));
-      case Collective::Allgather: return std::unique_ptr<Algorithm>(new RingAllgather(o));
+      case Collective::ReduceScatter: return half(RingHalf::Kind::ReduceScatter);
+      case Collective::Allgather: return half(RingHalf::Kind::Allgather);
       case Collective::Broadcast: return std::unique_ptr<Algorithm>(new RingBroadcast(o));
       case Collective::Allreduce: return std::unique_ptr<Algorithm>(new RingAllreduce(o));
     }
@@ -43,8 +45,8 @@ Expected<std::unique_ptr<Algorithm>> make_algorithm(std::string_view name,
   if (name == "tree") return std::unique_ptr<Algorithm>(new DoubleBinaryTree(o));
   if (name == "rhd") return std::unique_ptr<Algorithm>(new HalvingDoubling(o));
   if (name == "ps") return std::unique_ptr<Algorithm>(new ParameterServer(o));
-  if (name == "reduce_scatter_ring") return std::unique_ptr<Algorithm>(new RingReduceScatter(o));
-  if (name == "allgather_ring") return std::unique_ptr<Algorithm>(new RingAllgather(o));
+  if (name == "reduce_scatter_ring") return half(RingHalf::Kind::ReduceScatter);
+  if (name == "allgather_ring") return half(RingHalf::Kind::Allgather);
   if (name == "broadcast_ring") return std::unique_ptr<Algorithm>(new RingBroadcast(o));
   if (name == "hierarchical") return std::unique_ptr<Algorithm>(new Hierarchical(o));
   if (name.starts_with("hierarchical:") || name.starts_with("hierarchical+")) {

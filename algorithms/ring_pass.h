@@ -34,14 +34,3 @@ void add_ring_pass(const PhaseContext& ctx, const RingPass& pass);
 std::size_t ring_pass_transfers(int n, const RingPass& pass);
 
 }  // namespace topotune::algo
-
-namespace topotune::algo {
-
-struct RankLayout;
-
-/// One half of a ring over all ranks of `layout`, with rank-owned regions (region of position
-/// p = part c of block(ring[p])): the ring reduce-scatter (`reduce`) or allgather.
-void add_owned_ring_half(const PhaseContext& ctx, const RankLayout& layout, int channels,
-                         int chunks, bool reduce);
-
-}  // namespace topotune::algo

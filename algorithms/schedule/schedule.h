@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "algorithms/schedule/collective_spec.h"
+#include "algorithms/schedule/uninit_allocator.h"
 #include "core/expected.h"
 #include "core/strong_id.h"
 
@@ -76,12 +77,16 @@ class Schedule {
   CollectiveSpec spec_;
   std::string algorithm_;
   std::vector<Endpoint> extra_;
-  std::vector<Transfer> transfers_;
-  std::vector<TransferId> deps_;
+  // Uninitialising allocators: the builder resizes and then writes each element once.
+  std::vector<Transfer, UninitAllocator<Transfer>> transfers_;
+  std::vector<TransferId, UninitAllocator<TransferId>> deps_;
 };
 
+class TransferWriter;
+
 /// Builds a Schedule. Misuse by an algorithm (a dependency on a transfer not yet added, an
-/// endpoint that does not exist) is a bug and asserts; build() then validates the rest.
+/// endpoint that does not exist, a channel outside 0..32767) is a bug and asserts; build()
+/// then validates the rest.
 class ScheduleBuilder {
  public:
   ScheduleBuilder(CollectiveSpec spec, std::string algorithm);
@@ -89,7 +94,14 @@ class ScheduleBuilder {
   /// Adds a CPU endpoint on machine `host`, run by rank `executor`'s process.
   EndpointId add_host_cpu(int host, RankId executor);
 
+  /// Makes room for `transfers` transfers and `deps` dependencies in all, so that adding them
+  /// never moves the arrays (generators know their counts: give them exactly).
   void reserve(std::size_t transfers, std::size_t deps);
+
+  /// Bulk path for hot loops: room for at most `transfers` more transfers with `deps`
+  /// dependencies in all, written through the returned writer (transfer_writer.h). Until the
+  /// writer finishes, add() and another write() are bugs, and size() counts that room.
+  [[nodiscard]] TransferWriter write(std::size_t transfers, std::size_t deps);
 
   TransferId add(EndpointId src, EndpointId dst, Slice slice, bool reduce,
                  std::span<const TransferId> deps = {}, int channel = 0);
@@ -104,11 +116,20 @@ class ScheduleBuilder {
   std::size_t size() const { return s_.transfers_.size(); }
   const CollectiveSpec& spec() const { return s_.spec_; }
 
-  /// Finishes the schedule and runs validate() (structure: ranges, endpoints, channels).
+  /// Finishes the schedule: validate()'s result, ranges, endpoints and channels. The rules of
+  /// single transfers were checked as they were added (transfer_breaks_rules), so the
+  /// transfers are reread (validate()) only to name the first broken one.
   Expected<Schedule> build() &&;
 
  private:
+  friend class TransferWriter;
+  /// Called by the writer when it finishes: keeps its first `transfers` / `deps`.
+  void end_write(std::size_t transfers, std::size_t deps, bool broken);
+
   Schedule s_;
+  std::int64_t elem_mask_ = 0;  ///< element size - 1 (element sizes are powers of two)
+  bool broken_ = false;         ///< some transfer breaks validate()'s rules: build() rereads
+  bool writing_ = false;        ///< a TransferWriter is open
 };
 
 /// Rank id as endpoint id.

@@ -78,8 +78,9 @@ Expected<Endpoint> parse_endpoint(const json& o, std::size_t i, int ranks, const
 }
 
 // One transfer; its dependencies are appended to `deps` (the CSR array).
+template <class DepArray>
 Expected<Transfer> parse_transfer(const json& o, std::size_t i, const std::string& origin,
-                                  std::vector<TransferId>& deps) {
+                                  DepArray& deps) {
   const std::string path = "transfers[" + std::to_string(i) + "]";
   if (!o.is_object()) return bad(origin, path, "expected an object");
   TT_TRY(const std::int64_t id, int_member(o, "id", origin, path));

@@ -9,17 +9,22 @@ std::string where(std::size_t i) { return "transfer " + std::to_string(i); }
 
 }  // namespace
 
-Expected<void> validate(const Schedule& s) {
+Expected<void> validate_spec_and_endpoints(const Schedule& s) {
   TT_TRY_VOID(s.spec().check());
-  const int endpoints = s.num_endpoints();
-  const std::int64_t total = s.spec().bytes.value;
-  const int elem = dtype_size(s.spec().dtype);
-  for (int e = s.num_ranks(); e < endpoints; ++e) {
+  for (int e = s.num_ranks(); e < s.num_endpoints(); ++e) {
     const Endpoint ep = s.endpoint(EndpointId(e));
     if (ep.host < 0) {
       return fail(Errc::InvalidSchedule, "endpoint " + std::to_string(e) + " has no host");
     }
   }
+  return {};
+}
+
+Expected<void> validate(const Schedule& s) {
+  TT_TRY_VOID(validate_spec_and_endpoints(s));
+  const int endpoints = s.num_endpoints();
+  const std::int64_t total = s.spec().bytes.value;
+  const int elem = dtype_size(s.spec().dtype);
   std::uint32_t prev_end = 0;
   const auto transfers = s.transfers();
   for (std::size_t i = 0; i < transfers.size(); ++i) {
@@ -28,7 +33,10 @@ Expected<void> validate(const Schedule& s) {
       return fail(Errc::InvalidSchedule, where(i) + " names an endpoint that does not exist");
     }
     if (t.src == t.dst) return fail(Errc::InvalidSchedule, where(i) + " sends to itself");
-    if (t.slice.offset.value < 0 || t.slice.size.value < 0 || t.slice.end().value > total) {
+    // size > total - offset, not offset + size > total: the sum of two values read from JSON
+    // can overflow.
+    if (t.slice.offset.value < 0 || t.slice.size.value < 0 ||
+        t.slice.size.value > total - t.slice.offset.value) {
       return fail(Errc::InvalidSchedule, where(i) + " moves a slice outside the buffer");
     }
     if (t.slice.offset.value % elem != 0 || t.slice.size.value % elem != 0) {
