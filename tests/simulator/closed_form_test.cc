@@ -137,7 +137,7 @@ TEST(ClosedForm, DoubleBinaryTreeEqualsItsStageForm) {
   // stage's transfers end together, or what ends early has no successor in reach), and two
   // ranks for any K (one edge per tree). Not for 7 or 13 ranks: there a node with one child
   // sends up while the other subtrees are still in an earlier, two-flow stage.
-  for (int hosts : {2, 3, 4, 5, 6, 8, 9, 12, 16}) {
+  for (int hosts : {2, 3, 4, 5, 6, 8, 9, 11, 12, 16}) {
     for (const auto& o : {opts(1, 1), opts(2, 1)}) {
       for (std::int64_t base : {16, 4096}) {
         expect_simulation_matches({"tree", o}, hosts, 1, even_size(hosts, o, base));
