@@ -38,6 +38,24 @@ struct Share {
   double intra_beta = 1, intra_gamma = 1, inter_beta = 1, inter_gamma = 1;
 };
 
+// Depth of each `in_tree` transfer among the tree's transfers (-1 for the others).
+std::vector<int> tree_stages(const sched::Schedule& s,
+                             const std::function<bool(const sched::Transfer&)>& in_tree,
+                             int& stages) {
+  std::vector<int> stage(s.size(), -1);
+  stages = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (!in_tree(s.transfers()[i])) continue;
+    int d = 0;
+    for (TransferId dep : s.deps(TransferId(static_cast<std::int32_t>(i)))) {
+      if (stage[dep.index()] >= 0) d = std::max(d, stage[dep.index()] + 1);
+    }
+    stage[i] = d;
+    stages = std::max(stages, d + 1);
+  }
+  return stage;
+}
+
 // Per-transfer costs of a tree phase as its closed form stages it (tree_closed_form.cc),
 // re-derived here from the schedule alone: a transfer's stage is its depth among the tree's
 // transfers (`in_tree`: the longest chain of tree transfers ending at it); a stage takes
@@ -49,17 +67,8 @@ struct Share {
 std::vector<double> staged_costs(const sched::Schedule& s, const RankLayout& layout,
                                  const CostParams& p,
                                  const std::function<bool(const sched::Transfer&)>& in_tree) {
-  std::vector<int> stage(s.size(), -1);
   int stages = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (!in_tree(s.transfers()[i])) continue;
-    int d = 0;
-    for (TransferId dep : s.deps(TransferId(static_cast<std::int32_t>(i)))) {
-      if (stage[dep.index()] >= 0) d = std::max(d, stage[dep.index()] + 1);
-    }
-    stage[i] = d;
-    stages = std::max(stages, d + 1);
-  }
+  const std::vector<int> stage = tree_stages(s, in_tree, stages);
   const int per_nic = static_cast<int>(p.nic_sharing);
   const auto ports = [&](const sched::Transfer& t) {
     const RankId a(t.src.value), b(t.dst.value);
