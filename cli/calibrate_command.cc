@@ -1,12 +1,18 @@
-// topotune calibrate: fits the NCCL model's physical parameters to measured runs.
+// topotune calibrate: fits the NCCL model's physical parameters to measured runs of NCCL
+// (nccl-tests logs, `nccl` rows of measure JSON), and the link classes' parameters to measured
+// runs of topotune's own algorithms (the other rows) with the flow simulator as the model.
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "autotune/calibration.h"
+#include "autotune/link_fit.h"
 #include "cli/commands.h"
 #include "cli/file_output.h"
 #include "cli/nccl_common.h"
@@ -21,7 +27,9 @@ struct CalibrateArgs {
   std::vector<int> nodes;
   std::vector<std::string> versions;
   std::vector<std::string> algos;
+  std::vector<std::string> clusters;
   std::string params;
+  std::string link_params;
   std::string start;
   std::string output;
   std::string description;
@@ -40,14 +48,24 @@ Expected<T> nth(const std::vector<T>& v, std::size_t i, std::size_t runs, const 
   return v[i];
 }
 
-Expected<tune::CalibrationCase> make_case(const CalibrateArgs& a, std::size_t i) {
+/// Run i's instance and cluster file (either may be empty, not both).
+struct RunCluster {
+  std::string instance, cluster;
+};
+
+Expected<RunCluster> run_cluster(const CalibrateArgs& a, std::size_t i, std::size_t runs) {
+  RunCluster rc;
+  TT_TRY(rc.instance, nth(a.instances, i, runs, "--instance", std::string()));
+  TT_TRY(rc.cluster, nth(a.clusters, i, runs, "--cluster", std::string()));
+  return rc;
+}
+
+Expected<tune::CalibrationCase> make_case(const CalibrateArgs& a, std::size_t i,
+                                          const rt::Measurement& m, const std::string& file) {
   const std::size_t runs = a.logs.size() + a.measured.size();
-  const bool is_log = i < a.logs.size();
-  const std::string file = is_log ? a.logs[i] : a.measured[i - a.logs.size()];
-  TT_TRY(const rt::Measurement m,
-         load_measurement(is_log ? file : "", is_log ? "" : file).context(file));
-  TT_TRY(const std::string inst, nth(a.instances, i, runs, "--instance", std::string()));
-  TT_TRY(const algo::NcclSystem probe, resolve_nccl_system(inst, 1, ""));
+  TT_TRY(const RunCluster rc, run_cluster(a, i, runs));
+  const std::string& inst = rc.instance;
+  TT_TRY(const algo::NcclSystem probe, resolve_nccl_system(inst, 1, rc.cluster));
   TT_TRY(const int dflt_nodes, nodes_of(m, std::nullopt, probe.gpus_per_node));
   TT_TRY(const int nodes, nth(a.nodes, i, runs, "--nodes", dflt_nodes));
   TT_TRY(const std::string ver,
@@ -56,17 +74,55 @@ Expected<tune::CalibrationCase> make_case(const CalibrateArgs& a, std::size_t i)
   if (algo_list == "all") algo_list.clear();
   tune::CalibrationCase c;
   c.name = file;
-  TT_TRY(c.system, resolve_nccl_system(inst, nodes, ""));
+  TT_TRY(c.system, resolve_nccl_system(inst, nodes, rc.cluster));
   c.system.gpus_per_thread = m.gpus_per_thread.value_or(1);
   if (c.system.ranks() != m.ranks) {
     return fail(Errc::InvalidArgument, file + ": " + std::to_string(m.ranks) +
                                            " ranks in the log, " +
-                                           std::to_string(c.system.ranks()) + " in " + inst);
+                                           std::to_string(c.system.ranks()) + " in " +
+                                           c.system.instance);
   }
   TT_TRY(c.options, make_nccl_options(ver, algo_list, ""));
   c.collective = m.collective;
   for (const rt::MeasurementRow& r : m.rows) c.points.push_back({Bytes(r.bytes), r.time_us});
   return c;
+}
+
+/// A run of topotune's own algorithms: its cluster (the link parameters' start) and points.
+Expected<tune::LinkFitCase> make_link_case(const CalibrateArgs& a, std::size_t i,
+                                           const rt::Measurement& m, const std::string& file) {
+  const std::size_t runs = a.logs.size() + a.measured.size();
+  TT_TRY(const RunCluster rc, run_cluster(a, i, runs));
+  TT_TRY(const topo::ClusterSpec probe, resolve_cluster_spec(rc.instance, 1, rc.cluster));
+  TT_TRY(const int dflt_nodes, nodes_of(m, std::nullopt, probe.instance.num_gpus));
+  TT_TRY(const int nodes, nth(a.nodes, i, runs, "--nodes", dflt_nodes));
+  tune::LinkFitCase c;
+  c.name = file;
+  TT_TRY(c.cluster, resolve_cluster_spec(rc.instance, nodes, rc.cluster));
+  const int ranks = c.cluster.hosts * c.cluster.instance.num_gpus;
+  if (ranks != m.ranks) {
+    return fail(Errc::InvalidArgument, file + ": " + std::to_string(m.ranks) +
+                                           " ranks measured, " + std::to_string(ranks) + " in " +
+                                           c.cluster.instance.name);
+  }
+  c.channels = m.channels.value_or(1);
+  c.chunks = m.chunks.value_or(1);
+  c.collective = m.collective;
+  for (const rt::MeasurementRow& r : m.rows) {
+    c.points.push_back({r.algorithm, Bytes(r.bytes), r.dtype, r.time_us});
+  }
+  return c;
+}
+
+/// Splits a run by model: `nccl` rows go to the NCCL fit, the others to the link fit.
+std::pair<rt::Measurement, rt::Measurement> split_rows(const rt::Measurement& m) {
+  rt::Measurement nccl = m, links = m;
+  nccl.rows.clear();
+  links.rows.clear();
+  for (const rt::MeasurementRow& r : m.rows) {
+    (r.algorithm == "nccl" ? nccl : links).rows.push_back(r);
+  }
+  return {nccl, links};
 }
 
 void report(std::ostream& out, const std::vector<tune::CalibrationCase>& cases,
@@ -91,32 +147,84 @@ void report(std::ostream& out, const std::vector<tune::CalibrationCase>& cases,
   }
 }
 
-Expected<void> run_calibrate(const CalibrateArgs& a, std::ostream& out) {
-  const std::size_t runs = a.logs.size() + a.measured.size();
-  if (runs == 0)
-    return fail(Errc::InvalidArgument, "give at least one --nccl-tests LOG or --measured FILE");
-  if (a.instances.empty())
-    return fail(Errc::InvalidArgument, "give --instance (one, or one per run)");
-  std::vector<tune::CalibrationCase> cases;
-  for (std::size_t i = 0; i < runs; ++i) {
-    TT_TRY(tune::CalibrationCase c, make_case(a, i));
-    cases.push_back(std::move(c));
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  for (std::size_t p = 0, q = 0; p <= text.size(); p = q + 1) {
+    q = text.find(',', p);
+    if (q == std::string::npos) q = text.size();
+    if (q > p) out.push_back(text.substr(p, q - p));
   }
-  TT_TRY(const algo::NcclModelParams start, load_nccl_model(a.start));
+  return out;
+}
+
+struct Cases {
+  std::vector<tune::CalibrationCase> nccl;
+  std::vector<tune::LinkFitCase> links;
+};
+
+Expected<Cases> load_cases(const CalibrateArgs& a) {
+  Cases cases;
+  for (std::size_t i = 0; i < a.logs.size() + a.measured.size(); ++i) {
+    const bool is_log = i < a.logs.size();
+    const std::string file = is_log ? a.logs[i] : a.measured[i - a.logs.size()];
+    TT_TRY(const rt::Measurement m,
+           load_measurement(is_log ? file : "", is_log ? "" : file).context(file));
+    const auto [nccl, links] = split_rows(m);
+    if (!nccl.rows.empty()) {
+      TT_TRY(tune::CalibrationCase c, make_case(a, i, nccl, file));
+      cases.nccl.push_back(std::move(c));
+    }
+    if (!links.rows.empty()) {
+      TT_TRY(tune::LinkFitCase c, make_link_case(a, i, links, file).context(file));
+      cases.links.push_back(std::move(c));
+    }
+  }
+  return cases;
+}
+
+/// The link fit and its report; returns the "link_params" section.
+Expected<std::string> fit_links(const CalibrateArgs& a, const std::vector<tune::LinkFitCase>& cases,
+                                std::ostream& out) {
+  tune::LinkFitOptions opt;
+  opt.parameters = split_commas(a.link_params);
+  opt.max_rounds = std::min(a.rounds, 30);
+  TT_TRY(const tune::LinkFitResult res, tune::fit_link_params(cases, opt));
+  char line[300];
+  std::snprintf(line, sizeof line,
+                "# link classes (flow simulator on %zu run(s)): loss %.5f -> %.5f, %d "
+                "evaluations\n# run                                        median|err| >=1MiB "
+                "(before -> after)   <1MiB (before -> after)\n",
+                cases.size(), res.loss_before, res.loss_after, res.evaluations);
+  out << line;
+  for (const tune::LinkFitCase& c : cases) {
+    TT_TRY(const std::vector<double> before, tune::predict_link_case(c, c.cluster.link_params));
+    TT_TRY(const std::vector<double> after, tune::predict_link_case(c, res.params));
+    std::vector<tune::MeasuredPoint> pts;
+    std::vector<double> eb, ef;
+    for (std::size_t i = 0; i < c.points.size(); ++i) {
+      pts.push_back({c.points[i].bytes, c.points[i].time_us});
+      eb.push_back(tune::busbw_error(c.points[i].time_us, before[i]));
+      ef.push_back(tune::busbw_error(c.points[i].time_us, after[i]));
+    }
+    const tune::ErrorSummary sb = tune::summarize_errors(pts, eb);
+    const tune::ErrorSummary sf = tune::summarize_errors(pts, ef);
+    std::snprintf(line, sizeof line, "%-44s %6.1f%% -> %5.1f%%               %6.1f%% -> %5.1f%%\n",
+                  c.name.c_str(), 100 * sb.median_large, 100 * sf.median_large,
+                  100 * sb.median_small, 100 * sf.median_small);
+    out << line;
+  }
+  out << "#   link_params " << tune::link_params_section(res) << "\n";
+  return tune::link_params_section(res);
+}
+
+/// The NCCL fit and its report; returns the fitted parameters.
+Expected<algo::NcclModelParams> fit_nccl(const CalibrateArgs& a,
+                                         const std::vector<tune::CalibrationCase>& cases,
+                                         const algo::NcclModelParams& start, std::ostream& out) {
   tune::CalibrationOptions opt;
   opt.max_rounds = a.rounds;
-  for (std::size_t p = 0, q = 0; p <= a.params.size(); p = q + 1) {
-    q = a.params.find(',', p);
-    if (q == std::string::npos) q = a.params.size();
-    if (q > p) opt.parameters.push_back(a.params.substr(p, q - p));
-  }
+  opt.parameters = split_commas(a.params);
   TT_TRY(const tune::CalibrationResult res, tune::calibrate(cases, start, opt));
-  std::string description = a.description;
-  if (description.empty()) {
-    description = "calibrated by topotune calibrate on:";
-    for (const auto& c : cases) description += " " + c.name;
-  }
-  TT_TRY_VOID(write_file_atomically(a.output, algo::params_to_json(res.params, description)));
   char line[200];
   std::snprintf(line, sizeof line,
                 "# loss (mean squared log time error) %.5f -> %.5f, %d evaluations\n",
@@ -129,6 +237,37 @@ Expected<void> run_calibrate(const CalibrateArgs& a, std::ostream& out) {
                   *algo::find_param(name)->ref(copy));
     out << line;
   }
+  return res.params;
+}
+
+Expected<void> run_calibrate(const CalibrateArgs& a, std::ostream& out) {
+  if (a.logs.empty() && a.measured.empty())
+    return fail(Errc::InvalidArgument, "give at least one --nccl-tests LOG or --measured FILE");
+  if (a.instances.empty() && a.clusters.empty())
+    return fail(Errc::InvalidArgument, "give --instance or --cluster (one, or one per run)");
+  TT_TRY(const Cases cases, load_cases(a));
+  TT_TRY(algo::NcclModelParams params, load_nccl_model(a.start));
+  std::string links;
+  // Fitting both before writing: a failed fit leaves no file.
+  if (!cases.nccl.empty()) {
+    TT_TRY(params, fit_nccl(a, cases.nccl, params, out));
+  }
+  if (!cases.links.empty()) {
+    TT_TRY(links, fit_links(a, cases.links, out));
+  }
+  std::string description = a.description;
+  if (description.empty()) {
+    description = "calibrated by topotune calibrate on:";
+    for (const auto& c : cases.nccl) description += " " + c.name;
+    for (const auto& c : cases.links) description += " " + c.name + " (link classes)";
+  }
+  std::string text = algo::params_to_json(params, description);
+  if (!links.empty()) {
+    nlohmann::ordered_json j = nlohmann::ordered_json::parse(text);
+    j["link_params"] = nlohmann::ordered_json::parse(links);
+    text = j.dump(2) + "\n";
+  }
+  TT_TRY_VOID(write_file_atomically(a.output, text));
   out << "# written to " << a.output << "\n";
   return {};
 }
@@ -143,7 +282,12 @@ CommandRun setup_calibrate(CLI::App& sub) {
   sub.add_option("--nodes", a->nodes, "nodes of each run (default: from each log)");
   sub.add_option("--nccl-version", a->versions, "NCCL release of each run (default: from the log)");
   sub.add_option("--nccl-algo", a->algos, "NCCL_ALGO of each run ('all' = unrestricted)");
+  sub.add_option("--cluster", a->clusters,
+                 "cluster JSON of each run instead of --instance (e.g. `emulate up`'s)");
   sub.add_option("--params", a->params, "comma list of parameters to fit (default: all fittable)");
+  sub.add_option("--link-params", a->link_params,
+                 "link parameters to fit from runs of topotune's algorithms, e.g. "
+                 "network.efficiency,network.latency_us (default: every class used)");
   sub.add_option("--start", a->start, "start from this calibration instead of the defaults");
   sub.add_option("--rounds", a->rounds, "coordinate-descent passes (default 60)");
   sub.add_option("--description", a->description, "description stored in the output file");

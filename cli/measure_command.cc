@@ -175,7 +175,9 @@ Expected<void> run_measure(const MeasureArgs& a, std::ostream& out);
 CommandRun setup_measure(CLI::App& sub) {
   auto args = std::make_shared<MeasureArgs>();
   sub.add_option("--algos", args->algos,
-                 "Comma-separated algorithms: schedule generators (ring, hierarchical, ps, ...) "
+                 "Comma-separated algorithms: schedule generators (ring, tree, rhd, ps, ps:cpu, "
+                 "hierarchical, hierarchical:rhd, ...), labels as `topotune plan` prints them "
+                 "(hierarchical(rhd), ps(k=2), ring/ch4: generated as the planner timed them), "
                  "and mpi (MPI_Allreduce, the baseline)")
       ->capture_default_str();
   sub.add_option("--sizes", args->sizes, "Sizes: A:B (doubling) or a list 1M,64M")->capture_default_str();
@@ -203,6 +205,7 @@ CommandRun setup_measure(CLI::App& sub) {
   sub.footer(
       "Launch with mpirun, e.g.\n"
       "  mpirun -np 4 topotune measure --algos ring,mpi --sizes 1M:64M --ranks-per-node 2\n"
+      "  mpirun -np 4 topotune measure --algos 'hierarchical(rhd),ring' --ranks-per-node 2\n"
       "Inside an emulated cluster: topotune emulate run -- topotune measure --cluster DIR/cluster.json");
   return [args](std::ostream& out) { return run_measure(*args, out); };
 }
@@ -228,6 +231,8 @@ rt::Measurement describe_run(const MeasureArgs& a, int ranks, const std::vector<
   m.nodes = static_cast<int>(std::set<std::string>(hosts.begin(), hosts.end()).size());
   if (m.ranks % *m.nodes == 0) m.gpus_per_node = m.ranks / *m.nodes;
   if (!a.cluster.empty()) m.cluster = a.cluster;
+  m.channels = a.channels;  // validate regenerates the same schedules
+  m.chunks = a.chunks;
   return m;
 }
 

@@ -4,6 +4,7 @@
 
 #include "algorithms/rank_layout.h"
 #include "algorithms/registry.h"
+#include "autotune/schedule_predictor.h"
 #include "topology/cluster_spec.h"
 #include "topology/topology.h"
 
@@ -44,19 +45,19 @@ Expected<MeasureLayout> make_measure_layout(const std::string& cluster_file, int
 
 namespace {
 
-// "ps:cpu" / "ps:colocated" select the parameter server's placement; every other name goes
-// to the registry as is ("hierarchical:tree" is the registry's own syntax).
+// The names `validate --measured` reads back: one mapping for both (tune::measured_algorithm:
+// "ps:cpu" / "ps:colocated" select the parameter server's placement; a planner label
+// ("hierarchical(rhd)", "ps(k=2)", "ring/ch4", as `topotune plan` prints them) is generated
+// exactly as the planner timed it; "hierarchical:tree" is the registry's own syntax). `mpi`
+// and `nccl` never get here: they are libraries' own calls. Sets `channels` to the channel
+// count the schedule's layout needs.
 Expected<std::unique_ptr<algo::Algorithm>> algorithm_for(const std::string& name,
-                                                         const MeasureLayout& layout) {
-  algo::AlgorithmOptions o;
-  o.channels = layout.channels;
-  o.chunks = layout.chunks;
-  std::string base = name;
-  if (name.rfind("ps:", 0) == 0) {
-    TT_TRY(o.ps_placement, algo::parse_ps_placement(name.substr(3)));
-    base = "ps";
-  }
-  return algo::make_algorithm(base, o);
+                                                         const MeasureLayout& layout,
+                                                         int& channels) {
+  TT_TRY(const tune::MeasuredAlgorithm a,
+         tune::measured_algorithm(name, layout.channels, layout.chunks));
+  channels = a.options.channels;
+  return tune::make_measured_algorithm(a, sched::Collective::Allreduce);
 }
 
 }  // namespace
@@ -64,12 +65,13 @@ Expected<std::unique_ptr<algo::Algorithm>> algorithm_for(const std::string& name
 Expected<sched::Schedule> make_measure_schedule(const std::string& algorithm,
                                                 const sched::CollectiveSpec& spec,
                                                 const MeasureLayout& layout) {
-  TT_TRY(std::unique_ptr<algo::Algorithm> a, algorithm_for(algorithm, layout));
+  int channels = 1;
+  TT_TRY(std::unique_ptr<algo::Algorithm> a, algorithm_for(algorithm, layout, channels));
   algo::RankLayout ranks;
   if (!layout.cluster_file.empty()) {
     TT_TRY(topo::ClusterSpec cs, topo::load_cluster_file(layout.cluster_file));
     TT_TRY(topo::Topology t, topo::build_topology(cs));
-    TT_TRY(ranks, algo::layout_from_topology(t, layout.channels));
+    TT_TRY(ranks, algo::layout_from_topology(t, channels));
   } else {
     TT_TRY(ranks, algo::flat_layout(spec.ranks, layout.ranks_per_node));
   }

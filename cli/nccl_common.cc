@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "autotune/link_calibration.h"
 #include "runtime/nccl_tests_parser.h"
 #include "topology/cluster_spec.h"
 
@@ -59,17 +60,22 @@ Expected<std::vector<T>> select(const std::string& text, int count, Parse parse)
 
 }  // namespace
 
-Expected<algo::NcclSystem> resolve_nccl_system(const std::string& instance, int nodes,
-                                               const std::string& cluster_file) {
+Expected<topo::ClusterSpec> resolve_cluster_spec(const std::string& instance, int nodes,
+                                                 const std::string& cluster_file) {
   if (nodes < 1) return fail(Errc::InvalidArgument, "--nodes must be >= 1");
   if (!cluster_file.empty()) {
     TT_TRY(topo::ClusterSpec spec, topo::load_cluster_file(cluster_file));
     if (nodes > 1 || spec.hosts < 1) spec.hosts = nodes;
-    return algo::nccl_system_from_cluster(spec);
+    return spec;
   }
   if (instance.empty())
     return fail(Errc::InvalidArgument, "give --instance NAME or --cluster FILE");
-  TT_TRY(const topo::ClusterSpec spec, topo::make_cluster_spec(instance, nodes));
+  return topo::make_cluster_spec(instance, nodes);
+}
+
+Expected<algo::NcclSystem> resolve_nccl_system(const std::string& instance, int nodes,
+                                               const std::string& cluster_file) {
+  TT_TRY(const topo::ClusterSpec spec, resolve_cluster_spec(instance, nodes, cluster_file));
   return algo::nccl_system_from_cluster(spec);
 }
 
@@ -83,6 +89,17 @@ Expected<algo::NcclModelParams> load_nccl_model(const std::string& calibration) 
     TT_TRY(params, algo::load_params_file(calibration, params));
   }
   return params;
+}
+
+Expected<void> apply_calibration_file(const std::string& calibration, topo::ClusterSpec& spec) {
+  if (calibration.empty()) return {};
+  TT_TRY(const algo::NcclModelParams base, load_nccl_model(""));
+  std::ifstream in(calibration);
+  if (!in) return fail(Errc::Io, "cannot read '" + calibration + "'");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  TT_TRY(const tune::LinkCalibration c, tune::parse_link_calibration(ss.str(), calibration, base));
+  return tune::apply_calibration(c, spec, calibration);
 }
 
 Expected<algo::NcclOptions> make_nccl_options(const std::string& version, const std::string& algos,

@@ -12,8 +12,14 @@
 #include "algorithms/nccl/nccl_system.h"
 #include "core/expected.h"
 #include "runtime/measurement.h"
+#include "topology/cluster_spec.h"
 
 namespace topotune::cli {
+
+/// The cluster `instance` x `nodes`, or the cluster file when `cluster_file` is set (its node
+/// count unless `nodes` > 1).
+Expected<topo::ClusterSpec> resolve_cluster_spec(const std::string& instance, int nodes,
+                                                 const std::string& cluster_file);
 
 /// The system for `instance` x `nodes`, or for a cluster file when `cluster_file` is set.
 Expected<algo::NcclSystem> resolve_nccl_system(const std::string& instance, int nodes,
@@ -21,6 +27,11 @@ Expected<algo::NcclSystem> resolve_nccl_system(const std::string& instance, int 
 
 /// data/nccl_model.json (built-in defaults if absent), then `calibration` on top if set.
 Expected<algo::NcclModelParams> load_nccl_model(const std::string& calibration);
+
+/// `--calibration FILE` on the topology side (simulate, predict --algo, plan): maps the file's
+/// physical parameters and its "link_params" section onto `spec` (tune::apply_calibration).
+/// An empty path changes nothing.
+Expected<void> apply_calibration_file(const std::string& calibration, topo::ClusterSpec& spec);
 
 /// Parses NCCL_ALGO-style and NCCL_PROTO-style comma lists ("ring,tree", "^LL128", "" = all).
 Expected<algo::NcclOptions> make_nccl_options(const std::string& version, const std::string& algos,

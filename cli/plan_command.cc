@@ -14,6 +14,7 @@
 #include "autotune/plan.h"
 #include "cli/commands.h"
 #include "cli/file_output.h"
+#include "cli/nccl_common.h"
 #include "cli/plan_table.h"
 #include "topology/cluster_spec.h"
 
@@ -46,10 +47,13 @@ Expected<std::string> read_text(const std::string& path, const char* what) {
   return s.str();
 }
 
-// The cluster as a topotune.cluster/1 document, for the plan to embed and replay.
+// The cluster as a topotune.cluster/1 document, for the plan to embed and replay. Its
+// link_params carry --calibration's physical parameters (the topology side of the
+// calibration; the NCCL predictor gets the file through PlanInputs::calibration_json).
 Expected<std::string> cluster_json(const PlanArgs& a) {
   if (!a.cluster_file.empty()) {
-    TT_TRY(const topo::ClusterSpec spec, topo::load_cluster_file(a.cluster_file));
+    TT_TRY(topo::ClusterSpec spec, topo::load_cluster_file(a.cluster_file));
+    TT_TRY_VOID(apply_calibration_file(a.calibration, spec).context("--calibration"));
     TT_TRY(const std::string text, read_text(a.cluster_file, "cluster file"));
     // Already validated by load_cluster_file, so these members exist and parse.
     const nlohmann::json doc = nlohmann::json::parse(text);
@@ -61,7 +65,8 @@ Expected<std::string> cluster_json(const PlanArgs& a) {
   }
   if (a.nodes < 1) return fail(Errc::InvalidArgument, "--nodes must be at least 1");
   TT_TRY(topo::Placement placement, topo::parse_placement(a.placement));
-  TT_TRY(const topo::ClusterSpec spec, topo::make_cluster_spec(a.instance, a.nodes, placement));
+  TT_TRY(topo::ClusterSpec spec, topo::make_cluster_spec(a.instance, a.nodes, placement));
+  TT_TRY_VOID(apply_calibration_file(a.calibration, spec).context("--calibration"));
   return tune::cluster_spec_json(spec, nlohmann::json(spec.instance.name).dump());
 }
 
@@ -158,8 +163,9 @@ CommandRun setup_plan(CLI::App& sub) {
       ->capture_default_str();
   sub.add_option("--peak-tflops", a->peak_tflops, "override the GPU's dense bf16 peak (TFLOP/s)");
   sub.add_option("--calibration", a->calibration,
-                 "NCCL predictor parameters from `topotune calibrate` (applied to NCCL's "
-                 "algorithms; recorded in the plan)");
+                 "parameters from `topotune calibrate`: NCCL's model for NCCL's algorithms, "
+                 "the physical link parameters for topotune's (docs/calibration.md); recorded "
+                 "in the plan");
   sub.add_option("--format", a->format, "table or json")->capture_default_str();
   sub.add_option("--emit", a->emit,
                  "write configs: nccl-env, torchrun, ddp, horovod, sagemaker, all");

@@ -92,13 +92,21 @@ nlohmann::ordered_json row_json(const PredictRow& r) {
           {"busbw_GBps", r.busbw}, {"algorithm", r.algorithm}, {"protocol", r.protocol}};
 }
 
+/// The cluster of a schedule-based prediction, with --calibration's link parameters applied.
+Expected<topo::ClusterSpec> schedule_cluster(const PredictArgs& a) {
+  TT_TRY(topo::ClusterSpec spec, resolve_cluster_spec(a.instance, a.nodes, a.cluster));
+  TT_TRY_VOID(apply_calibration_file(a.calibration, spec).context("--calibration"));
+  return spec;
+}
+
 /// A schedule-based algorithm of the registry, timed by its closed form (alpha-beta-gamma on
-/// the topology's routes; the contention simulator is not part of this build).
+/// the topology's routes) or, with --simulate, by the flow simulator.
 Expected<std::vector<PredictRow>> predict_schedule(const PredictArgs& a, sched::Collective coll,
-                                                   const std::vector<Bytes>& sizes, int& ranks) {
-  if (!a.cluster.empty())
-    return fail(Errc::InvalidArgument, "--algo " + a.algo + " needs --instance");
-  TT_TRY(const topo::Topology t, topo::load_instance(a.instance, a.nodes));
+                                                   const std::vector<Bytes>& sizes, int& ranks,
+                                                   int& nodes) {
+  TT_TRY(const topo::ClusterSpec spec, schedule_cluster(a));
+  nodes = spec.hosts;
+  TT_TRY(const topo::Topology t, topo::build_topology(spec));
   TT_TRY(const algo::RankLayout layout, algo::layout_from_topology(t, 1));
   const algo::CostParams params = algo::cost_params_from_topology(t);
   TT_TRY(const auto alg, algo::make_algorithm(a.algo, algo::AlgorithmOptions{}, coll));
@@ -179,20 +187,21 @@ Expected<void> run_predict(const PredictArgs& a, std::ostream& out) {
   TT_TRY(const sched::Collective coll, sched::parse_collective(a.collective));
   TT_TRY(const std::vector<Bytes> sizes, parse_size_list(a.sizes));
   if (a.algo != "nccl") {
-    int ranks = 0;
-    TT_TRY(const std::vector<PredictRow> rows, predict_schedule(a, coll, sizes, ranks));
+    int ranks = 0, nodes = 0;
+    TT_TRY(const std::vector<PredictRow> rows, predict_schedule(a, coll, sizes, ranks, nodes));
+    const std::string instance = a.cluster.empty() ? a.instance : a.cluster;
     if (a.format == "json") {
       nlohmann::ordered_json arr = nlohmann::ordered_json::array();
       for (const PredictRow& r : rows) arr.push_back(row_json(r));
-      const nlohmann::ordered_json j = {{"instance", a.instance},
-                                        {"nodes", a.nodes},
+      const nlohmann::ordered_json j = {{"instance", instance},
+                                        {"nodes", nodes},
                                         {"ranks", ranks},
                                         {"collective", sched::collective_name(coll)},
                                         {"rows", std::move(arr)}};
       out << j.dump(2) << "\n";
       return {};
     }
-    out << "# topotune predict: " << a.instance << " x " << a.nodes << " node(s), " << ranks
+    out << "# topotune predict: " << instance << " x " << nodes << " node(s), " << ranks
         << " ranks, " << sched::collective_name(coll) << ", " << a.algo
         << (a.simulate ? " (flow simulation with contention on the topology)\n"
                        : " (closed-form alpha-beta-gamma time on the topology's routes)\n")
@@ -222,7 +231,9 @@ CommandRun setup_predict(CLI::App& sub) {
                  "restrict NCCL's algorithms as NCCL_ALGO does, e.g. ring");
   sub.add_option("--nccl-proto", a->nccl_proto,
                  "restrict protocols as NCCL_PROTO does, e.g. ^LL128");
-  sub.add_option("--calibration", a->calibration, "parameters from `topotune calibrate`");
+  sub.add_option("--calibration", a->calibration,
+                 "parameters from `topotune calibrate` (NCCL's model; with a schedule --algo, "
+                 "the physical link parameters, docs/calibration.md)");
   sub.add_option("--gpus-per-thread", a->gpus_per_thread,
                  "GPUs one thread launches (nccl-tests -g)")
       ->check(CLI::PositiveNumber);

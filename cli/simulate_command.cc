@@ -4,6 +4,7 @@
 //   topotune simulate --instance p4d.24xlarge --nodes 4 --algo ring --size 1G
 //   topotune simulate --cluster my.json --algo hierarchical --inner rhd --size 256M --format json
 //   topotune simulate --instance p5.48xlarge --nodes 2 --algo tree --size 64M --trace trace.json
+//   topotune simulate --instance p4d.24xlarge --nodes 2 --algo ring --size 1G --calibration c.json
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
@@ -18,6 +19,7 @@
 #include "cli/chrome_trace.h"
 #include "cli/commands.h"
 #include "cli/file_output.h"
+#include "cli/nccl_common.h"
 #include "core/quantity_parse.h"
 #include "simulator/simulator.h"
 #include "topology/cluster_spec.h"
@@ -40,6 +42,7 @@ struct SimulateArgs {
   bool no_flow_caps = false;
   std::string format = "table";
   std::string trace;
+  std::string calibration;
 };
 
 constexpr std::size_t kTopLinks = 5;
@@ -167,7 +170,8 @@ Expected<void> run_simulate(const SimulateArgs& a, std::ostream& out) {
   TT_TRY(spec.bytes, parse_size(a.size).context("--size"));
   TT_TRY(const algo::AlgorithmOptions opts, algorithm_options_of(a.algorithm));
   TT_TRY(auto algorithm, algo::make_algorithm(a.algo, opts, spec.collective));
-  TT_TRY(const topo::ClusterSpec cluster_spec, cluster_spec_of(a));
+  TT_TRY(topo::ClusterSpec cluster_spec, cluster_spec_of(a));
+  TT_TRY_VOID(apply_calibration_file(a.calibration, cluster_spec).context("--calibration"));
   TT_TRY(const topo::Topology topology, topo::build_topology(cluster_spec));
   TT_TRY(const algo::RankLayout layout, algo::layout_from_topology(topology, opts.channels));
   spec.ranks = layout.ranks();
@@ -176,7 +180,9 @@ Expected<void> run_simulate(const SimulateArgs& a, std::ostream& out) {
   TT_TRY(const sim::SimResult result, sim::Simulator(topology, sim_options).run(schedule));
   const std::string cluster = cluster_spec.instance.name + " x " +
                               std::to_string(cluster_spec.hosts) + " (" +
-                              topo::placement_name(cluster_spec.placement) + " placement)";
+                              topo::placement_name(cluster_spec.placement) + " placement" +
+                              (a.calibration.empty() ? "" : ", calibration " + a.calibration) +
+                              ")";
   if (!a.trace.empty()) {
     TT_TRY(const std::string trace, chrome_trace_json(schedule, result, topology));
     TT_TRY_VOID(write_file_atomically(a.trace, trace).context("--trace"));
@@ -207,6 +213,9 @@ CommandRun setup_simulate(CLI::App& sub) {
   sub.add_flag("--no-flow-caps", a->no_flow_caps, "ignore per-flow rate caps (AWS TCP)");
   sub.add_option("--format", a->format, "table (default) or json");
   sub.add_option("--trace", a->trace, "write a Chrome/Perfetto trace of the transfers to FILE");
+  sub.add_option("--calibration", a->calibration,
+                 "calibration file from `topotune calibrate`: its physical link parameters "
+                 "replace the link-class defaults (docs/calibration.md)");
   return [a](std::ostream& out) { return run_simulate(*a, out); };
 }
 

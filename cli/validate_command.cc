@@ -1,16 +1,23 @@
 // topotune validate: predicted vs measured (nccl-tests log or measurement JSON), size by size.
+// Each row is predicted by the model of the algorithm it ran: `nccl` rows by the NCCL
+// predictor, rows of topotune's algorithms (ring, tree, rhd, ps, hierarchical, with the
+// options `measure` recorded) by their own schedule on the flow simulator, `mpi` rows by the
+// Open MPI allreduce model (tune::SchedulePredictor).
 
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <ostream>
 #include <string>
 
 #include "autotune/calibration.h"
+#include "autotune/schedule_predictor.h"
 #include "cli/commands.h"
 #include "cli/file_output.h"
 #include "cli/nccl_common.h"
@@ -34,18 +41,47 @@ struct ValidateArgs {
 
 struct Row {
   std::int64_t bytes;
+  std::string algorithm;  ///< what the row ran
   double measured_us, predicted_us, measured_busbw, predicted_busbw, error;
-  std::string choice;
+  std::string model;  ///< what predicted it: NCCL's choice "ring/LL128", "simulated", ...
 };
 
-void print_summary(std::ostream& out, const tune::ErrorSummary& s) {
-  char line[200];
-  std::snprintf(line, sizeof line,
-                "# sizes >= 1 MiB: %2d, median |busbw error| %5.1f%%, max %6.1f%%\n"
-                "# sizes <  1 MiB: %2d, median |busbw error| %5.1f%%, max %6.1f%%\n",
-                s.count_large, 100 * s.median_large, 100 * s.max_large, s.count_small,
-                100 * s.median_small, 100 * s.max_small);
-  out << line;
+/// The acceptance summary; with a `prefix` (one algorithm's rows) empty size classes are left out.
+void print_summary(std::ostream& out, const tune::ErrorSummary& s, const std::string& prefix) {
+  char line[300];
+  if (prefix.empty() || s.count_large > 0) {
+    std::snprintf(line, sizeof line,
+                  "# %ssizes >= 1 MiB: %2d, median |busbw error| %5.1f%%, max %6.1f%%\n",
+                  prefix.c_str(), s.count_large, 100 * s.median_large, 100 * s.max_large);
+    out << line;
+  }
+  if (prefix.empty() || s.count_small > 0) {
+    std::snprintf(line, sizeof line,
+                  "# %ssizes <  1 MiB: %2d, median |busbw error| %5.1f%%, max %6.1f%%\n",
+                  prefix.c_str(), s.count_small, 100 * s.median_small, 100 * s.max_small);
+    out << line;
+  }
+}
+
+/// The summary of the rows whose algorithm is `algorithm` ("" = every row).
+tune::ErrorSummary summary_of(const std::vector<Row>& rows, const std::string& algorithm) {
+  std::vector<tune::MeasuredPoint> points;
+  std::vector<double> errors;
+  for (const Row& r : rows) {
+    if (!algorithm.empty() && r.algorithm != algorithm) continue;
+    points.push_back({Bytes(r.bytes), r.measured_us});
+    errors.push_back(r.error);
+  }
+  return tune::summarize_errors(points, errors);
+}
+
+/// The rows' algorithms in first-seen order (deterministic: the file's order).
+std::vector<std::string> algorithms_of(const std::vector<Row>& rows) {
+  std::vector<std::string> out;
+  for (const Row& r : rows) {
+    if (std::find(out.begin(), out.end(), r.algorithm) == out.end()) out.push_back(r.algorithm);
+  }
+  return out;
 }
 
 /// Runs gnuplot on a data file; the image goes to a temporary name, renamed when complete.
@@ -59,16 +95,26 @@ Expected<void> plot_busbw(const std::vector<Row>& rows, const std::string& path,
   const std::string data = tmp_base + ".dat", script = tmp_base + ".gp", image = tmp_base + ext;
   {
     std::ofstream d(data);
-    for (const Row& r : rows) {
-      if (r.bytes > 0) d << r.bytes << " " << r.measured_busbw << " " << r.predicted_busbw << "\n";
+    const std::vector<std::string> algorithms = algorithms_of(rows);
+    for (const std::string& name : algorithms) {  // one gnuplot data block per algorithm
+      for (const Row& r : rows) {
+        if (r.bytes > 0 && r.algorithm == name)
+          d << r.bytes << " " << r.measured_busbw << " " << r.predicted_busbw << "\n";
+      }
+      d << "\n\n";
     }
     std::ofstream g(script);
     g << "set terminal " << (ext == ".svg" ? "svg size 900,540" : "pngcairo size 900,540") << "\n"
       << "set output '" << image << "'\nset logscale x 2\nset key left top\n"
       << "set xlabel 'size (bytes)'\nset ylabel 'busbw (GB/s)'\nset title '" << title << "'\n"
-      << "set format x '%.0s%cB'\n"
-      << "plot '" << data << "' using 1:2 with linespoints title 'measured', '" << data
-      << "' using 1:3 with linespoints title 'predicted'\n";
+      << "set format x '%.0s%cB'\nplot ";
+    for (std::size_t i = 0; i < algorithms.size(); ++i) {
+      const std::string name = algorithms.size() > 1 ? algorithms[i] + " " : "";
+      g << (i ? ", " : "") << "'" << data << "' index " << i
+        << " using 1:2 with linespoints title '" << name << "measured', '" << data << "' index "
+        << i << " using 1:3 with linespoints dashtype 2 title '" << name << "predicted'";
+    }
+    g << "\n";
   }
   const std::string cmd = "gnuplot '" + script + "' 2>/dev/null";
   const int rc = std::system(cmd.c_str());
@@ -84,58 +130,99 @@ Expected<void> plot_busbw(const std::vector<Row>& rows, const std::string& path,
   return {};
 }
 
-Expected<std::vector<Row>> compare(const rt::Measurement& m, const algo::NcclPredictor& pred) {
+/// The models rows are predicted with: NCCL's for `nccl` rows, the schedule simulator (built
+/// on first use: a log of NCCL rows needs no topology) for every other algorithm.
+struct RowModels {
+  const algo::NcclPredictor& nccl;
+  topo::ClusterSpec cluster;  ///< with --calibration's link parameters applied
+  int channels = 1, chunks = 1;
+  std::optional<tune::SchedulePredictor> schedules;
+
+  /// Returns {predicted time in µs, model description}.
+  Expected<std::pair<double, std::string>> predict(const std::string& algorithm,
+                                                   sched::CollectiveSpec spec) {
+    if (algorithm == "nccl") {
+      TT_TRY(const algo::NcclPrediction p, nccl.predict(spec.collective, spec.bytes));
+      return std::pair{p.chosen.time.us(), std::string(algo::nccl_algo_name(p.chosen.algo)) +
+                                               "/" + algo::nccl_proto_name(p.chosen.proto)};
+    }
+    if (!schedules) {
+      TT_TRY(schedules, tune::SchedulePredictor::create(cluster, channels, chunks));
+    }
+    TT_TRY(const Seconds t, schedules->time(algorithm, spec).context(algorithm));
+    return std::pair{t.us(), std::string(algorithm == "mpi" ? "simulated rhd (Open MPI model)"
+                                                            : "simulated schedule")};
+  }
+};
+
+Expected<std::vector<Row>> compare(const rt::Measurement& m, RowModels& models) {
   std::vector<Row> rows;
   const double factor = rt::busbw_factor(m.collective, m.ranks);
   for (const rt::MeasurementRow& r : m.rows) {
     if (r.bytes <= 0 || r.time_us <= 0) continue;
-    TT_TRY(const algo::NcclPrediction p, pred.predict(m.collective, Bytes(r.bytes)));
-    const double t = p.chosen.time.us();
+    sched::CollectiveSpec spec;
+    spec.collective = m.collective;
+    spec.dtype = r.dtype;
+    spec.ranks = m.ranks;
+    spec.bytes = Bytes(r.bytes);
+    TT_TRY(const auto pred, models.predict(r.algorithm, spec));
+    const double t = pred.first;
     const double meas_busbw = static_cast<double>(r.bytes) / (r.time_us * 1e3) * factor;
-    rows.push_back(Row{r.bytes, r.time_us, t, meas_busbw, p.busbw_GBps,
-                       tune::busbw_error(r.time_us, t),
-                       std::string(algo::nccl_algo_name(p.chosen.algo)) + "/" +
-                           algo::nccl_proto_name(p.chosen.proto)});
+    const double pred_busbw = static_cast<double>(r.bytes) / (t * 1e3) * factor;
+    rows.push_back(Row{r.bytes, r.algorithm, r.time_us, t, meas_busbw, pred_busbw,
+                       tune::busbw_error(r.time_us, t), pred.second});
   }
   if (rows.empty()) return fail(Errc::InvalidArgument, "the measurement has no sizes > 0");
   return rows;
+}
+
+void print_rows(std::ostream& out, const std::vector<Row>& rows) {
+  out << "#       size  algorithm            meas time   pred time  meas busbw  pred busbw   error"
+         "  predicted by\n"
+      << "#        (B)                            (us)        (us)      (GB/s)      (GB/s)     (%)"
+         "  (NCCL: algo/proto)\n";
+  for (const Row& r : rows) {
+    char line[300];
+    std::snprintf(line, sizeof line, "%12lld  %-18s  %10.2f  %10.2f  %10.2f  %10.2f  %+6.1f  %s\n",
+                  static_cast<long long>(r.bytes), r.algorithm.c_str(), r.measured_us,
+                  r.predicted_us, r.measured_busbw, r.predicted_busbw, 100 * r.error,
+                  r.model.c_str());
+    out << line;
+  }
+  print_summary(out, summary_of(rows, ""), "");
+  const std::vector<std::string> algorithms = algorithms_of(rows);
+  if (algorithms.size() < 2) return;
+  for (const std::string& name : algorithms) {
+    print_summary(out, summary_of(rows, name), name + ": ");
+  }
 }
 
 Expected<void> run_validate(const ValidateArgs& a, std::ostream& out) {
   TT_TRY(const rt::Measurement m, load_measurement(a.nccl_tests, a.measured));
   TT_TRY(algo::NcclSystem probe, resolve_nccl_system(a.instance, 1, a.cluster));
   TT_TRY(const int nodes, nodes_of(m, a.nodes, probe.gpus_per_node));
-  TT_TRY(algo::NcclSystem sys, resolve_nccl_system(a.instance, nodes, a.cluster));
+  TT_TRY(topo::ClusterSpec cluster, resolve_cluster_spec(a.instance, nodes, a.cluster));
+  TT_TRY(algo::NcclSystem sys, algo::nccl_system_from_cluster(cluster));
   sys.gpus_per_thread = a.gpus_per_thread.value_or(m.gpus_per_thread.value_or(1));
   if (sys.ranks() != m.ranks) {
     return fail(Errc::InvalidArgument, "the log has " + std::to_string(m.ranks) + " ranks but " +
-                                           sys.instance + " x " + std::to_string(nodes) + " has " +
-                                           std::to_string(sys.ranks()));
+                                           sys.instance + " x " + std::to_string(sys.nodes) +
+                                           " has " + std::to_string(sys.ranks()));
   }
   const std::string version =
       !a.nccl_version.empty() ? a.nccl_version : m.nccl_version.value_or("");
   TT_TRY(const algo::NcclOptions opts, make_nccl_options(version, a.nccl_algo, a.nccl_proto));
   TT_TRY(const algo::NcclModelParams params, load_nccl_model(a.calibration));
+  TT_TRY_VOID(apply_calibration_file(a.calibration, cluster).context("--calibration"));
   const algo::NcclPredictor predictor(sys, params, opts);
-  TT_TRY(const std::vector<Row> rows, compare(m, predictor));
-  out << "# topotune validate: " << sys.instance << " x " << nodes << " node(s), " << m.ranks
+  RowModels models{predictor, cluster, m.channels.value_or(1), m.chunks.value_or(1), {}};
+  TT_TRY(const std::vector<Row> rows, compare(m, models));
+  out << "# topotune validate: " << sys.instance << " x " << sys.nodes << " node(s), " << m.ranks
       << " ranks, " << sched::collective_name(m.collective) << ", NCCL " << opts.version.str()
-      << "\n#       size   meas time   pred time  meas busbw  pred busbw   error  predicted\n"
-      << "#        (B)        (us)        (us)      (GB/s)      (GB/s)     (%)  algo/proto\n";
-  std::vector<tune::MeasuredPoint> points;
-  std::vector<double> errors;
-  for (const Row& r : rows) {
-    char line[200];
-    std::snprintf(line, sizeof line, "%12lld  %10.2f  %10.2f  %10.2f  %10.2f  %+6.1f  %s\n",
-                  static_cast<long long>(r.bytes), r.measured_us, r.predicted_us, r.measured_busbw,
-                  r.predicted_busbw, 100 * r.error, r.choice.c_str());
-    out << line;
-    points.push_back({Bytes(r.bytes), r.measured_us});
-    errors.push_back(r.error);
-  }
-  print_summary(out, tune::summarize_errors(points, errors));
+      << "\n";
+  print_rows(out, rows);
   if (!a.plot.empty()) {
-    TT_TRY_VOID(plot_busbw(rows, a.plot, sys.instance + " x " + std::to_string(nodes)));
+    TT_TRY_VOID(plot_busbw(rows, a.plot, sys.instance + " x " + std::to_string(sys.nodes)));
     out << "# plot written to " << a.plot << "\n";
   }
   return {};

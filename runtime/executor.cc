@@ -189,16 +189,7 @@ Expected<void> Executor::prepare(const sched::Schedule& s, RankId me, Tag max_ta
 
 Expected<void> Executor::run(const sched::Schedule& s, RankId me, BufferView buffer,
                              Transport& transport, Reducer& reducer) {
-  if (buffer.size != static_cast<std::size_t>(s.spec().bytes.value)) {
-    return fail(Errc::InvalidArgument, "buffer of " + std::to_string(buffer.size) +
-                                           " bytes for a schedule of " +
-                                           std::to_string(s.spec().bytes.value));
-  }
-  if (transport.world_size() != s.num_ranks()) {
-    return fail(Errc::InvalidArgument, "schedule for " + std::to_string(s.num_ranks()) +
-                                           " ranks on a transport of " +
-                                           std::to_string(transport.world_size()));
-  }
+  TT_TRY_VOID(check_run_arguments(s, buffer, transport.world_size(), "transport"));
   TT_TRY_VOID(prepare(s, me, transport.max_tag()));
   for (auto& server : plan_->servers) std::memset(server.data(), 0, server.size());
   plan_->scratch.release_all();

@@ -91,6 +91,21 @@ RankId owner_of(const sched::Schedule& s, EndpointId e) {
   return s.endpoint(e).executor;
 }
 
+Expected<void> check_run_arguments(const sched::Schedule& s, const BufferView& buffer,
+                                   int world_size, const char* transport_kind) {
+  if (buffer.size != static_cast<std::size_t>(s.spec().bytes.value)) {
+    return fail(Errc::InvalidArgument, "buffer of " + std::to_string(buffer.size) +
+                                           " bytes for a schedule of " +
+                                           std::to_string(s.spec().bytes.value));
+  }
+  if (world_size != s.num_ranks()) {
+    return fail(Errc::InvalidArgument, "schedule for " + std::to_string(s.num_ranks()) +
+                                           " ranks on a " + transport_kind + " of " +
+                                           std::to_string(world_size));
+  }
+  return {};
+}
+
 Expected<LocalPlan> make_local_plan(const sched::Schedule& s, RankId me, Tag max_tag) {
   if (!me.valid() || me.value >= s.num_ranks()) {
     return fail(Errc::InvalidArgument, "rank " + std::to_string(me.value) + " is not a rank of a " +

@@ -54,4 +54,9 @@ RankId owner_of(const sched::Schedule& s, EndpointId e);
 /// Plans `me`'s part of `s` with tags in [0, max_tag - kReservedTags].
 Expected<LocalPlan> make_local_plan(const sched::Schedule& s, RankId me, Tag max_tag);
 
+/// The checks every executor makes before running `s`: the buffer holds the whole collective
+/// and the transport (`transport_kind`, for the message) has exactly the schedule's ranks.
+Expected<void> check_run_arguments(const sched::Schedule& s, const BufferView& buffer,
+                                   int world_size, const char* transport_kind);
+
 }  // namespace topotune::rt

@@ -82,6 +82,8 @@ std::string to_json(const Measurement& m) {
   put_optional(j, "nccl_version", m.nccl_version);
   put_optional(j, "cluster", m.cluster);
   put_optional(j, "gpus_per_thread", m.gpus_per_thread);
+  put_optional(j, "channels", m.channels);
+  put_optional(j, "chunks", m.chunks);
   json rows = json::array();
   for (const MeasurementRow& r : m.rows) rows.push_back(row_to_json(r));
   j["rows"] = std::move(rows);
@@ -112,6 +114,11 @@ Expected<Measurement> measurement_from_json(const std::string& text, const std::
     m.nccl_version = get_optional<std::string>(j, "nccl_version");
     m.cluster = get_optional<std::string>(j, "cluster");
     m.gpus_per_thread = get_optional<int>(j, "gpus_per_thread");
+    m.channels = get_optional<int>(j, "channels");
+    m.chunks = get_optional<int>(j, "chunks");
+    if (m.channels.value_or(1) < 1 || m.chunks.value_or(1) < 1) {
+      return fail(Errc::ParseError, origin + ": channels and chunks must be >= 1");
+    }
     if (m.ranks < 1) return fail(Errc::ParseError, origin + ": ranks must be >= 1");
     const json& rows = j.at("rows");
     for (std::size_t i = 0; i < rows.size(); ++i) {

@@ -43,6 +43,10 @@ struct Measurement {
   std::optional<std::string> cluster;       ///< path or description of the cluster measured
   /// GPUs one thread drives in turn (nccl-tests -g); launch overhead grows with it.
   std::optional<int> gpus_per_thread;
+  /// Algorithm options `topotune measure` generated its schedules with (--channels, --chunks);
+  /// absent means 1. validate regenerates the same schedules from them.
+  std::optional<int> channels;
+  std::optional<int> chunks;
   std::vector<MeasurementRow> rows;
 };
 

@@ -135,6 +135,13 @@ Expected<ClusterSpec> parse_cluster_json(const std::string& text, const std::str
   return spec;
 }
 
+Expected<void> apply_link_params_json(const std::string& text, const std::string& origin,
+                                      ClusterSpec& spec) {
+  TT_TRY(Json doc, detail::parse_json_text(text, origin));
+  const JsonPath root{&origin, ""};
+  return read_link_params(doc, root / "link_params", spec);
+}
+
 Expected<ClusterSpec> load_cluster_file(const std::string& path) {
   TT_TRY(std::string text, read_text_file(path));
   return parse_cluster_json(text, path);

@@ -78,4 +78,10 @@ Expected<ClusterSpec> load_cluster_file(const std::string& path);
 /// Same, from text (`origin` names it in messages).
 Expected<ClusterSpec> parse_cluster_json(const std::string& text, const std::string& origin);
 
+/// Applies a `link_params` object (the cluster file's section, `{class: {latency_us,
+/// efficiency}}`, given as JSON text) to `spec` field by field, with the cluster file's checks.
+/// Calibration files carry the same section. Errors read "<origin>: link_params.<field>: ...".
+Expected<void> apply_link_params_json(const std::string& text, const std::string& origin,
+                                      ClusterSpec& spec);
+
 }  // namespace topotune::topo

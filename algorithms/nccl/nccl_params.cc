@@ -218,6 +218,14 @@ Expected<NcclModelParams> params_from_json(const std::string& text, const std::s
   if (!j.contains("parameters") || !j.at("parameters").is_object()) {
     return fail(Errc::ParseError, origin + ": missing object \"parameters\"");
   }
+  // "link_params" is the topology's section of a calibration file (read by
+  // tune::apply_calibration, docs/calibration.md); any other key is a typo.
+  for (const auto& [key, unused] : j.items()) {
+    if (key != "schema" && key != "description" && key != "parameters" && key != "link_params") {
+      return fail(Errc::ParseError, origin + ": unknown key '" + key +
+                                        "' (schema, description, parameters, link_params)");
+    }
+  }
   NcclModelParams out = base;
   for (const auto& [name, entry] : j.at("parameters").items()) {
     const ParamInfo* info = find_param(name);
@@ -236,6 +244,11 @@ Expected<NcclModelParams> params_from_json(const std::string& text, const std::s
     const double value = v->get<double>();
     if (!std::isfinite(value) || value < 0) {
       return fail(Errc::ParseError, origin + ": parameter '" + name + "' must be finite and >= 0");
+    }
+    // Efficiencies are shares of a nominal rate: 0 would stall the model, > 1 exceeds the wire.
+    if (name.find("efficiency") != std::string::npos && (value <= 0 || value > 1)) {
+      return fail(Errc::ParseError, origin + ": parameter '" + name + "' must be in (0, 1], got " +
+                                        std::to_string(value));
     }
     *info->ref(out) = value;
   }

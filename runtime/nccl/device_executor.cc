@@ -203,16 +203,7 @@ Expected<void> DeviceExecutor::prepare(const sched::Schedule& s, RankId me) {
 
 Expected<void> DeviceExecutor::run(const sched::Schedule& s, RankId me, BufferView buffer,
                                    NcclTransport& transport, CudaReducer& reducer) {
-  if (buffer.size != static_cast<std::size_t>(s.spec().bytes.value)) {
-    return fail(Errc::InvalidArgument, "buffer of " + std::to_string(buffer.size) +
-                                           " bytes for a schedule of " +
-                                           std::to_string(s.spec().bytes.value));
-  }
-  if (transport.world_size() != s.num_ranks()) {
-    return fail(Errc::InvalidArgument, "schedule for " + std::to_string(s.num_ranks()) +
-                                           " ranks on a communicator of " +
-                                           std::to_string(transport.world_size()));
-  }
+  TT_TRY_VOID(check_run_arguments(s, buffer, transport.world_size(), "communicator"));
   if (reducer.stream() != transport.stream()) {
     return fail(Errc::InvalidArgument, "the reducer must launch on the transport's stream");
   }

@@ -58,5 +58,110 @@ check 0 'written to' calibrate --nccl-tests "$tmp/a100.log" --instance dgx-a100 
 check 0 'busbw' predict --instance dgx-a100 --sizes 1G --calibration "$tmp/cal.json"
 check 2 'is an NCCL constant' calibrate --nccl-tests "$tmp/a100.log" --instance dgx-a100 --params nccl.max_channels -o "$tmp/x.json"
 [ -e "$tmp/x.json" ] && { echo "FAIL: failed calibrate left a file"; fails=$((fails + 1)); }
+# validate --measured: each row predicted by its own algorithm's model. The expectations are
+# computed by other commands: `topotune simulate` for topotune's schedules (with the options the
+# JSON records: channels 2), `topotune predict` for the nccl row.
+printf '{"schema": "topotune.cluster/1", "instance": "p4d.24xlarge", "nodes": 2}\n' > "$tmp/c.json"
+cat > "$tmp/mixed.json" <<'JSON'
+{"schema": "topotune.measurement/1", "source": "topotune-measure", "backend": "mpi",
+ "collective": "allreduce", "ranks": 16, "nodes": 2, "channels": 2,
+ "rows": [{"algorithm": "ring", "bytes": 4194304, "time_us": 900},
+          {"algorithm": "hierarchical:tree", "bytes": 4194304, "time_us": 800},
+          {"algorithm": "ps:cpu", "bytes": 1048576, "time_us": 3000},
+          {"algorithm": "mpi", "bytes": 1048576, "time_us": 700},
+          {"algorithm": "nccl", "bytes": 4194304, "time_us": 400}]}
+JSON
+check 0 'ring: sizes >= 1 MiB:  1' validate --measured "$tmp/mixed.json" --cluster "$tmp/c.json"
+"$bin" validate --measured "$tmp/mixed.json" --cluster "$tmp/c.json" > "$tmp/mixed.txt" 2>&1 ||
+  { echo "FAIL: validate --measured mixed.json"; fails=$((fails + 1)); }
+python3 - "$bin" "$tmp" <<'PY' || fails=$((fails + 1))
+import json, subprocess, sys
+bin, d = sys.argv[1], sys.argv[2]
+rows = [l.split() for l in open(f"{d}/mixed.txt") if l.strip() and not l.startswith("#")]
+assert [r[1] for r in rows] == ["ring", "hierarchical:tree", "ps:cpu", "mpi", "nccl"], rows
+def run(*args):
+    return json.loads(subprocess.run([bin, *args], check=True, capture_output=True,
+                                     text=True).stdout)
+def simulate(algo, size, *extra):
+    out = run("simulate", "--cluster", f"{d}/c.json", "--algo", algo, "--size", size,
+              "--channels", "2", "--format", "json", *extra)
+    return out["time_s"] * 1e6
+want = {"ring": simulate("ring", "4194304"),
+        "hierarchical:tree": simulate("hierarchical:tree", "4194304"),
+        "ps:cpu": simulate("ps", "1048576", "--ps-placement", "cpu")}
+nccl = run("predict", "--cluster", f"{d}/c.json", "--sizes", "4194304", "--format", "json")
+want["nccl"] = nccl["rows"][0]["time_us"]
+for r in rows:
+    if r[1] in want:  # column 4: predicted time (us), printed with 2 decimals
+        assert abs(float(r[3]) - want[r[1]]) <= 0.0051, (r, want[r[1]])
+# The Open MPI model row is a simulated schedule too, not NCCL's prediction.
+assert "Open MPI" in " ".join(rows[3]), rows[3]
+PY
+check 2 "unknown algorithm" validate --measured <(sed 's/"ring"/"rnig"/' "$tmp/mixed.json") --cluster "$tmp/c.json"
+# --calibration on the topology side (docs/calibration.md): predict --algo and plan use the
+# same calibrated cluster as simulate. The file only moves EFA v1 (p4d's NIC class) figures.
+printf '{"schema": "topotune.nccl_model/1", "parameters": {"net_efficiency.efa_srd": 0.5, "nic_latency_us.efa_srd": 20}, "link_params": {"nvlink": {"latency_us": 0.7}}}\n' > "$tmp/cal-links.json"
+python3 - "$bin" "$tmp" <<'PY' || fails=$((fails + 1))
+import json, subprocess, sys
+bin, d = sys.argv[1], sys.argv[2]
+def run(*args):
+    return json.loads(subprocess.run([bin, *args], check=True, capture_output=True,
+                                     text=True).stdout)
+cal = ["--calibration", f"{d}/cal-links.json"]
+def predict(*extra):
+    out = run("predict", "--instance", "p4d.24xlarge", "--nodes", "2", "--algo", "ring",
+              "--sizes", "16M", "--simulate", "--format", "json", *extra)
+    return out["rows"][0]["time_us"]
+def simulate(*extra):
+    out = run("simulate", "--instance", "p4d.24xlarge", "--nodes", "2", "--algo", "ring",
+              "--size", "16M", "--format", "json", *extra)
+    return out["time_s"] * 1e6
+# Same calibrated cluster in predict --simulate and simulate; and the calibration changed it.
+assert abs(predict(*cal) - simulate(*cal)) < 1e-6 * simulate(*cal), (predict(*cal), simulate(*cal))
+assert predict(*cal) > 1.2 * predict(), (predict(*cal), predict())
+# The closed form sees the calibrated links too.
+closed = lambda *extra: run("predict", "--instance", "p4d.24xlarge", "--nodes", "2", "--algo",
+                            "ring", "--sizes", "16M", "--format", "json", *extra)["rows"][0]["time_us"]
+assert closed(*cal) > 1.2 * closed(), (closed(*cal), closed())
+# plan embeds the calibrated link classes (so --replay reuses them) and the file itself.
+plan = run("plan", "--instance", "p4d.24xlarge", "--nodes", "2", "--format", "json", *cal)
+lp = plan["inputs"]["cluster_spec"]["link_params"]
+assert lp["network"]["efficiency"] == 0.5, lp          # net_efficiency.efa_srd
+assert abs(lp["network"]["latency_us"] - 10) < 1e-9, lp  # 20 us per crossing / 2 hops
+assert abs(lp["nvlink"]["latency_us"] - 0.7) < 1e-9, lp  # the link_params section
+assert plan["inputs"]["calibration"]["parameters"]["net_efficiency.efa_srd"] == 0.5
+plain = run("plan", "--instance", "p4d.24xlarge", "--nodes", "2", "--format", "json")
+assert plain["inputs"]["cluster_spec"]["link_params"]["network"]["efficiency"] == 0.85
+PY
+check 2 "unknown key 'link_param'" plan --instance p4d.24xlarge --nodes 2 --calibration <(echo '{"schema": "topotune.nccl_model/1", "parameters": {}, "link_param": {}}')
+# calibrate --measured with rows of topotune's algorithms fits the link classes with the
+# simulator as the model: runs simulated on a cluster whose network class is (0.5, 20 us)
+# are fitted from the defaults (0.85, 2.5 us) and the truth comes back; validate with the
+# written calibration then predicts those runs exactly.
+printf '{"schema": "topotune.cluster/1", "instance": "g4dn.12xlarge", "nodes": 2, "link_params": {"network": {"efficiency": 0.5, "latency_us": 20}}}\n' > "$tmp/truth.json"
+python3 - "$bin" "$tmp" <<'PY' || fails=$((fails + 1))
+import json, subprocess, sys
+bin, d = sys.argv[1], sys.argv[2]
+rows = []
+for algo in ("ring", "rhd"):
+    for size in (1 << 20, 8 << 20, 64 << 20):
+        out = json.loads(subprocess.run(
+            [bin, "simulate", "--cluster", f"{d}/truth.json", "--algo", algo, "--size", str(size),
+             "--format", "json"], check=True, capture_output=True, text=True).stdout)
+        rows.append({"algorithm": algo, "bytes": size, "time_us": out["time_s"] * 1e6})
+json.dump({"schema": "topotune.measurement/1", "source": "topotune-simulate", "backend": "",
+           "collective": "allreduce", "ranks": 8, "nodes": 2, "rows": rows},
+          open(f"{d}/sim-runs.json", "w"))
+PY
+check 0 'link classes (flow simulator on 1 run(s))' calibrate --measured "$tmp/sim-runs.json" --instance g4dn.12xlarge --link-params network.efficiency,network.latency_us -o "$tmp/fit.json"
+python3 - "$tmp/fit.json" <<'PY' || fails=$((fails + 1))
+import json, sys
+net = json.load(open(sys.argv[1]))["link_params"]["network"]
+assert abs(net["efficiency"] - 0.5) < 0.005 and abs(net["latency_us"] - 20) < 0.2, net
+PY
+check 0 'sizes >= 1 MiB:  6, median |busbw error|   0.0%' validate --measured "$tmp/sim-runs.json" --instance g4dn.12xlarge --calibration "$tmp/fit.json"
+check 2 'give --instance or --cluster' calibrate --measured "$tmp/sim-runs.json" -o "$tmp/none.json"
+check 2 "unknown link parameter 'network.eficiency'" calibrate --measured "$tmp/sim-runs.json" --instance g4dn.12xlarge --link-params network.eficiency -o "$tmp/none.json"
+[ -e "$tmp/none.json" ] && { echo "FAIL: failed calibrate left a file"; fails=$((fails + 1)); }
 [ "$fails" -eq 0 ] && echo "nccl cli: all checks passed"
 exit $((fails > 0))

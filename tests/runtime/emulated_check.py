@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
-"""emulated_check.py MEASURED.json PREDICTED.json [--tolerance 0.10] [--mpi-tolerance 0.20]
-                     [--min-bytes 16777216] [--rank-slack 0.05] [--name NAME]
+"""emulated_check.py MEASURED.json PREDICTED.json [--tolerance 0.10] [--mpi-tolerance 0.10]
+                     [--min-bytes 16777216] [--rank-slack 0.05] [--plan-first FILE] [--name NAME]
 
 Compares `topotune measure` (measurement schema) with predictions (measurement schema too:
 rows of algorithm, bytes, time_us) for the same emulated cluster. Prints a markdown table of
 predicted vs measured per algorithm and size, then checks, for sizes >= --min-bytes:
   * the median over sizes of |measured/predicted - 1| per algorithm is <= --tolerance
-    (--mpi-tolerance for `mpi`, Open MPI's own MPI_Allreduce, whose local copy and reduce
-    phases a bandwidth model leaves out: testbed.md suggests 15-20 %);
+    (--mpi-tolerance for `mpi`, Open MPI's own MPI_Allreduce: the issue asks 10 % for it too;
+    testbed.md suggests 15-20 % at 1 Gbit/s, where its local copy and reduce phases weigh
+    more than at the 100-200 Mbit/s the CI check uses, where we measured 0.7-7.5 %);
   * at each size, the algorithm predicted fastest is measured fastest or within --rank-slack.
     Predictions within --tie (1 %) of the best are ties: a model cannot rank them, so the
     best-measured of the tied algorithms is the one checked.
+  * with --plan-first (the JSON tests/runtime/plan_first.py writes: per size, the algorithm
+    `topotune plan` ranks first and its measured name), at each of those sizes the plan's
+    first choice is measured fastest or within --rank-slack of the fastest.
 Exit status 1 if a check fails. Python standard library only."""
 import argparse
 import json
@@ -29,10 +33,11 @@ def main():
     ap.add_argument("measured")
     ap.add_argument("predicted")
     ap.add_argument("--tolerance", type=float, default=0.10)
-    ap.add_argument("--mpi-tolerance", type=float, default=0.20)
+    ap.add_argument("--mpi-tolerance", type=float, default=0.10)
     ap.add_argument("--min-bytes", type=int, default=16 << 20)
     ap.add_argument("--rank-slack", type=float, default=0.05)
     ap.add_argument("--tie", type=float, default=0.01)
+    ap.add_argument("--plan-first", default="")
     ap.add_argument("--name", default="")
     a = ap.parse_args()
     meas, pred = rows_by_key(a.measured), rows_by_key(a.predicted)
@@ -78,7 +83,32 @@ def main():
         names = "/".join(k[0] for k in tied)
         print(f"{verdict}: {size >> 20} MiB: predicted fastest {names} is measured "
               f"{slack * 100:.1f}% over the measured fastest (slack {a.rank_slack * 100:.0f}%)")
+    if a.plan_first:
+        ok &= check_plan_first(a.plan_first, meas, a.rank_slack)
     return 0 if ok else 1
+
+
+def check_plan_first(path, meas, rank_slack):
+    with open(path) as f:
+        first = json.load(f)
+    if not first:
+        print("FAIL: no plan choice to check")
+        return False
+    ok = True
+    for size_text, choice in sorted(first.items(), key=lambda kv: int(kv[0])):
+        size = int(size_text)
+        key = (choice["measure"], size)
+        here = [meas[k]["time_us"] for k in meas if k[1] == size]
+        if key not in meas or not here:
+            print(f"FAIL: {size >> 20} MiB: plan's first choice {choice['plan']} was not measured")
+            ok = False
+            continue
+        slack = meas[key]["time_us"] / min(here) - 1
+        verdict = "PASS" if slack <= rank_slack else "FAIL"
+        ok &= slack <= rank_slack
+        print(f"{verdict}: {size >> 20} MiB: `topotune plan` ranks {choice['plan']} first; measured "
+              f"{slack * 100:.1f}% over the measured fastest (slack {rank_slack * 100:.0f}%)")
+    return ok
 
 
 if __name__ == "__main__":

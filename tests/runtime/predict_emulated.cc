@@ -6,9 +6,11 @@
 // predicted as rhd (recursive halving-doubling), which is what Open MPI's MPI_Allreduce runs
 // at these sizes (Rabenseifner), over the bit-reversed rank order: Open MPI halves at
 // distance 1 first, the generator at distance p/2 first, and position v <-> rank bitrev(v)
-// turns one into the other (on 2x2 it keeps the first, largest exchange inside a host). Used by emulated_test.sh until `topotune simulate` exists.
-// Built without the simulator (TOPOTUNE_HAVE_SIMULATOR undefined) it predicts with the
-// algorithms' closed forms on the same topology instead, and says so in "source".
+// turns one into the other (on 2x2 it keeps the first, largest exchange inside a host).
+// The name -> schedule mapping lives in autotune/schedule_predictor.h (shared with `measure`
+// and `topotune validate --measured`). Planner labels ("hierarchical(rhd)", "ps(k=2)",
+// "ring/ch2") are generated as `topotune plan` timed them (tune::make_schedule_algorithm), as
+// `topotune measure` runs them.
 
 #include <cstdio>
 #include <iostream>
@@ -19,32 +21,14 @@
 #include "algorithms/registry.h"
 #include "core/quantity_parse.h"
 #include "runtime/measurement.h"
-#include "algorithms/cost_params.h"
-#ifdef TOPOTUNE_HAVE_SIMULATOR
+#include "autotune/schedule_predictor.h"
 #include "simulator/simulator.h"
-#endif
 #include "topology/cluster_spec.h"
 #include "topology/topology.h"
 
 namespace {
 
 using namespace topotune;
-
-// Rank order bitrev(0..n-1) when n is a power of two (else the identity).
-std::vector<RankId> bit_reversed(int n) {
-  int bits = 0;
-  while ((1 << bits) < n) ++bits;
-  std::vector<RankId> order;
-  for (int v = 0; v < n; ++v) {
-    int r = v;
-    if ((1 << bits) == n) {
-      r = 0;
-      for (int b = 0; b < bits; ++b) r |= ((v >> b) & 1) << (bits - 1 - b);
-    }
-    order.push_back(RankId(r));
-  }
-  return order;
-}
 
 std::vector<std::string> split(const std::string& s) {
   std::vector<std::string> out;
@@ -61,43 +45,30 @@ Expected<rt::Measurement> predict(const std::string& cluster, const std::string&
                                   const std::string& sizes, int channels) {
   TT_TRY(topo::ClusterSpec cs, topo::load_cluster_file(cluster));
   TT_TRY(topo::Topology t, topo::build_topology(cs));
-  TT_TRY(algo::RankLayout layout, algo::layout_from_topology(t, channels));
   TT_TRY(std::vector<Bytes> size_list, parse_size_list(sizes));
   rt::Measurement m;
-#ifdef TOPOTUNE_HAVE_SIMULATOR
   m.source = "topotune-simulator";
   sim::Simulator simulator(t);
-#else
-  m.source = "topotune-closed-form";
-  const algo::CostParams params = algo::cost_params_from_topology(t);
-#endif
   m.backend = "simulated";
   m.ranks = t.num_ranks();
   m.nodes = t.num_hosts();
   m.gpus_per_node = t.gpus_per_host();
   m.cluster = cluster;
   for (const std::string& name : split(algos)) {
-    algo::AlgorithmOptions o;
-    o.channels = channels;
-    std::string base = name == "mpi" ? "rhd" : name;
-    if (name.rfind("ps:", 0) == 0) {
-      TT_TRY(o.ps_placement, algo::parse_ps_placement(name.substr(3)));
-      base = "ps";
-    }
-    TT_TRY(auto a, algo::make_algorithm(base, o));
-    algo::RankLayout order = layout;
-    if (name == "mpi") order.rings = {bit_reversed(layout.ranks())};
+    // The schedule `measure` ran (for `mpi` the Open MPI model): the library's mapping, the
+    // one `topotune validate --measured` uses.
+    TT_TRY(const tune::MeasuredAlgorithm ma, tune::measured_algorithm(name, channels));
+    TT_TRY(std::unique_ptr<algo::Algorithm> a,
+           tune::make_measured_algorithm(ma, sched::Collective::Allreduce));
+    TT_TRY(const algo::RankLayout layout, algo::layout_from_topology(t, ma.options.channels));
+    const algo::RankLayout order = tune::measured_layout(ma, layout);
     for (Bytes s : size_list) {
       sched::CollectiveSpec spec;
       spec.ranks = t.num_ranks();
       spec.bytes = s;
       TT_TRY(sched::Schedule schedule, a->generate(spec, order));
-#ifdef TOPOTUNE_HAVE_SIMULATOR
       TT_TRY(sim::SimResult r, simulator.run(schedule));
       const Seconds time = r.makespan;
-#else
-      TT_TRY(Seconds time, a->closed_form(spec, order, params));
-#endif
       rt::MeasurementRow row;
       row.algorithm = name;
       row.bytes = s.value;

@@ -54,5 +54,76 @@ for e in xs:
     assert e["dur"] >= 0 and e["ts"] >= 0
 assert max(e["ts"] + e["dur"] for e in xs) <= out["time_s"] * 1e6 * (1 + 1e-9)
 PY
+# --calibration (docs/calibration.md): halving the network class's efficiency on a cluster
+# whose network is the bottleneck doubles the bandwidth term. Two hosts x 1 GPU, PCIe 31.5 GB/s,
+# one 100 Gbps InfiniBand NIC: ring allreduce of S bytes on 2 ranks is 2 steps of S/2 over
+# one route GPU -> PCIe switch -> NIC -> switch -> NIC -> PCIe switch -> GPU, so with
+# --reduction none  T(S) = 2 L + S / (R e)  (L: the route's latency, R e: the NIC's 12.5 GB/s
+# x efficiency, the route's narrowest link as long as e < 31.5 x pcie_eff / 12.5). Hence
+#   T(S, e/2) - T(S, e) = S / (R e)   and the slope dT/dS doubles; both are checked below.
+cat > "$tmp/one-gpu.json" <<'JSON'
+{"schema": "topotune.cluster/1",
+ "instance": {"schema": "topotune.instance/1", "name": "ib-1gpu", "vendor": "custom",
+   "gpu": {"count": {"value": 1, "source": "test"}, "model": {"value": "A100", "source": "test"},
+           "arch": {"value": "ampere", "source": "test"}},
+   "intra": {"fabric": {"value": "pcie", "source": "test"}},
+   "host": {"cpu_sockets": {"value": 1, "source": "test"},
+            "pcie_switches": {"value": [{"socket": 0, "gpus": [0], "nics": [0]}], "source": "test"}},
+   "network": {"nics": {"value": 1, "source": "test"}, "nic_Gbps": {"value": 100, "source": "test"},
+               "transport": {"value": "infiniband", "source": "test"},
+               "gpudirect_rdma": {"value": true, "source": "test"}}},
+ "nodes": 2, "overrides": {"host.pcie_GBps": 31.5}}
+JSON
+for e in 0.8 0.4; do
+  printf '{"schema": "topotune.nccl_model/1", "parameters": {"net_efficiency.infiniband": %s, "nic_latency_us.infiniband": 6}}\n' \
+    "$e" > "$tmp/cal-$e.json"
+  for size in 64M 128M; do
+    "$bin" simulate --cluster "$tmp/one-gpu.json" --algo ring --size $size --reduction none \
+      --calibration "$tmp/cal-$e.json" --format json > "$tmp/sim-$e-$size.json" ||
+      { echo "FAIL: simulate --calibration cal-$e.json --size $size"; fails=$((fails + 1)); }
+  done
+done
+"$bin" simulate --cluster "$tmp/one-gpu.json" --algo ring --size 64M --reduction none \
+  --format json > "$tmp/sim-none.json" || { echo "FAIL: simulate without calibration"; fails=$((fails + 1)); }
+python3 - "$tmp" <<'PY' || fails=$((fails + 1))
+import json, sys
+d = sys.argv[1]
+def run(name):
+    return json.load(open(f"{d}/sim-{name}.json"))
+def network_capacity(out):  # effective NIC rate (bytes/s) of the network links, all equal
+    caps = {l["capacity_GBps"] for l in out["links"] if l["kind"] == "network"}
+    assert len(caps) == 1, caps
+    return caps.pop() * 1e9
+S = 64 * 2**20
+a, b = run("0.8-64M"), run("0.4-64M")
+# The calibrated efficiency reached the links: 12.5 GB/s nominal x 0.8, then x 0.4.
+assert abs(network_capacity(a) - 12.5e9 * 0.8) < 1e3, network_capacity(a)
+assert abs(network_capacity(b) - 12.5e9 * 0.4) < 1e3, network_capacity(b)
+# Without --calibration the topology default (0.85) stays.
+assert abs(network_capacity(run("none")) - 12.5e9 * 0.85) < 1e3
+# T(S, e/2) - T(S, e) = S / (R e), R e = 10 GB/s.
+diff = b["time_s"] - a["time_s"]
+assert abs(diff - S / (12.5e9 * 0.8)) < 1e-9 * S / 1e9 + 1e-9, (diff, S / 10e9)
+# The slope doubles: (T(2S) - T(S)) at e/2 is twice that at e.
+slope_a = run("0.8-128M")["time_s"] - a["time_s"]
+slope_b = run("0.4-128M")["time_s"] - b["time_s"]
+assert abs(slope_b / slope_a - 2) < 1e-6, slope_b / slope_a
+# ... and halving made it slower by (2L + 2B) / (2L + B), B = S / (R e): the derived factor.
+L2 = a["time_s"] - S / (12.5e9 * 0.8)
+factor = (L2 + 2 * S / 10e9) / (L2 + S / 10e9)
+assert abs(b["time_s"] / a["time_s"] - factor) < 1e-9, (b["time_s"] / a["time_s"], factor)
+PY
+# Calibration files with an unknown key or a bad value: exit 2, naming the key.
+printf '{"schema": "topotune.nccl_model/1", "parameters": {"net_eficiency.infiniband": 0.5}}\n' > "$tmp/typo.json"
+printf '{"schema": "topotune.nccl_model/1", "parameters": {"net_efficiency.infiniband": 1.7}}\n' > "$tmp/bad.json"
+printf '{"schema": "topotune.nccl_model/1", "parameters": {}, "links": {}}\n' > "$tmp/key.json"
+printf '{"schema": "topotune.nccl_model/1", "parameters": {}, "link_params": {"network": {"latency_us": -1}}}\n' > "$tmp/lp.json"
+one=(--cluster "$tmp/one-gpu.json" --algo ring --size 1M)
+expect 2 "unknown parameter 'net_eficiency.infiniband'" "${one[@]}" --calibration "$tmp/typo.json"
+expect 2 "'net_efficiency.infiniband' must be in (0, 1]" "${one[@]}" --calibration "$tmp/bad.json"
+expect 2 "unknown key 'links'" "${one[@]}" --calibration "$tmp/key.json"
+expect 2 "link_params.network.latency_us" "${one[@]}" --calibration "$tmp/lp.json"
+expect 2 "cannot read" "${one[@]}" --calibration "$tmp/missing.json"
+
 if [ "$fails" -ne 0 ]; then echo "$fails failure(s)"; exit 1; fi
 echo "simulate CLI: ok"

@@ -1,0 +1,85 @@
+// SchedulePredictor: measured rows of topotune's algorithms are predicted with the schedule
+// `measure` ran on the flow simulator; `mpi` with the Open MPI model. Expectations are computed
+// independently here from the registry and the simulator, not copied from the predictor.
+
+#include "autotune/schedule_predictor.h"
+
+#include <gtest/gtest.h>
+
+#include "algorithms/registry.h"
+#include "simulator/simulator.h"
+
+namespace topotune::tune {
+namespace {
+
+sched::CollectiveSpec allreduce(int ranks, std::int64_t bytes) {
+  sched::CollectiveSpec s;
+  s.ranks = ranks;
+  s.bytes = Bytes(bytes);
+  return s;
+}
+
+Seconds simulate(const topo::Topology& t, const std::string& name, algo::AlgorithmOptions o,
+                 const algo::RankLayout& layout, const sched::CollectiveSpec& spec) {
+  const auto a = algo::make_algorithm(name, o).value();
+  const sched::Schedule s = a->generate(spec, layout).value();
+  return sim::Simulator(t).run(s).value().makespan;
+}
+
+TEST(SchedulePredictor, TopotuneAlgorithmsAreTheirScheduleOnTheSimulator) {
+  const topo::ClusterSpec spec = topo::make_cluster_spec("p4d.24xlarge", 2).value();
+  const SchedulePredictor p = SchedulePredictor::create(spec, 2, 1).value();
+  const topo::Topology t = topo::build_topology(spec).value();
+  const algo::RankLayout layout = algo::layout_from_topology(t, 2).value();
+  const sched::CollectiveSpec s = allreduce(16, 3 << 20);
+  algo::AlgorithmOptions o;
+  o.channels = 2;
+  EXPECT_EQ(p.time("ring", s).value().value, simulate(t, "ring", o, layout, s).value);
+  EXPECT_EQ(p.time("hierarchical:tree", s).value().value,
+            simulate(t, "hierarchical:tree", o, layout, s).value);
+  algo::AlgorithmOptions cpu = o;
+  cpu.ps_placement = algo::PsPlacement::Cpu;
+  EXPECT_EQ(p.time("ps:cpu", s).value().value, simulate(t, "ps", cpu, layout, s).value);
+  // The placement matters (else the check above would not test the parsing of "ps:cpu").
+  EXPECT_NE(p.time("ps:cpu", s).value().value, p.time("ps", s).value().value);
+}
+
+TEST(SchedulePredictor, PlannerLabelsUseTheirOwnChannelCount) {
+  // "ring/ch2" is the planner's ring on 2 channels: the registry's ring with channels = 2 on
+  // a 2-channel layout, whatever channel count the predictor was created with.
+  const topo::ClusterSpec spec = topo::make_cluster_spec("p4d.24xlarge", 2).value();
+  const SchedulePredictor p = SchedulePredictor::create(spec, 1, 1).value();
+  const algo::RankLayout two = algo::layout_from_topology(p.topology(), 2).value();
+  const sched::CollectiveSpec s = allreduce(16, 8 << 20);
+  algo::AlgorithmOptions o;
+  o.channels = 2;
+  EXPECT_EQ(p.time("ring/ch2", s).value().value, simulate(p.topology(), "ring", o, two, s).value);
+  EXPECT_EQ(measured_algorithm("ring/ch2").value().options.channels, 2);
+}
+
+TEST(SchedulePredictor, MpiIsRhdOverTheBitReversedRankOrder) {
+  // One g4dn.12xlarge: 4 ranks. Bit reversal over 2 bits maps positions 0,1,2,3 to ranks
+  // 0 (00->00), 2 (01->10), 1 (10->01), 3 (11->11).
+  const topo::ClusterSpec spec = topo::make_cluster_spec("g4dn.12xlarge", 1).value();
+  const SchedulePredictor p = SchedulePredictor::create(spec).value();
+  ASSERT_EQ(p.ranks(), 4);
+  algo::RankLayout order = p.layout();
+  order.rings = {{RankId(0), RankId(2), RankId(1), RankId(3)}};
+  const sched::CollectiveSpec s = allreduce(4, 1 << 20);
+  EXPECT_EQ(p.time("mpi", s).value().value,
+            simulate(p.topology(), "rhd", {}, order, s).value);
+  EXPECT_EQ(measured_layout(measured_algorithm("mpi").value(), p.layout()).rings, order.rings);
+}
+
+TEST(SchedulePredictor, RefusesWhatItDoesNotModel) {
+  EXPECT_FALSE(measured_algorithm("nccl").has_value());  // the NCCL predictor's rows
+  const auto unknown = measured_algorithm("rign");
+  ASSERT_FALSE(unknown.has_value());
+  EXPECT_EQ(unknown.error().code, Errc::NotFound);
+  const MeasuredAlgorithm mpi = measured_algorithm("mpi").value();
+  EXPECT_FALSE(make_measured_algorithm(mpi, sched::Collective::Allgather).has_value());
+  EXPECT_FALSE(measured_algorithm("ps:disk").has_value());
+}
+
+}  // namespace
+}  // namespace topotune::tune
