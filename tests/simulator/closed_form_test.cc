@@ -23,6 +23,7 @@ struct Case {
   std::string algorithm;
   algo::AlgorithmOptions options;
   sched::Collective collective = sched::Collective::Allreduce;
+  int root = 0;  ///< broadcast only
 };
 
 std::string describe(const Case& c, int hosts, int gpus, std::int64_t bytes) {
@@ -30,7 +31,8 @@ std::string describe(const Case& c, int hosts, int gpus, std::int64_t bytes) {
          "x" + std::to_string(gpus) + " S=" + std::to_string(bytes) +
          " C=" + std::to_string(c.options.channels) + " K=" + std::to_string(c.options.chunks) +
          " inner=" + algo::inner_algorithm_name(c.options.inner) +
-         " ps=" + algo::ps_placement_name(c.options.ps_placement);
+         " ps=" + algo::ps_placement_name(c.options.ps_placement) +
+         " root=" + std::to_string(c.root);
 }
 
 enum class Expect {
@@ -67,6 +69,7 @@ void expect_simulation_matches(const Case& c, int hosts, int gpus, std::int64_t 
   spec.collective = c.collective;
   spec.ranks = hosts * gpus;
   spec.bytes = Bytes(bytes);
+  spec.root = RankId(c.root);
   auto schedule = (*algorithm)->generate(spec, *layout);
   ASSERT_TRUE(schedule) << schedule.error().message;
   auto closed = (*algorithm)->closed_form(spec, *layout, params);
@@ -128,6 +131,8 @@ TEST(ClosedForm, RingBroadcast) {
     for (std::int64_t base : {16, 1024}) {
       expect_simulation_matches({"ring", o, bcast}, 2, 4, even_size(8, o, base));
       expect_simulation_matches({"ring", o, bcast}, 4, 2, even_size(8, o, base));
+      // A root inside a host: the chain starts mid-host and wraps around the ring.
+      expect_simulation_matches({"ring", o, bcast, 5}, 4, 2, even_size(8, o, base));
     }
   }
 }
