@@ -76,12 +76,14 @@ Seconds chain_time(int n, double bytes, int chunks, const HopCost& hop) {
   return hop.time(bytes / chunks) * static_cast<double>(n - 1 + chunks - 1);
 }
 
-Seconds tree_time(int height, double bytes, int chunks, const HopCost& hop, double gamma) {
-  if (height == 0) return Seconds(0);
-  const double stage = bytes / chunks;
-  const double up = hop.time(2 * stage).value + stage * gamma;
-  const double down = hop.time(2 * stage).value;
-  return Seconds(height * (up + down) + (chunks - 1) * std::max(up, down));
+Seconds chain_time(const std::vector<HopCost>& hops, double bytes, int chunks) {
+  const double chunk = bytes / chunks;
+  double sum = 0.0, slowest = 0.0;
+  for (const HopCost& h : hops) {
+    sum += h.time(chunk).value;
+    slowest = std::max(slowest, h.time(chunk).value);
+  }
+  return Seconds(sum + (chunks - 1) * slowest);
 }
 
 Seconds ps_time(int remote, int local, double shard, const HopCost& net, const HopCost& near,

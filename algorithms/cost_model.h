@@ -49,12 +49,14 @@ std::vector<HopCost> ring_hops(const std::vector<RankId>& ring, const RankLayout
 /// Ring halves over n positions moving S bytes in K chunks (any C: the channels share a link):
 /// rs_steps·(n-1)K·(hop(x) + x·γ) + ag·(n-1)K·hop(x), x = S/(nK).
 Seconds ring_time(int n, double bytes, int chunks, const HopCost& hop, double gamma, bool rs, bool ag);
-/// Pipelined chain: (n-1 + K-1)·hop(S/K).
+/// Pipelined chain of n-1 equal hops: (n-1 + K-1)·hop(S/K).
 Seconds chain_time(int n, double bytes, int chunks, const HopCost& hop);
-/// Double binary tree of height h: u = hop(2S/K) + (S/K)γ up, d = hop(2S/K) down,
-/// T = h(u + d) + (K-1)·u. In steady state a NIC carries, per channel, the up and the down
-/// flow of both trees (4 flows of S/(2CK)), hence 2S/K per stage.
-Seconds tree_time(int height, double bytes, int chunks, const HopCost& hop, double gamma);
+/// Pipelined chain over `hops` (hop i: position i -> i+1), K chunks of S/K, FIFO per link, no
+/// contention: Σ_i h_i(S/K) + (K-1)·max_i h_i(S/K). Chunk k leaves hop i when it has crossed
+/// hop i-1 and chunk k-1 has left hop i, so the last chunk's finish is the longest path through
+/// the (hop, chunk) grid: every path crosses each hop once and spends K-1 extra chunk-steps,
+/// best spent on the slowest hop.
+Seconds chain_time(const std::vector<HopCost>& hops, double bytes, int chunks);
 /// Parameter server, shard of `shard` bytes: pushes from `remote` GPUs over `net` and `local`
 /// GPUs over `near` into one server, reduced there at γ in arrival order, then pulls back.
 Seconds ps_time(int remote, int local, double shard, const HopCost& net, const HopCost& near,

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "algorithms/cost_model.h"
 
 namespace topotune::algo {
 namespace {
@@ -154,29 +153,6 @@ Expected<sched::Schedule> DoubleBinaryTree::generate(const sched::CollectiveSpec
   add_tree_allreduce(PhaseContext{b, sched::dtype_size(spec.dtype)}, order,
                      sched::Slice{Bytes(0), spec.bytes}, options_.channels, options_.chunks);
   return std::move(b).build();
-}
-
-}  // namespace topotune::algo
-
-namespace topotune::algo {
-
-Seconds tree_closed_form(const std::vector<RankId>& order, double bytes, int chunks,
-                         const RankLayout& layout, const CostParams& params) {
-  const int n = static_cast<int>(order.size());
-  if (n <= 1) return Seconds(0);
-  const auto trees = double_binary_tree(n);
-  std::vector<HopCost> hops;
-  for (const auto& tree : trees) {
-    for (int x = 0; x < n; ++x) {
-      const int up = tree[static_cast<std::size_t>(x)].parent;
-      if (up < 0) continue;
-      const bool same = layout.host_of(order[static_cast<std::size_t>(x)]) ==
-                        layout.host_of(order[static_cast<std::size_t>(up)]);
-      hops.push_back(same ? params.intra : params.inter);
-    }
-  }
-  const int h = std::max(tree_height(trees[0]), tree_height(trees[1]));
-  return tree_time(h, bytes, chunks, slowest_hop(hops, 2 * bytes / chunks), params.gamma_gpu());
 }
 
 Expected<Seconds> DoubleBinaryTree::closed_form(const sched::CollectiveSpec& spec,

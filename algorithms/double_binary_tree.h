@@ -13,7 +13,10 @@
 // Transfers: 2(n-1)·2·K·C (each tree: n-1 edges, up and down).
 // Bytes sent per rank: Σ over the two trees of (1 if it has a parent + number of children) ·
 //   S/2; 2S for a rank interior (2 children) in one tree and a leaf in the other.
-// Closed form: see cost_model.h (pipelined: (2h + K - 1) stages of α + fan·(S/2K)·β).
+// Closed form (tree_closed_form, tree_closed_form.cc): the 2h + K - 1 stages (a transfer's
+//   stage is its DAG depth) one after the other, stage s taking the slowest of its transfers,
+//   α + m·(S/2K)·β + r·(S/2K)·γ with m the stage's transfers on the busiest NIC or GPU port of
+//   the transfer's route and r the stage's reductions on its receiver.
 
 #include <array>
 #include <vector>
@@ -34,8 +37,12 @@ std::array<std::vector<TreeNode>, 2> double_binary_tree(int n);
 /// Height (edges from the root to the deepest leaf) of a tree.
 int tree_height(const std::vector<TreeNode>& tree);
 
-/// The tree closed form (cost_model.h tree_time) over ranks `order` (positions), using the
-/// slowest level among the trees' edges.
+/// The tree closed form over ranks `order` (positions): Σ over the 2h + K - 1 stages of the
+/// slowest transfer of the stage, each at α + m·(S/2K)·β (+ r·(S/2K)·γ for a reduce) of its
+/// level, m = the stage's transfers on the busiest port of its route (GPU port in a host; NIC
+/// across hosts, local GPUs l / nic_sharing sharing one), r = the stage's reductions on its
+/// receiver. Independent of the channel count (C channels move S/(2CK) each, together).
+/// Exact against a max-min simulation when the stages stay apart; see tree_closed_form.cc.
 Seconds tree_closed_form(const std::vector<RankId>& order, double bytes, int chunks,
                          const RankLayout& layout, const CostParams& params);
 

@@ -58,18 +58,17 @@ Expected<Seconds> RingBroadcast::closed_form(const sched::CollectiveSpec& spec,
                                              const RankLayout& layout,
                                              const CostParams& params) const {
   TT_TRY_VOID(supports(spec, layout));
-  const double S = spec.bytes.as_double();
-  // The chain uses every hop of each ring but the one into the root.
-  std::vector<HopCost> hops;
+  // Each channel's chain pays its own hops (chain_time over them); the C channels' chains
+  // share the links (assumed to coincide, as for the ring): per stage a link carries S/K.
+  double t = 0.0;
   for (int c = 0; c < options_.channels; ++c) {
-    const std::vector<RankId>& ring = layout.ring(c);
-    const auto all = ring_hops(ring, layout, params);
-    for (std::size_t i = 0; i < ring.size(); ++i) {
-      if (ring[(i + 1) % ring.size()] != spec.root) hops.push_back(all[i]);
-    }
+    std::vector<RankId> chain = layout.ring(c);
+    std::rotate(chain.begin(), std::find(chain.begin(), chain.end(), spec.root), chain.end());
+    std::vector<HopCost> hops = ring_hops(chain, layout, params);
+    hops.pop_back();  // the hop back into the root is not used
+    t = std::max(t, chain_time(hops, spec.bytes.as_double(), options_.chunks).value);
   }
-  const HopCost hop = slowest_hop(hops, S / options_.chunks);
-  return chain_time(spec.ranks, S, options_.chunks, hop);
+  return Seconds(t);
 }
 
 }  // namespace topotune::algo

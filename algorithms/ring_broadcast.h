@@ -7,8 +7,9 @@
 // and for the same position's previous send on the channel (FIFO).
 // Steps (DAG depth): n-1 + K-1 (the chain plus the pipeline fill). Transfers: (n-1)·C·K.
 // Bytes sent per rank: S for every rank except the last of each chain, which sends nothing.
-// Closed form: T = (n-1+K-1)·(α + S/K·β) (the C channels share the links: per step the link
-//   carries S/K bytes).
+// Closed form: T = Σ_i h_i(S/K) + (K-1)·max_i h_i(S/K) over the chain's n-1 hops, h_i = α + x·β
+//   of hop i's level (cost_model.h chain_time; (n-1+K-1)·h(S/K) when all hops are alike). The C
+//   channels share the links: per stage a link carries S/K bytes.
 
 #include "algorithms/algorithm.h"
 

@@ -23,6 +23,7 @@ struct Case {
   std::string algorithm;
   algo::AlgorithmOptions options;
   sched::Collective collective = sched::Collective::Allreduce;
+  int root = 0;  ///< broadcast only
 };
 
 std::string describe(const Case& c, int hosts, int gpus, std::int64_t bytes) {
@@ -30,13 +31,23 @@ std::string describe(const Case& c, int hosts, int gpus, std::int64_t bytes) {
          "x" + std::to_string(gpus) + " S=" + std::to_string(bytes) +
          " C=" + std::to_string(c.options.channels) + " K=" + std::to_string(c.options.chunks) +
          " inner=" + algo::inner_algorithm_name(c.options.inner) +
-         " ps=" + algo::ps_placement_name(c.options.ps_placement);
+         " ps=" + algo::ps_placement_name(c.options.ps_placement) +
+         " root=" + std::to_string(c.root);
 }
 
 enum class Expect {
-  Equal,       ///< the closed form is exact for this schedule: equal to rounding
-  UpperBound,  ///< the closed form is a documented approximation from above (see below)
+  Equal,   ///< the closed form is exact for this schedule: equal to rounding
+  Within,  ///< the closed form is a documented approximation: within kTreeStageError (below)
 };
+
+// The double binary tree's stage form (algorithms/tree_closed_form.cc) assumes its 2h + K - 1
+// stages do not overlap. A max-min fair simulation lets a transfer that finishes early start
+// its successor inside the stage: it fills a resource that would idle (faster than the form)
+// or steals bandwidth from a slower transfer on the critical path (slower than the form).
+// Measured over hosts {2..9, 11, 12, 13, 16} x GPUs {1, 2, 4}, C in {1, 2}, K in {1, 2, 3, 4,
+// 8}, three sizes (docs/algorithms.md, "Known limits"): simulation / form in [0.847, 1.156];
+// within 1.6% for latency-bound sizes, the widest spread at K > 1 on bandwidth-bound ones.
+constexpr double kTreeStageError = 0.16;
 
 // Simulates `c` on a uniform cluster and compares with its closed form. Always also checks the
 // simulation against the schedule's no-contention critical path (algo::critical_path_time with
@@ -58,6 +69,7 @@ void expect_simulation_matches(const Case& c, int hosts, int gpus, std::int64_t 
   spec.collective = c.collective;
   spec.ranks = hosts * gpus;
   spec.bytes = Bytes(bytes);
+  spec.root = RankId(c.root);
   auto schedule = (*algorithm)->generate(spec, *layout);
   ASSERT_TRUE(schedule) << schedule.error().message;
   auto closed = (*algorithm)->closed_form(spec, *layout, params);
@@ -72,7 +84,8 @@ void expect_simulation_matches(const Case& c, int hosts, int gpus, std::int64_t 
   if (expect == Expect::Equal) {
     EXPECT_NEAR(t, form, 1e-9 * form) << "simulated " << t << " s, closed form " << form << " s";
   } else {
-    EXPECT_LE(t, form * (1 + 1e-12)) << "simulated " << t << " s, closed form " << form << " s";
+    EXPECT_NEAR(t, form, kTreeStageError * form)
+        << "simulated " << t << " s, closed form " << form << " s";
   }
 }
 
@@ -109,28 +122,47 @@ TEST(ClosedForm, RingReduceScatterAndAllgather) {
 }
 
 TEST(ClosedForm, RingBroadcast) {
-  // The chain form (n-1+K-1)·hop(S/K) charges every hop at the slowest level. With hosts of
-  // one GPU (all hops alike) or one host, that is exact. With 2 hosts x 4 GPUs the chain has
-  // six fast NVLink hops and one NIC hop; the simulation pays each hop its own cost, so it is
-  // faster than the form (e.g. K=1: 6·hop_intra + hop_inter instead of 7·hop_inter).
+  // The chain form Σ_i hop_i(S/K) + (K-1)·max_i hop_i(S/K) pays each hop its own level: with
+  // 2 hosts x 4 GPUs the chain has six NVLink hops and one NIC hop (4 x 2: four and three).
   const auto bcast = sched::Collective::Broadcast;
   for (const auto& o : {opts(1, 1), opts(1, 4), opts(2, 2)}) {
     expect_simulation_matches({"ring", o, bcast}, 4, 1, even_size(4, o, 1024));
     expect_simulation_matches({"ring", o, bcast}, 1, 4, even_size(4, o, 1024));
-    expect_simulation_matches({"ring", o, bcast}, 2, 4, even_size(8, o, 1024), Expect::UpperBound);
+    for (std::int64_t base : {16, 1024}) {
+      expect_simulation_matches({"ring", o, bcast}, 2, 4, even_size(8, o, base));
+      expect_simulation_matches({"ring", o, bcast}, 4, 2, even_size(8, o, base));
+      // A root inside a host: the chain starts mid-host and wraps around the ring.
+      expect_simulation_matches({"ring", o, bcast, 5}, 4, 2, even_size(8, o, base));
+    }
   }
 }
 
-TEST(ClosedForm, DoubleBinaryTreeIsBoundedByItsSteadyStateForm) {
-  // docs/algorithms.md, "Known limits": the tree form assumes the pipeline's steady state, four
-  // flows per channel on every NIC (both trees' up and down), for the whole run. Max-min
-  // sharing gives each flow more while the pipeline fills and drains (for K = 1 the up and
-  // down phases barely overlap), so the simulation lies between the no-contention critical
-  // path and the form.
-  for (const auto& [hosts, gpus] : {std::pair{4, 1}, {8, 1}, {7, 1}, {4, 2}}) {
-    for (const auto& o : {opts(1, 1), opts(1, 4), opts(2, 2)}) {
-      expect_simulation_matches({"tree", o}, hosts, gpus, even_size(hosts * gpus, o, 1024),
-                                Expect::UpperBound);
+TEST(ClosedForm, DoubleBinaryTreeEqualsItsStageForm) {
+  // Exact where the stages stay apart in the simulation: one chunk on hosts of one GPU (every
+  // stage's transfers end together, or what ends early has no successor in reach), and two
+  // ranks for any K (one edge per tree). Not for 7 or 13 ranks: there a node with one child
+  // sends up while the other subtrees are still in an earlier, two-flow stage.
+  for (int hosts : {2, 3, 4, 5, 6, 8, 9, 11, 12, 16}) {
+    for (const auto& o : {opts(1, 1), opts(2, 1)}) {
+      for (std::int64_t base : {16, 4096}) {
+        expect_simulation_matches({"tree", o}, hosts, 1, even_size(hosts, o, base));
+      }
+    }
+  }
+  for (const auto& o : {opts(1, 4), opts(2, 2)}) {
+    expect_simulation_matches({"tree", o}, 2, 1, even_size(2, o, 1024));
+  }
+}
+
+TEST(ClosedForm, DoubleBinaryTreeIsCloseToItsStageForm) {
+  // The cases where the stages overlap (see kTreeStageError): several chunks, several GPUs
+  // per host (NVLink transfers end before the stage's NIC transfers), 7 and 13 ranks.
+  for (const auto& [hosts, gpus] : {std::pair{4, 1}, {8, 1}, {7, 1}, {13, 1}, {4, 2}, {2, 4}}) {
+    for (const auto& o : {opts(1, 1), opts(1, 2), opts(1, 4), opts(2, 2)}) {
+      for (std::int64_t base : {16, 4096}) {
+        expect_simulation_matches({"tree", o}, hosts, gpus, even_size(hosts * gpus, o, base),
+                                  Expect::Within);
+      }
     }
   }
 }
@@ -153,8 +185,9 @@ TEST(ClosedForm, ParameterServer) {
 }
 
 TEST(ClosedForm, Hierarchical) {
-  // Exact for the ring, rhd and ps inner algorithms; with the tree inside, the tree's
-  // steady-state form (see above) makes the whole form an upper bound.
+  // Exact for the ring, rhd and ps inner algorithms, and for the tree with one chunk (the
+  // rails' trees are exact, see above; every host's GPUs leave the trees together). The tree
+  // with several chunks and more than two hosts is within kTreeStageError.
   for (const auto inner : {algo::InnerAlgorithm::Ring, algo::InnerAlgorithm::Tree,
                            algo::InnerAlgorithm::Rhd, algo::InnerAlgorithm::Ps}) {
     for (const auto& [hosts, gpus] : {std::pair{2, 2}, {4, 2}, {4, 4}}) {
@@ -163,7 +196,8 @@ TEST(ClosedForm, Hierarchical) {
         with_inner.inner = inner;
         expect_simulation_matches(
             {"hierarchical", with_inner}, hosts, gpus, even_size(hosts * gpus, o, 1024),
-            inner == algo::InnerAlgorithm::Tree ? Expect::UpperBound : Expect::Equal);
+            inner == algo::InnerAlgorithm::Tree && o.chunks > 1 && hosts > 2 ? Expect::Within
+                                                                              : Expect::Equal);
       }
     }
   }
