@@ -76,6 +76,7 @@ ordered_json inputs_json(const PlanInputs& in) {
                   {"peak_flops", in.compute.peak_flops},
                   {"efficiency", in.compute.efficiency}};
   j["dtypes"] = dtypes;
+  if (in.backend != kBackendNccl) j["backend"] = in.backend;
   if (!in.algorithm_kinds.empty()) {
     ordered_json kinds = ordered_json::array();
     for (AlgoKind k : in.algorithm_kinds) kinds.push_back(algo_kind_name(k));
@@ -198,6 +199,11 @@ Expected<Plan> make_plan(PlanInputs inputs) {
   TT_TRY(const algo::NcclModelParams params, nccl_params(inputs));
   TT_TRY(const algo::NcclSystem system, algo::nccl_system_from_cluster(spec));
   const auto screen = std::make_unique<NcclTimer>(system, params, own);
+  if (inputs.backend != kBackendNccl && inputs.backend != kBackendMpi) {
+    return fail(Errc::InvalidArgument, "unknown backend '" + inputs.backend + "' (nccl, mpi)");
+  }
+  const bool nccl = inputs.backend == kBackendNccl;
+  const CollectiveTimer& screen_timer = nccl ? static_cast<const CollectiveTimer&>(*screen) : own;
   TuneRequest req;
   req.model = &inputs.model;
   req.compute = inputs.compute;
@@ -205,10 +211,15 @@ Expected<Plan> make_plan(PlanInputs inputs) {
   req.gpus_per_host = inputs.shape.gpus_per_host;
   req.dtypes = inputs.dtypes;
   req.channel_counts = default_channel_counts(screen->max_channels());
-  if (!inputs.algorithm_kinds.empty()) {
+  if (!inputs.algorithm_kinds.empty() || !nccl) {
+    const auto& kinds = inputs.algorithm_kinds;
+    if (!nccl && std::find(kinds.begin(), kinds.end(), AlgoKind::NcclDefault) != kinds.end()) {
+      return fail(Errc::InvalidArgument, "nccl-default needs the nccl backend");
+    }
     for (const AlgorithmChoice& a : default_algorithms(req.hosts)) {
-      const auto& kinds = inputs.algorithm_kinds;
-      if (std::find(kinds.begin(), kinds.end(), a.kind) != kinds.end()) req.algorithms.push_back(a);
+      const bool wanted = kinds.empty() ? a.kind != AlgoKind::NcclDefault
+                                        : std::find(kinds.begin(), kinds.end(), a.kind) != kinds.end();
+      if (wanted) req.algorithms.push_back(a);
     }
     if (req.algorithms.empty()) {
       return fail(Errc::Unsupported, "no algorithm of the requested families applies to " +
@@ -218,12 +229,17 @@ Expected<Plan> make_plan(PlanInputs inputs) {
   std::unique_ptr<SimulatorTimer> rank;
   std::string rank_note;
   if (inputs.simulate) {
-    auto made =
-        SimulatorTimer::create(spec, *screen, gradient_bytes(inputs.model, CommDtype::Fp32));
+    auto made = SimulatorTimer::create(spec, screen_timer,
+                                       gradient_bytes(inputs.model, CommDtype::Fp32), {}, nccl);
     if (made) rank = std::move(*made);
     else rank_note = "rank stage (flow simulator) skipped: " + made.error().message;
   }
-  TT_TRY(TuneReport report, tune(req, *screen, rank.get()));
+  TT_TRY(TuneReport report, tune(req, screen_timer, rank.get()));
+  if (!nccl) {
+    report.notes.push_back("backend mpi: every candidate is a topotune schedule (ring and tree "
+                           "too); the baselines' NCCL defaults stand for the better of topotune's "
+                           "ring and tree (closed forms), as no NCCL runs here");
+  }
   if (!rank_note.empty()) report.notes.push_back(rank_note);
   if (rank) {
     std::vector<std::string> done = rank->summary();
@@ -234,7 +250,7 @@ Expected<Plan> make_plan(PlanInputs inputs) {
     for (std::string& n : done) report.notes.push_back(std::move(n));
   }
   Plan plan;
-  if (const Candidate* n = best_nccl_runnable(report)) {
+  if (const Candidate* n = best_nccl_runnable(report); n && nccl) {
     TT_TRY(plan.nccl_rules, nccl_rules(*n, *screen));
   }
   plan.inputs = std::move(inputs);
@@ -325,6 +341,7 @@ Expected<StoredPlan> read_plan_json(const std::string& text, const std::string& 
       TT_TRY(CommDtype dt, parse_comm_dtype(d.get<std::string>()));
       s.inputs.dtypes.push_back(dt);
     }
+    s.inputs.backend = in.value("backend", std::string(kBackendNccl));
     if (in.contains("algorithms")) {
       for (const auto& k : in.at("algorithms")) {
         TT_TRY(AlgoKind kind, parse_algo_kind(k.get<std::string>()));

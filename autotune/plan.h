@@ -26,6 +26,9 @@ namespace topotune::tune {
 /// The screening timer: the algorithms module's closed forms (the only one; plans stored by
 /// versions that screened with "alpha-beta" cannot be replayed).
 inline constexpr const char* kTimerClosedForm = "closed-form";
+/// PlanInputs::backend values.
+inline constexpr const char* kBackendNccl = "nccl";
+inline constexpr const char* kBackendMpi = "mpi";
 
 /// What a plan is computed from. make_plan() fills the derived fields (marked) from
 /// `cluster_json`.
@@ -47,6 +50,13 @@ struct PlanInputs {
   /// Algorithm families searched (--algos), e.g. only what a runtime without NCCL can run;
   /// empty: all of them (default_algorithms). The baselines are NCCL's defaults regardless.
   std::vector<AlgoKind> algorithm_kinds;
+  /// kBackendNccl: the job's allreduces run on NCCL (nccl-default/ring/tree are NCCL's, timed
+  /// by the NCCL predictor; the others need topotune's runtime). kBackendMpi: they run on
+  /// topotune's runtime without NCCL (`topotune measure --backend mpi`, an emulated cluster):
+  /// every candidate is a topotune schedule, ring and tree included (closed forms, then the
+  /// simulator), nccl-default is not one, and the baselines' "NCCL defaults" stand for the
+  /// better of topotune's ring and tree (closed forms).
+  std::string backend = kBackendNccl;
   std::string calibration_json;        ///< the --calibration file's content, or empty
   /// The NCCL predictor's parameters (topotune.nccl_model/1). Empty: make_plan fills it with
   /// the defaults + data/nccl_model.json + calibration_json, so a replay uses exactly these.

@@ -46,21 +46,23 @@ std::int64_t estimated_transfers(const AlgorithmChoice& a, int hosts, int gpus_p
 }
 
 SimulatorTimer::SimulatorTimer(topo::Topology topology, const CollectiveTimer& nccl_like,
-                               Bytes max_bytes, SimBudget budget)
+                               Bytes max_bytes, SimBudget budget, bool nccl_backend)
     : topology_(std::move(topology)), nccl_like_(nccl_like), max_bytes_(max_bytes),
-      budget_(budget) {}
+      budget_(budget), nccl_backend_(nccl_backend) {}
 
 Expected<std::unique_ptr<SimulatorTimer>> SimulatorTimer::create(const topo::ClusterSpec& spec,
                                                                  const CollectiveTimer& nccl_like,
                                                                  Bytes max_bytes,
-                                                                 SimBudget budget) {
+                                                                 SimBudget budget,
+                                                                 bool nccl_backend) {
   TT_TRY(topo::Topology t, topo::build_topology(spec));
   return std::unique_ptr<SimulatorTimer>(
-      new SimulatorTimer(std::move(t), nccl_like, max_bytes, budget));
+      new SimulatorTimer(std::move(t), nccl_like, max_bytes, budget, nccl_backend));
 }
 
 std::string SimulatorTimer::name() const {
-  return "flow simulator (NCCL's nccl-default/ring/tree: as screened)";
+  return nccl_backend_ ? "flow simulator (NCCL's nccl-default/ring/tree: as screened)"
+                       : "flow simulator (every schedule; nccl-default: as screened)";
 }
 
 std::vector<Bytes> SimulatorTimer::samples(std::int64_t transfers) const {
@@ -112,7 +114,9 @@ Expected<std::vector<Seconds>> SimulatorTimer::sample(const AlgorithmChoice& a) 
 }
 
 Expected<Seconds> SimulatorTimer::allreduce(const AlgorithmChoice& a, Bytes bytes) const {
-  if (is_nccl_algorithm(a)) return nccl_like_.allreduce(a, bytes);
+  if (a.kind == AlgoKind::NcclDefault || (nccl_backend_ && is_nccl_algorithm(a))) {
+    return nccl_like_.allreduce(a, bytes);
+  }
   if (bytes.value <= 0) return Seconds(0);
   auto it = sampled_.find(a);
   if (it == sampled_.end()) it = sampled_.emplace(a, sample(a)).first;

@@ -16,10 +16,12 @@
 // whose inner ring has 2(H-1) steps per host (16.8 M transfers, ~45 s); the refusal is the
 // error of allreduce(), which the tuner turns into a plan note.
 //
-// nccl-default, ring and tree mean NCCL's own algorithms (the plan emits NCCL_ALGO for them),
-// which spread channels over all rails; topotune's ring/tree schedules use one rail, so
-// simulating them would misstate what NCCL does. Those choices are delegated to `nccl_like`
-// (the NCCL predictor) and the name says so.
+// With NCCL as the backend, nccl-default, ring and tree mean NCCL's own algorithms (the plan
+// emits NCCL_ALGO for them), which spread channels over all rails; topotune's ring/tree
+// schedules use one rail, so simulating them would misstate what NCCL does. Those choices are
+// delegated to `nccl_like` (the NCCL predictor) and the name says so. Without NCCL
+// (`nccl_backend` false: the job runs topotune's schedules, e.g. over MPI) ring and tree are
+// topotune's schedules and are simulated like the others; only nccl-default is delegated.
 
 #include <cstdint>
 #include <map>
@@ -50,7 +52,8 @@ class SimulatorTimer final : public CollectiveTimer {
   /// Builds the cluster's topology. Errors: the builder's.
   static Expected<std::unique_ptr<SimulatorTimer>> create(const topo::ClusterSpec& spec,
                                                           const CollectiveTimer& nccl_like,
-                                                          Bytes max_bytes, SimBudget budget = {});
+                                                          Bytes max_bytes, SimBudget budget = {},
+                                                          bool nccl_backend = true);
 
   std::string name() const override;
   Expected<Seconds> allreduce(const AlgorithmChoice& algo, Bytes bytes) const override;
@@ -63,7 +66,7 @@ class SimulatorTimer final : public CollectiveTimer {
 
  private:
   SimulatorTimer(topo::Topology topology, const CollectiveTimer& nccl_like, Bytes max_bytes,
-                 SimBudget budget);
+                 SimBudget budget, bool nccl_backend);
   Expected<Seconds> simulate(const AlgorithmChoice& algo, Bytes bytes) const;
   Expected<std::vector<Seconds>> sample(const AlgorithmChoice& algo) const;
   std::vector<Bytes> samples(std::int64_t transfers) const;
@@ -72,6 +75,7 @@ class SimulatorTimer final : public CollectiveTimer {
   const CollectiveTimer& nccl_like_;
   Bytes max_bytes_;
   SimBudget budget_;
+  bool nccl_backend_ = true;
   mutable std::map<AlgorithmChoice, Expected<std::vector<Seconds>>> sampled_;
   mutable int simulations_ = 0;
   mutable std::int64_t transfers_ = 0;

@@ -249,7 +249,11 @@ const Candidate* simplest_within_margin(const std::vector<Candidate>& ranked, do
                                         const std::function<bool(const Candidate&)>& eligible) {
   const auto ok = [&eligible](const Candidate& c) { return !eligible || eligible(c); };
   const auto overrides = [](const Candidate& c) {
-    return (c.dtype != CommDtype::Fp32 ? 1 : 0) + (c.algo.channels > 0 ? 1 : 0);
+    const AlgoKind k = c.algo.kind;
+    const bool stock_nccl =
+        k == AlgoKind::NcclDefault || k == AlgoKind::Ring || k == AlgoKind::Tree;
+    return (c.dtype != CommDtype::Fp32 ? 1 : 0) + (c.algo.channels > 0 ? 1 : 0) +
+           (k != AlgoKind::NcclDefault ? 1 : 0) + (stock_nccl ? 0 : 1);
   };
   const auto best = std::find_if(ranked.begin(), ranked.end(), ok);
   if (best == ranked.end()) return nullptr;

@@ -30,6 +30,7 @@ struct PlanArgs {
   int batch = 32;
   std::string dtype = "auto";
   std::string algos;
+  std::string backend = tune::kBackendNccl;
   double efficiency = tune::kDefaultComputeEfficiency;
   double peak_tflops = 0;
   std::string calibration;
@@ -87,6 +88,7 @@ Expected<tune::PlanInputs> inputs_from_args(const PlanArgs& a) {
   if (!a.calibration.empty()) {
     TT_TRY(in.calibration_json, read_text(a.calibration, "calibration file"));
   }
+  in.backend = a.backend;
   std::stringstream families(a.algos);
   for (std::string name; std::getline(families, name, ',');) {
     if (name.empty()) continue;
@@ -167,6 +169,12 @@ CommandRun setup_plan(CLI::App& sub) {
                  "search only these algorithm families (comma list of nccl-default, ring, tree, "
                  "rhd, ps, hierarchical), e.g. what your runtime can run; default: all. The "
                  "baselines stay NCCL's defaults");
+  sub.add_option("--backend", a->backend,
+                 "what runs the allreduces: nccl (NCCL's ring/tree/own choice, or topotune's "
+                 "runtime for the rest) or mpi (only topotune's schedules, e.g. `topotune "
+                 "measure` on a cluster without NCCL: ring and tree are simulated as topotune "
+                 "runs them)")
+      ->capture_default_str();
   sub.add_option("--compute-efficiency", a->efficiency,
                  "achieved share of the GPU's bf16 tensor peak")
       ->capture_default_str();

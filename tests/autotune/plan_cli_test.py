@@ -129,10 +129,32 @@ class PlanCliTest(unittest.TestCase):
         self.assertEqual(bad.returncode, 2)
         self.assertIn("--algos: unknown algorithm 'bogus'", bad.stderr)
 
+    def test_backend_mpi_plans_topotune_schedules_only(self):
+        p = plan("--instance", "p4d.24xlarge", "--nodes", "2", "--backend", "mpi",
+                 "--format", "json")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(p.stdout)
+        self.assertNotIn("nccl-default", {c["algorithm"] for c in doc["candidates"]})
+        self.assertEqual(doc["inputs"]["backend"], "mpi")
+        self.assertTrue(any("backend mpi" in n for n in doc["notes"]), doc["notes"])
+        nccl = json.loads(plan("--instance", "p4d.24xlarge", "--nodes", "2", "--format",
+                               "json").stdout)
+        self.assertNotIn("backend", nccl["inputs"])
+        with tempfile.TemporaryDirectory() as d:
+            saved = os.path.join(d, "plan.json")
+            with open(saved, "w", encoding="utf-8") as f:
+                f.write(p.stdout)
+            r = plan("--replay", saved, "--format", "json")
+            self.assertEqual(r.stdout, p.stdout)
+        bad = plan("--instance", "p4d.24xlarge", "--backend", "mpi", "--algos", "nccl-default")
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("nccl-default needs the nccl backend", bad.stderr)
+
     def test_bad_options(self):
         for args in [["--instance", "p4d.24xlarge", "--nodes", "0"],
                      ["--instance", "p4d.24xlarge", "--format", "xml"],
                      ["--instance", "p4d.24xlarge", "--dtype", "int8"],
+                     ["--instance", "p4d.24xlarge", "--backend", "gloo"],
                      ["--instance", "p4d.24xlarge", "--emit", "slurm", "--out", "/tmp"],
                      ["--instance", "p4d.24xlarge", "--emit", "all"],
                      ["--replay", "/nonexistent/plan.json"], []]:

@@ -214,6 +214,29 @@ TEST(Tuner, RecommendsTheSimplestCandidateWithinTheMargin) {
   EXPECT_EQ(simplest_within_margin({}, 0.02), nullptr);
 }
 
+// The algorithm is an override too: nccl-default has none, ring/tree one (NCCL_ALGO), the
+// others two (they need topotune's runtime).
+TEST(Tuner, PrefersWhatStockNcclRunsWithinTheMargin) {
+  const auto cand = [](const char* algo, double ms) {
+    Candidate c;
+    c.algo = *parse_algorithm_choice(algo);
+    c.step.step = Seconds(ms * 1e-3);
+    return c;
+  };
+  const std::vector<Candidate> ranked = {cand("rhd", 100), cand("hierarchical(ring)", 100.5),
+                                         cand("ring", 101.5), cand("nccl-default", 103)};
+  // 2 %: limit 102 ms. nccl-default (0 overrides) is outside; ring (1) is inside.
+  EXPECT_EQ(simplest_within_margin(ranked, 0.02), &ranked[2]);
+  EXPECT_EQ(simplest_within_margin(ranked, 0.05), &ranked[3]);  // limit 105: nccl-default
+  EXPECT_EQ(simplest_within_margin(ranked, 0.01), &ranked[0]);  // limit 101: rhd first (2)
+  // Without ring and NCCL's own (the emulated clusters' --algos): rhd and hierarchical(ring)
+  // have two overrides each; the faster comes first.
+  const auto topotune_only = [](const Candidate& c) {
+    return c.algo.kind != AlgoKind::Ring && c.algo.kind != AlgoKind::NcclDefault;
+  };
+  EXPECT_EQ(simplest_within_margin(ranked, 0.02, topotune_only), &ranked[0]);
+}
+
 TEST(AlgorithmChoice, NamesRoundTrip) {
   for (const AlgorithmChoice& a : default_algorithms(8)) {
     auto back = parse_algorithm_choice(a.name());

@@ -102,7 +102,7 @@ for cfg in $configs; do
   # measured fastest.
   run_algos=$algos plan_check=()
   if python3 "$here/plan_first.py" "$bin" "$dir/cluster.json" "$sizes" "$dir/plan" \
-      --algos ring,tree,rhd,ps,hierarchical > "$dir/plan_first.json"; then
+      > "$dir/plan_first.json"; then
     plan_check=(--plan-first "$dir/plan_first.json")
     for a in $(python3 -c "import json,sys; print(' '.join(sorted({c['measure'] for c in json.load(open(sys.argv[1])).values()})))" "$dir/plan_first.json"); do
       case ",$run_algos," in *",$a,"*) ;; *) run_algos+=",$a" ;; esac

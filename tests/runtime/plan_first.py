@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""plan_first.py TOPOTUNE CLUSTER_JSON SIZES OUT_DIR [--min-bytes 16777216] [--algos LIST]
+"""plan_first.py TOPOTUNE CLUSTER_JSON SIZES OUT_DIR [--min-bytes 16777216]
 
 What `topotune plan` ranks first on an emulated cluster, per size: for each size >= --min-bytes
 in SIZES (a comma list such as 1M,16M,64M), a model profile with one fp32 gradient tensor of
 that size and no compute (so a training step is exactly one allreduce of it) is planned with
-`plan --cluster CLUSTER_JSON --dtype fp32 [--algos LIST]`, and the recommendation's algorithm
-is recorded. Prints a JSON object {"<bytes>": {"plan": LABEL, "measure": NAME}, ...}: LABEL as
+`plan --cluster CLUSTER_JSON --dtype fp32 --backend mpi` (no NCCL: every candidate is one of
+topotune's schedules, as `measure` runs them), and the recommendation's algorithm is recorded. Prints a JSON object {"<bytes>": {"plan": LABEL, "measure": NAME}, ...}: LABEL as
 plan prints it (e.g. "hierarchical(ring)"), NAME the `topotune measure --algos` name that runs
 the same schedule. Labels without servers or channels are the registry's generators with
 default options ("hierarchical(rhd)" = "hierarchical:rhd", autotune/schedule_algorithm.cc), so
@@ -59,7 +59,6 @@ def main():
     ap.add_argument("sizes")
     ap.add_argument("out_dir")
     ap.add_argument("--min-bytes", type=int, default=16 << 20)
-    ap.add_argument("--algos", default="")
     a = ap.parse_args()
     os.makedirs(a.out_dir, exist_ok=True)
     first = {}
@@ -70,9 +69,7 @@ def main():
         with open(model, "w") as f:
             json.dump(one_tensor_profile(size), f)
         cmd = [a.topotune, "plan", "--cluster", a.cluster, "--model", model, "--dtype", "fp32",
-               "--format", "json"]
-        if a.algos:
-            cmd += ["--algos", a.algos]
+               "--backend", "mpi", "--format", "json"]
         run = subprocess.run(cmd, capture_output=True, text=True)
         if run.returncode != 0:
             print(f"plan_first.py: {' '.join(cmd)} failed: {run.stderr.strip()}", file=sys.stderr)
