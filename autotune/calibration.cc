@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "autotune/log_time_fit.h"
+
 namespace topotune::tune {
 namespace {
 
@@ -78,25 +80,8 @@ Expected<std::vector<double>> predict_case(const CalibrationCase& c,
 
 Expected<double> calibration_loss(const std::vector<CalibrationCase>& cases,
                                   const algo::NcclModelParams& params) {
-  double total = 0;
-  int used = 0;
-  for (const CalibrationCase& c : cases) {
-    TT_TRY(const std::vector<double> pred, predict_case(c, params));
-    double sum = 0, weight = 0;
-    for (std::size_t i = 0; i < c.points.size(); ++i) {
-      if (c.points[i].bytes.value <= 0 || c.points[i].time_us <= 0 || pred[i] <= 0) continue;
-      const double e = std::log(c.points[i].time_us / pred[i]);
-      // Sizes >= 1 MiB weigh twice: the bandwidth regime is where plans are decided.
-      const double w = c.points[i].bytes.value >= (std::int64_t{1} << 20) ? 2.0 : 1.0;
-      sum += w * e * e;
-      weight += w;
-    }
-    if (weight == 0) continue;
-    total += sum / weight;
-    ++used;
-  }
-  if (used == 0) return fail(Errc::InvalidArgument, "no measured points to fit");
-  return total / used;
+  return mean_log_time_loss(
+      cases, [&params](const CalibrationCase& c) { return predict_case(c, params); });
 }
 
 Expected<CalibrationResult> calibrate(const std::vector<CalibrationCase>& cases,
@@ -108,28 +93,14 @@ Expected<CalibrationResult> calibrate(const std::vector<CalibrationCase>& cases,
   TT_TRY(double best, calibration_loss(cases, res.params));
   res.loss_before = best;
   for (const algo::ParamInfo* info : free_params) res.fitted.push_back(info->name);
-  std::vector<double> step(free_params.size(), 0.4);
-  for (int round = 0; round < options.max_rounds; ++round) {
-    for (std::size_t k = 0; k < free_params.size(); ++k) {
-      bool moved = false;
-      for (const double dir : {1.0, -1.0}) {
-        algo::NcclModelParams trial = res.params;
-        double& v = *free_params[k]->ref(trial);
-        v = std::clamp(std::max(v, 1e-9) * std::exp(dir * step[k]), free_params[k]->min,
-                       free_params[k]->max);
-        TT_TRY(const double loss, calibration_loss(cases, trial));
-        ++res.evaluations;
-        if (loss < best - 1e-12) {
-          best = loss;
-          res.params = trial;
-          moved = true;
-          break;
-        }
-      }
-      step[k] = moved ? step[k] * 1.5 : step[k] * 0.5;
-    }
-    if (*std::max_element(step.begin(), step.end()) < 1e-3) break;
-  }
+  const auto scaled = [&free_params](algo::NcclModelParams p, std::size_t k, double factor) {
+    double& v = *free_params[k]->ref(p);
+    v = std::clamp(std::max(v, 1e-9) * factor, free_params[k]->min, free_params[k]->max);
+    return p;
+  };
+  const auto loss = [&cases](const algo::NcclModelParams& p) { return calibration_loss(cases, p); };
+  TT_TRY(best, log_coordinate_descent(res.params, free_params.size(), options.max_rounds, best,
+                                      scaled, loss, res.evaluations));
   res.loss_after = best;
   return res;
 }

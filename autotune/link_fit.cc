@@ -4,6 +4,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "autotune/log_time_fit.h"
 #include "autotune/schedule_predictor.h"
 
 namespace topotune::tune {
@@ -95,24 +96,8 @@ Expected<std::vector<Free>> free_parameters(const std::vector<LinkFitCase>& case
 }
 
 Expected<double> loss(const std::vector<LinkFitCase>& cases, const Params& params) {
-  double total = 0;
-  int used = 0;
-  for (const LinkFitCase& c : cases) {
-    TT_TRY(const std::vector<double> pred, predict_link_case(c, params));
-    double sum = 0, weight = 0;
-    for (std::size_t i = 0; i < c.points.size(); ++i) {
-      if (c.points[i].bytes.value <= 0 || c.points[i].time_us <= 0 || pred[i] <= 0) continue;
-      const double e = std::log(c.points[i].time_us / pred[i]);
-      const double w = c.points[i].bytes.value >= (std::int64_t{1} << 20) ? 2.0 : 1.0;
-      sum += w * e * e;
-      weight += w;
-    }
-    if (weight == 0) continue;
-    total += sum / weight;
-    ++used;
-  }
-  if (used == 0) return fail(Errc::InvalidArgument, "no measured points to fit");
-  return total / used;
+  return mean_log_time_loss(
+      cases, [&params](const LinkFitCase& c) { return predict_link_case(c, params); });
 }
 
 }  // namespace
@@ -141,26 +126,13 @@ Expected<LinkFitResult> fit_link_params(const std::vector<LinkFitCase>& cases,
   for (const Free& f : free) res.fitted.push_back(f.name);
   TT_TRY(double best, loss(cases, res.params));
   res.loss_before = best;
-  std::vector<double> step(free.size(), 0.4);
-  for (int round = 0; round < options.max_rounds && !free.empty(); ++round) {
-    for (std::size_t k = 0; k < free.size(); ++k) {
-      bool moved = false;
-      for (const double dir : {1.0, -1.0}) {
-        Params trial = res.params;
-        set(trial, free[k], std::max(get(trial, free[k]), 1e-3) * std::exp(dir * step[k]));
-        TT_TRY(const double l, loss(cases, trial));
-        ++res.evaluations;
-        if (l < best - 1e-12) {
-          best = l;
-          res.params = trial;
-          moved = true;
-          break;
-        }
-      }
-      step[k] = moved ? step[k] * 1.5 : step[k] * 0.5;
-    }
-    if (*std::max_element(step.begin(), step.end()) < 1e-3) break;
-  }
+  const auto scaled = [&free](Params p, std::size_t k, double factor) {
+    set(p, free[k], std::max(get(p, free[k]), 1e-3) * factor);
+    return p;
+  };
+  const auto fit_loss = [&cases](const Params& p) { return loss(cases, p); };
+  TT_TRY(best, log_coordinate_descent(res.params, free.size(), options.max_rounds, best, scaled,
+                                      fit_loss, res.evaluations));
   res.loss_after = best;
   return res;
 }

@@ -17,6 +17,15 @@ def plan(*args):
 
 
 class PlanCliTest(unittest.TestCase):
+    def assert_replays(self, plan_json):
+        """`plan --replay` of a saved plan JSON prints the same JSON."""
+        with tempfile.TemporaryDirectory() as d:
+            saved = os.path.join(d, "plan.json")
+            with open(saved, "w", encoding="utf-8") as f:
+                f.write(plan_json)
+            r = plan("--replay", saved, "--format", "json")
+            self.assertEqual(r.stdout, plan_json)
+
     def test_unknown_model_lists_the_known_ones(self):
         p = plan("--instance", "p4d.24xlarge", "--nodes", "4", "--model", "bert-huge")
         self.assertEqual(p.returncode, 2, p.stderr)
@@ -119,12 +128,7 @@ class PlanCliTest(unittest.TestCase):
         self.assertEqual(doc["inputs"]["algorithms"], ["ring", "hierarchical"])
         # The baselines stay NCCL's defaults.
         self.assertEqual(doc["baselines"][0]["algorithm"], "nccl-default")
-        with tempfile.TemporaryDirectory() as d:
-            saved = os.path.join(d, "plan.json")
-            with open(saved, "w", encoding="utf-8") as f:
-                f.write(p.stdout)
-            r = plan("--replay", saved, "--format", "json")
-            self.assertEqual(r.stdout, p.stdout)
+        self.assert_replays(p.stdout)
         bad = plan("--instance", "p4d.24xlarge", "--algos", "ring,bogus")
         self.assertEqual(bad.returncode, 2)
         self.assertIn("--algos: unknown algorithm 'bogus'", bad.stderr)
@@ -140,12 +144,7 @@ class PlanCliTest(unittest.TestCase):
         nccl = json.loads(plan("--instance", "p4d.24xlarge", "--nodes", "2", "--format",
                                "json").stdout)
         self.assertNotIn("backend", nccl["inputs"])
-        with tempfile.TemporaryDirectory() as d:
-            saved = os.path.join(d, "plan.json")
-            with open(saved, "w", encoding="utf-8") as f:
-                f.write(p.stdout)
-            r = plan("--replay", saved, "--format", "json")
-            self.assertEqual(r.stdout, p.stdout)
+        self.assert_replays(p.stdout)
         bad = plan("--instance", "p4d.24xlarge", "--backend", "mpi", "--algos", "nccl-default")
         self.assertEqual(bad.returncode, 2)
         self.assertIn("nccl-default needs the nccl backend", bad.stderr)
