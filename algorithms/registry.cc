@@ -16,15 +16,11 @@ std::vector<std::string> algorithm_names() {
           "hierarchical:ps", "reduce_scatter_ring", "allgather_ring", "broadcast_ring"};
 }
 
-namespace {
-
-std::string known_names() {
+std::string algorithm_names_text() {
   std::string s;
   for (const std::string& n : algorithm_names()) s += (s.empty() ? "" : ", ") + n;
   return s;
 }
-
-}  // namespace
 
 Expected<std::unique_ptr<Algorithm>> make_algorithm(std::string_view name,
                                                     const AlgorithmOptions& options,
@@ -54,7 +50,7 @@ Expected<std::unique_ptr<Algorithm>> make_algorithm(std::string_view name,
     return std::unique_ptr<Algorithm>(new Hierarchical(o));
   }
   return fail(Errc::NotFound,
-              "unknown algorithm '" + std::string(name) + "' (known: " + known_names() + ")");
+              "unknown algorithm '" + std::string(name) + "' (known: " + algorithm_names_text() + ")");
 }
 
 }  // namespace topotune::algo

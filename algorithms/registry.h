@@ -17,6 +17,8 @@ namespace topotune::algo {
 
 /// Every name make_algorithm accepts, in a stable order (for messages and --help).
 std::vector<std::string> algorithm_names();
+/// The same names as one comma-separated line ("ring, tree, ..."), for messages and --help.
+std::string algorithm_names_text();
 
 /// The algorithm `name` with `options`. `collective` lets "ring" pick the ring variant of a
 /// reduce-scatter, allgather or broadcast. Errors: NotFound listing the known names.

@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/file_output.h"
 #include "cli/nccl_common.h"
+#include "core/quantity_parse.h"
 
 namespace topotune::cli {
 namespace {
@@ -147,16 +148,6 @@ void report(std::ostream& out, const std::vector<tune::CalibrationCase>& cases,
   }
 }
 
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> out;
-  for (std::size_t p = 0, q = 0; p <= text.size(); p = q + 1) {
-    q = text.find(',', p);
-    if (q == std::string::npos) q = text.size();
-    if (q > p) out.push_back(text.substr(p, q - p));
-  }
-  return out;
-}
-
 struct Cases {
   std::vector<tune::CalibrationCase> nccl;
   std::vector<tune::LinkFitCase> links;
@@ -186,7 +177,7 @@ Expected<Cases> load_cases(const CalibrateArgs& a) {
 Expected<std::string> fit_links(const CalibrateArgs& a, const std::vector<tune::LinkFitCase>& cases,
                                 std::ostream& out) {
   tune::LinkFitOptions opt;
-  opt.parameters = split_commas(a.link_params);
+  opt.parameters = split_comma_list(a.link_params);
   opt.max_rounds = std::min(a.rounds, 30);
   TT_TRY(const tune::LinkFitResult res, tune::fit_link_params(cases, opt));
   char line[300];
@@ -223,7 +214,7 @@ Expected<algo::NcclModelParams> fit_nccl(const CalibrateArgs& a,
                                          const algo::NcclModelParams& start, std::ostream& out) {
   tune::CalibrationOptions opt;
   opt.max_rounds = a.rounds;
-  opt.parameters = split_commas(a.params);
+  opt.parameters = split_comma_list(a.params);
   TT_TRY(const tune::CalibrationResult res, tune::calibrate(cases, start, opt));
   char line[200];
   std::snprintf(line, sizeof line,

@@ -105,17 +105,6 @@ class Watchdog {
   std::thread thread_;
 };
 
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t b = 0;
-  while (b <= s.size()) {
-    const std::size_t e = std::min(s.find(',', b), s.size());
-    if (e > b) out.push_back(s.substr(b, e - b));
-    b = e + 1;
-  }
-  return out;
-}
-
 std::string table_header(sched::DataType) {
   char line[256];
   std::snprintf(line, sizeof line, "#%11s %12s %6s %12s %10s %10s  %-14s %7s\n", "size", "count",
@@ -347,7 +336,7 @@ Expected<void> run_measure(const MeasureArgs& a, std::ostream& out) {
   TT_TRY(std::vector<Bytes> sizes, parse_size_list(a.sizes));
   TT_TRY(sched::DataType dtype, sched::parse_dtype(a.dtype));
   TT_TRY_VOID(check_sizes(sizes, dtype));
-  const std::vector<std::string> algos = split_list(a.algos);
+  const std::vector<std::string> algos = split_comma_list(a.algos);
   if (algos.empty()) return fail(Errc::InvalidArgument, "--algos is empty");
   TT_TRY(rt::MpiSession session, rt::MpiSession::start(nullptr, nullptr));
   TT_TRY(rt::MpiTransport transport, rt::MpiTransport::create());

@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/file_output.h"
 #include "cli/nccl_common.h"
+#include "core/quantity_parse.h"
 #include "cli/plan_table.h"
 #include "topology/cluster_spec.h"
 
@@ -89,9 +90,7 @@ Expected<tune::PlanInputs> inputs_from_args(const PlanArgs& a) {
     TT_TRY(in.calibration_json, read_text(a.calibration, "calibration file"));
   }
   in.backend = a.backend;
-  std::stringstream families(a.algos);
-  for (std::string name; std::getline(families, name, ',');) {
-    if (name.empty()) continue;
+  for (const std::string& name : split_comma_list(a.algos)) {
     TT_TRY(tune::AlgoKind kind, tune::parse_algo_kind(name).context("--algos"));
     in.algorithm_kinds.push_back(kind);
   }

@@ -153,9 +153,7 @@ Expected<void> run_schedule(const ScheduleArgs& a, std::ostream& out) {
 
 CommandRun setup_schedule(CLI::App& sub) {
   auto a = std::make_shared<ScheduleArgs>();
-  std::string names;
-  for (const std::string& n : algo::algorithm_names()) names += (names.empty() ? "" : ", ") + n;
-  sub.add_option("--algo", a->algo, "algorithm: " + names)->required();
+  sub.add_option("--algo", a->algo, "algorithm: " + algo::algorithm_names_text())->required();
   sub.add_option("--ranks", a->ranks, "ranks of a generic cluster (with --gpus-per-node)");
   sub.add_option("--gpus-per-node", a->gpus_per_node, "GPUs per host of the generic cluster (default 1)");
   sub.add_option("--instance", a->instance, "catalog instance type (with --nodes)");

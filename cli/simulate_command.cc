@@ -196,13 +196,11 @@ Expected<void> run_simulate(const SimulateArgs& a, std::ostream& out) {
 
 CommandRun setup_simulate(CLI::App& sub) {
   auto a = std::make_shared<SimulateArgs>();
-  std::string names;
-  for (const std::string& n : algo::algorithm_names()) names += (names.empty() ? "" : ", ") + n;
   sub.add_option("--instance", a->instance, "catalog instance type, e.g. p4d.24xlarge");
   sub.add_option("--nodes", a->nodes, "number of instances (overrides the --cluster file's)");
   sub.add_option("--placement", a->placement, "cluster (default), partition or spread");
   sub.add_option("--cluster", a->cluster_file, "cluster JSON file instead of --instance");
-  sub.add_option("--algo", a->algo, "algorithm: " + names)->required();
+  sub.add_option("--algo", a->algo, "algorithm: " + algo::algorithm_names_text())->required();
   sub.add_option("--size", a->size, "buffer size: 8, 64K, 256M, 1G (powers of 1024)")->required();
   sub.add_option("--dtype", a->dtype, "fp32 (default), fp16, bf16");
   sub.add_option("--collective", a->collective,

@@ -1,5 +1,6 @@
 #include "core/quantity_parse.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -110,6 +111,15 @@ Expected<std::vector<Bytes>> parse_size_list(std::string_view text) {
     out.push_back(b);
     if (comma == std::string_view::npos) break;
     start = comma + 1;
+  }
+  return out;
+}
+
+std::vector<std::string> split_comma_list(std::string_view text) {
+  std::vector<std::string> out;
+  for (std::size_t p = 0, q = 0; p <= text.size(); p = q + 1) {
+    q = std::min(text.find(',', p), text.size());
+    if (q > p) out.emplace_back(text.substr(p, q - p));
   }
   return out;
 }

@@ -22,6 +22,10 @@ Expected<Bytes> parse_size(std::string_view text);
 /// list "1M,64M,1G". Sizes must be positive except in a list, where 0 is allowed.
 Expected<std::vector<Bytes>> parse_size_list(std::string_view text);
 
+/// The items of a comma list ("ring,mpi" -> {"ring", "mpi"}), empty items dropped; for the
+/// CLI's list options (--algos, --params).
+std::vector<std::string> split_comma_list(std::string_view text);
+
 /// Parses a rate such as "400Gbps", "200mbit" or "25GB/s" into bytes per second.
 Expected<BytesPerSec> parse_rate(std::string_view text);
 

@@ -58,5 +58,14 @@ TEST(FormatSize, NcclTestsStyle) {
   EXPECT_EQ(format_size(Bytes(1000)), "1000");
 }
 
+TEST(SplitCommaList, ItemsInOrderEmptyOnesDropped) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(split_comma_list("ring,mpi"), (V{"ring", "mpi"}));
+  EXPECT_EQ(split_comma_list(",hierarchical(rhd),,ps(k=2),"), (V{"hierarchical(rhd)", "ps(k=2)"}));
+  EXPECT_EQ(split_comma_list("one"), (V{"one"}));
+  EXPECT_TRUE(split_comma_list("").empty());
+  EXPECT_TRUE(split_comma_list(",,").empty());
+}
+
 }  // namespace
 }  // namespace topotune

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # End-to-end check on emulated clusters (ctest label emulated; root only, skipped otherwise).
-# For each cluster: emulate up, measure ring/hierarchical/ps/mpi with `topotune measure`,
-# predict the same with `topotune simulate --cluster <the cluster's JSON>`, compare
-# (tests/runtime/emulated_check.py: median |error| <= 10 % per algorithm at sizes >= 16 MiB,
-# Open MPI's MPI_Allreduce included; the predicted fastest measured within 5 % of the
-# fastest), emulate down. Then: a rank killed mid-run in an emulated cluster ends the run with
+# For each cluster: emulate up, ask `topotune plan --backend mpi` what it ranks first, measure
+# ring/hierarchical/ps/mpi and the plan's choices with `topotune measure`, predict the same
+# with predict_emulated (the flow simulator on the cluster's JSON, cross-checked against
+# `topotune simulate --cluster`), compare (tests/runtime/emulated_check.py: median |error|
+# <= 10 % per algorithm at sizes >= 16 MiB, Open MPI's MPI_Allreduce included; the predicted
+# fastest and the plan's first choice measured within 5 % of the fastest), emulate down. Then: a rank killed mid-run in an emulated cluster ends the run with
 # an error and no JSON; `emulate down` leaves no namespace, bridge, veth or qdisc behind, also
 # from a half-removed state.
-# usage: emulated_test.sh TOPOTUNE_BINARY [RESULTS_DIR [PREDICT_EMULATED_BINARY]]
+# usage: emulated_test.sh TOPOTUNE_BINARY RESULTS_DIR PREDICT_EMULATED_BINARY
 # env: EMU_CONFIGS (default "2x2@200mbit 4x1@200mbit", 100mbit on a busy machine, see below),
 #      EMU_SIZES (default 1M,4M,16M,32M,64M; 1M,4M,16M,24M,32M on a busy machine),
 #      EMU_ITERS (3), EMU_ALGOS (ring,hierarchical,ps,mpi)
@@ -56,26 +57,14 @@ if ! has emulate || ! has measure; then
 fi
 trap '"$bin" emulate down --prefix $prefix >/dev/null 2>&1' EXIT
 predictor=${3:-}
-closed_form_only=0
-have_simulate=1
-has simulate || [ -x "$predictor" ] || have_simulate=0
-
-# predict CLUSTER_JSON OUT_JSON: the simulator's time for each algorithm and size, written in
-# the measurement schema. `mpi` is predicted as recursive halving-doubling (rhd), the schedule
-# of Open MPI's MPI_Allreduce at these sizes (Rabenseifner).
-predict() {
-  local cj=$1 out=$2 algos=$3 a sim_algos=""
-  if [ -x "$predictor" ]; then "$predictor" "$cj" "$algos" "$sizes" > "$out"; return; fi
-  for a in ${algos//,/ }; do sim_algos+="${sim_algos:+,}$([ "$a" = mpi ] && echo rhd || echo "$a")"; done
-  "$bin" simulate --cluster "$cj" --algos "$sim_algos" --sizes "$sizes" --format json > "$out.raw" || return 1
-  python3 "$here/emulated_predictions.py" "$out.raw" "$algos" > "$out"
-}
+if [ ! -x "$predictor" ]; then
+  echo "usage: emulated_test.sh TOPOTUNE_BINARY RESULTS_DIR PREDICT_EMULATED_BINARY" >&2; exit 2
+fi
 
 # cross_check CLUSTER_JSON PREDICTED_JSON: the predictor's rows at the largest size equal
 # `topotune simulate --cluster` for every schedule algorithm (mpi has no CLI equivalent).
 cross_check() {
   local cj=$1 pj=$2 a big=${sizes##*,} args
-  has simulate || return 0
   for a in ${algos//,/ }; do
     [ "$a" = mpi ] && continue
     args=(--algo "$a")
@@ -117,22 +106,14 @@ for cfg in $configs; do
   rc=$?
   echo "# $cfg measured in $(( $(date +%s) - start )) s"
   [ $rc -eq 0 ] && check ok "$cfg: measure" || check no "$cfg: measure (rc=$rc)"
-  if [ $have_simulate = 1 ] && [ -f "$dir/measured.json" ]; then
-    if predict "$dir/cluster.json" "$dir/predicted.json" "$run_algos"; then
-      if grep -q '"topotune-closed-form"' "$dir/predicted.json"; then
-        # Without the simulator, the closed forms are shown but not asserted: they ignore
-        # the sharing of one NIC by several ranks' rails (hierarchical, ps on 2x2).
-        python3 "$here/emulated_check.py" "$dir/measured.json" "$dir/predicted.json" \
-          --name "$cfg (closed-form predictions, not asserted)"
-        closed_form_only=1
-      else
-        python3 "$here/emulated_check.py" "$dir/measured.json" "$dir/predicted.json" --name "$cfg" "${plan_check[@]}" \
-          && check ok "$cfg: prediction within tolerance" || check no "$cfg: prediction within tolerance"
-        cross_check "$dir/cluster.json" "$dir/predicted.json" && check ok "$cfg: = topotune simulate --cluster" \
-          || check no "$cfg: predictions differ from topotune simulate --cluster"
-      fi
+  if [ -f "$dir/measured.json" ]; then
+    if "$predictor" "$dir/cluster.json" "$run_algos" "$sizes" > "$dir/predicted.json"; then
+      python3 "$here/emulated_check.py" "$dir/measured.json" "$dir/predicted.json" --name "$cfg" "${plan_check[@]}" \
+        && check ok "$cfg: prediction within tolerance" || check no "$cfg: prediction within tolerance"
+      cross_check "$dir/cluster.json" "$dir/predicted.json" && check ok "$cfg: = topotune simulate --cluster" \
+        || check no "$cfg: predictions differ from topotune simulate --cluster"
     else
-      check no "$cfg: topotune simulate failed"
+      check no "$cfg: predict_emulated failed"
     fi
   fi
   # A rank killed mid-run (last config only, it costs ~10 s): error, non-zero, no JSON.
@@ -184,12 +165,4 @@ wait $sleeper 2>/dev/null
 
 echo "results in $results"
 [ $failures -ne 0 ] && exit $failures
-if [ $closed_form_only = 1 ]; then
-  echo "SKIP: the simulator is not in this build: closed-form predictions were shown, not asserted"
-  exit 77
-fi
-if [ $have_simulate = 0 ]; then
-  echo "SKIP: no simulator in this build (topotune simulate, predict_emulated): the prediction comparison did not run"
-  exit 77
-fi
 exit 0

@@ -7,8 +7,8 @@
 // at these sizes (Rabenseifner), over the bit-reversed rank order: Open MPI halves at
 // distance 1 first, the generator at distance p/2 first, and position v <-> rank bitrev(v)
 // turns one into the other (on 2x2 it keeps the first, largest exchange inside a host).
-// The name -> schedule mapping lives in autotune/schedule_predictor.h (shared with `measure`
-// and `topotune validate --measured`). Planner labels ("hierarchical(rhd)", "ps(k=2)",
+// The mapping and the simulation are tune::SchedulePredictor's (autotune/schedule_predictor.h,
+// shared with `measure` and `topotune validate --measured`). Planner labels ("hierarchical(rhd)", "ps(k=2)",
 // "ring/ch2") are generated as `topotune plan` timed them (tune::make_schedule_algorithm), as
 // `topotune measure` runs them.
 
@@ -17,12 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/rank_layout.h"
-#include "algorithms/registry.h"
+#include "autotune/schedule_predictor.h"
 #include "core/quantity_parse.h"
 #include "runtime/measurement.h"
-#include "autotune/schedule_predictor.h"
-#include "simulator/simulator.h"
 #include "topology/cluster_spec.h"
 #include "topology/topology.h"
 
@@ -30,45 +27,27 @@ namespace {
 
 using namespace topotune;
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t b = 0;
-  while (b <= s.size()) {
-    const std::size_t e = std::min(s.find(',', b), s.size());
-    if (e > b) out.push_back(s.substr(b, e - b));
-    b = e + 1;
-  }
-  return out;
-}
-
 Expected<rt::Measurement> predict(const std::string& cluster, const std::string& algos,
                                   const std::string& sizes, int channels) {
   TT_TRY(topo::ClusterSpec cs, topo::load_cluster_file(cluster));
-  TT_TRY(topo::Topology t, topo::build_topology(cs));
+  TT_TRY(const tune::SchedulePredictor predictor, tune::SchedulePredictor::create(cs, channels));
   TT_TRY(std::vector<Bytes> size_list, parse_size_list(sizes));
+  const topo::Topology& t = predictor.topology();
   rt::Measurement m;
   m.source = "topotune-simulator";
-  sim::Simulator simulator(t);
   m.backend = "simulated";
   m.ranks = t.num_ranks();
   m.nodes = t.num_hosts();
   m.gpus_per_node = t.gpus_per_host();
   m.cluster = cluster;
-  for (const std::string& name : split(algos)) {
-    // The schedule `measure` ran (for `mpi` the Open MPI model): the library's mapping, the
-    // one `topotune validate --measured` uses.
-    TT_TRY(const tune::MeasuredAlgorithm ma, tune::measured_algorithm(name, channels));
-    TT_TRY(std::unique_ptr<algo::Algorithm> a,
-           tune::make_measured_algorithm(ma, sched::Collective::Allreduce));
-    TT_TRY(const algo::RankLayout layout, algo::layout_from_topology(t, ma.options.channels));
-    const algo::RankLayout order = tune::measured_layout(ma, layout);
+  for (const std::string& name : split_comma_list(algos)) {
+    // The schedule `measure` ran (for `mpi` the Open MPI model), simulated: the library's
+    // mapping, the one `topotune validate --measured` uses.
     for (Bytes s : size_list) {
       sched::CollectiveSpec spec;
       spec.ranks = t.num_ranks();
       spec.bytes = s;
-      TT_TRY(sched::Schedule schedule, a->generate(spec, order));
-      TT_TRY(sim::SimResult r, simulator.run(schedule));
-      const Seconds time = r.makespan;
+      TT_TRY(const Seconds time, predictor.time(name, spec));
       rt::MeasurementRow row;
       row.algorithm = name;
       row.bytes = s.value;
