@@ -126,6 +126,14 @@ class PlanCliTest(unittest.TestCase):
         self.assertTrue(kinds and kinds <= {"ring", "hierarchical"}, kinds)
         self.assertIn(doc["recommendation"]["algorithm"].split("(")[0].split("/")[0], kinds)
         self.assertEqual(doc["inputs"]["algorithms"], ["ring", "hierarchical"])
+        # Only the top candidates are listed; the counts searched show the filter: the two
+        # complementary restrictions partition the unrestricted search.
+        def evaluated(*extra):
+            r = plan("--instance", "p4d.24xlarge", "--nodes", "2", *extra, "--format", "json")
+            return json.loads(r.stdout)["candidates_evaluated"]
+        rest = evaluated("--algos", "nccl-default,tree,rhd,ps")
+        self.assertEqual(doc["candidates_evaluated"] + rest, evaluated())
+        self.assertGreater(rest, 0)
         # The baselines stay NCCL's defaults.
         self.assertEqual(doc["baselines"][0]["algorithm"], "nccl-default")
         self.assert_replays(p.stdout)
@@ -139,6 +147,12 @@ class PlanCliTest(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         doc = json.loads(p.stdout)
         self.assertNotIn("nccl-default", {c["algorithm"] for c in doc["candidates"]})
+        # Only the top candidates are listed: the count searched shows nccl-default is out,
+        # the same as naming every other family.
+        named = plan("--instance", "p4d.24xlarge", "--nodes", "2", "--backend", "mpi",
+                     "--algos", "ring,tree,rhd,ps,hierarchical", "--format", "json")
+        self.assertEqual(doc["candidates_evaluated"],
+                         json.loads(named.stdout)["candidates_evaluated"])
         self.assertEqual(doc["inputs"]["backend"], "mpi")
         self.assertTrue(any("backend mpi" in n for n in doc["notes"]), doc["notes"])
         nccl = json.loads(plan("--instance", "p4d.24xlarge", "--nodes", "2", "--format",
