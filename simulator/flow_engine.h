@@ -31,7 +31,7 @@ class FlowEngine {
   Expected<void> run(SimResult& result);
 
  private:
-  /// Event kinds; the event's id is a pending start (Start) or a solver variable (FlowEnd).
+  /// Event kinds; the event's id is a transfer (Start) or a solver variable (FlowEnd).
   enum EventKind : std::uint8_t { kStart, kFlowEnd };
   enum class Phase : std::uint8_t { Network, Reduction };
   /// A flow in progress (indexed by solver variable id, reused after it ends).
@@ -49,7 +49,7 @@ class FlowEngine {
   void build_dependents();
   static constexpr std::uint64_t kNoEvent = ~std::uint64_t{0};
   void make_ready(std::uint32_t t);
-  void start(std::uint32_t pending);
+  void start(std::uint32_t t);
   void begin_flow(std::uint32_t t, Phase phase, std::span<const int> constraints, double bound);
   void end_flow(int v);
   void complete(std::uint32_t t);
@@ -72,17 +72,16 @@ class FlowEngine {
   MaxMinSolver solver_;
   std::vector<Flow> flows_;
   std::vector<int> reduce_constraint_;  ///< per device, -1 until first used
-  std::vector<std::uint32_t> active_on_link_;
-  std::vector<double> busy_since_;
-  EventQueue events_;
-  /// A ready transfer waiting out its latency, with the route computed when it became ready
-  /// (kept so that the route is computed once per transfer, not again at its start).
-  struct PendingStart {
-    topo::Route route;
-    std::uint32_t transfer = 0;
+  /// What the run accumulates per link, in one place so that a flow's start or end touches one
+  /// cache line per link (copied into SimResult::links at the end).
+  struct LinkState {
+    Bytes bytes{0};
+    Seconds active{0};
+    double busy_since = 0;  ///< when `flows` last became non-zero
+    std::uint32_t flows = 0;
   };
-  std::vector<PendingStart> pending_;
-  std::vector<std::uint32_t> free_pending_;
+  std::vector<LinkState> links_;
+  EventQueue events_;
   std::vector<int> scratch_;
 };
 

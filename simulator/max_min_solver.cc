@@ -24,6 +24,8 @@ int MaxMinSolver::add_constraint(double capacity) {
   Constraint c;
   c.capacity = capacity;
   constraints_.push_back(std::move(c));
+  fill_.emplace_back();
+  flags_.push_back(0);
   return static_cast<int>(constraints_.size()) - 1;
 }
 
@@ -51,10 +53,7 @@ int MaxMinSolver::add_variable(std::span<const int> constraints, double bound) {
     var.constraints.push_back(c);
     var.positions.push_back(static_cast<int>(con.users.size()));
     con.users.push_back({v, slot});
-    if (!con.dirty) {
-      con.dirty = true;
-      dirty_.push_back(c);
-    }
+    mark_dirty(c);
   }
   // A variable that uses nothing is its own component: its share is its bound.
   if (var.constraints.empty()) dirty_.push_back(-1 - v);
@@ -75,10 +74,7 @@ void MaxMinSolver::remove_variable(int v) {
     variables_[static_cast<std::size_t>(moved.variable)]
         .positions[static_cast<std::size_t>(moved.slot)] = position;
     con.users.pop_back();
-    if (!con.dirty) {
-      con.dirty = true;
-      dirty_.push_back(c);
-    }
+    mark_dirty(c);
   }
   var.constraints.clear();
   var.positions.clear();
@@ -90,7 +86,7 @@ void MaxMinSolver::remove_variable(int v) {
 
 std::span<const int> MaxMinSolver::solve() {
   changed_.clear();
-  ++epoch_;
+  next_epoch();
   for (int d : dirty_) {
     if (d < 0) {  // a constraint-free variable added since the last solve
       Variable& var = variables_[static_cast<std::size_t>(-1 - d)];
@@ -101,9 +97,8 @@ std::span<const int> MaxMinSolver::solve() {
       }
       continue;
     }
-    Constraint& con = constraints_[static_cast<std::size_t>(d)];
-    con.dirty = false;
-    if (con.mark == epoch_) continue;  // already re-solved as part of an earlier component
+    flags_[static_cast<std::size_t>(d)] &= ~kDirty;
+    if (seen(d)) continue;  // already re-solved as part of an earlier component
     collect_component(d);
     solve_component();
   }
@@ -111,11 +106,20 @@ std::span<const int> MaxMinSolver::solve() {
   return changed_;
 }
 
+// Marks are 31 bits to keep the flags small; after 2^31 - 1 solves every mark is cleared so
+// that no stale mark can equal the new epoch.
+void MaxMinSolver::next_epoch() {
+  if (++epoch_ != kDirty) return;
+  for (std::uint32_t& f : flags_) f &= kDirty;
+  for (Variable& v : variables_) v.mark = 0;
+  epoch_ = 1;
+}
+
 void MaxMinSolver::collect_component(int seed) {
   comp_constraints_.clear();
   comp_variables_.clear();
   stack_.clear();
-  constraints_[static_cast<std::size_t>(seed)].mark = epoch_;
+  see(seed);
   stack_.push_back(seed);
   while (!stack_.empty()) {
     const int c = stack_.back();
@@ -127,9 +131,8 @@ void MaxMinSolver::collect_component(int seed) {
       var.mark = epoch_;
       comp_variables_.push_back(u.variable);
       for (int c2 : var.constraints) {
-        Constraint& other = constraints_[static_cast<std::size_t>(c2)];
-        if (other.mark == epoch_) continue;
-        other.mark = epoch_;
+        if (seen(c2)) continue;
+        see(c2);
         stack_.push_back(c2);
       }
     }
@@ -137,7 +140,7 @@ void MaxMinSolver::collect_component(int seed) {
 }
 
 void MaxMinSolver::push_share(int c) {
-  const Constraint& con = constraints_[static_cast<std::size_t>(c)];
+  const FillState& con = fill_[static_cast<std::size_t>(c)];
   heap_.push_back({con.remaining / con.unfixed, c, con.version});
   std::push_heap(heap_.begin(), heap_.end(), later_entry);
 }
@@ -147,7 +150,7 @@ void MaxMinSolver::fix_variable(int v, double share, bool heap) {
   var.fixed = true;
   var.next = share;
   for (int c : var.constraints) {
-    Constraint& con = constraints_[static_cast<std::size_t>(c)];
+    FillState& con = fill_[static_cast<std::size_t>(c)];
     // Rounding may leave a saturated constraint a hair below zero; it has nothing left.
     con.remaining = std::max(0.0, con.remaining - share);
     --con.unfixed;
@@ -182,11 +185,12 @@ void MaxMinSolver::solve_component() {
 void MaxMinSolver::start_heap_fill() {
   heap_.clear();
   for (int c : comp_constraints_) {
-    Constraint& con = constraints_[static_cast<std::size_t>(c)];
-    con.remaining = con.capacity;
-    con.unfixed = static_cast<int>(con.users.size());
-    ++con.version;
-    if (con.unfixed > 0) heap_.push_back({con.remaining / con.unfixed, c, con.version});
+    const Constraint& con = constraints_[static_cast<std::size_t>(c)];
+    FillState& f = fill_[static_cast<std::size_t>(c)];
+    f.remaining = con.capacity;
+    f.unfixed = static_cast<int>(con.users.size());
+    ++f.version;
+    if (f.unfixed > 0) heap_.push_back({f.remaining / f.unfixed, c, f.version});
   }
   std::make_heap(heap_.begin(), heap_.end(), later_entry);
   bounded_.clear();
@@ -210,7 +214,7 @@ void MaxMinSolver::fill_component() {
   for (;;) {
     while (!heap_.empty()) {
       const ShareEntry& top = heap_.front();
-      const Constraint& con = constraints_[static_cast<std::size_t>(top.constraint)];
+      const FillState& con = fill_[static_cast<std::size_t>(top.constraint)];
       if (top.version == con.version && con.unfixed > 0) break;
       std::pop_heap(heap_.begin(), heap_.end(), later_entry);
       heap_.pop_back();
@@ -258,16 +262,16 @@ void MaxMinSolver::publish_component() {
 // bound then id), hence the same values bit for bit.
 void MaxMinSolver::fill_small_component() {
   for (int c : comp_constraints_) {
-    Constraint& con = constraints_[static_cast<std::size_t>(c)];
-    con.remaining = con.capacity;
-    con.unfixed = static_cast<int>(con.users.size());
+    const Constraint& con = constraints_[static_cast<std::size_t>(c)];
+    fill_[static_cast<std::size_t>(c)] = {con.capacity, static_cast<int>(con.users.size()),
+                                          fill_[static_cast<std::size_t>(c)].version};
   }
   for (int v : comp_variables_) variables_[static_cast<std::size_t>(v)].fixed = false;
   for (;;) {
     int best_c = -1;
     double best_share = kUnbounded;
     for (int c : comp_constraints_) {
-      const Constraint& con = constraints_[static_cast<std::size_t>(c)];
+      const FillState& con = fill_[static_cast<std::size_t>(c)];
       if (con.unfixed == 0) continue;
       const double share = con.remaining / con.unfixed;
       if (best_c < 0 || later(best_share, best_c, share, c)) {

@@ -81,30 +81,48 @@ class MaxMinSolver {
     int variable;
     int slot;
   };
-  // Field order: what the component search and add/remove touch comes first, so that a touch
-  // is one cache line; the filling scratch and overflow storage follow.
-  struct Constraint {
-    std::uint64_t mark = 0;  ///< == epoch_: already in this solve's component search
-    bool dirty = false;
-    SmallVector<User, 4> users;
+  // Sizes matter more than anything else here: a step at 1024 p4d hosts touches ~50 k
+  // constraints and ~8 k variables in each of several passes, so the hot fields are packed
+  // (32 bytes a constraint, 96 a variable) and the filling scratch of the rare multi-flow
+  // component lives apart, in fill_ (see docs/simulator_performance.md for the measurements).
+  struct alignas(32) Constraint {
+    SmallVector<User, 2> users;
     double capacity = 0;
-    // Scratch for solve(); valid only while `mark == epoch_`.
+  };
+  /// Progressive-filling scratch of a constraint; valid only while it is seen() this epoch.
+  struct FillState {
     double remaining = 0;
     int unfixed = 0;
     std::uint32_t version = 0;
   };
-  struct Variable {
-    std::uint64_t mark = 0;
+  struct alignas(32) Variable {
+    std::uint32_t mark = 0;
     bool active = false;
     bool fixed = false;
     bool fresh = false;               ///< added since the last solve: always reported as changed
-    SmallVector<int, 8> constraints;  ///< as given to add_variable()
-    SmallVector<int, 8> positions;    ///< index of this variable in each constraint's user list
+    SmallVector<int, 6> constraints;  ///< as given to add_variable()
+    SmallVector<int, 6> positions;    ///< index of this variable in each constraint's user list
     double bound = kUnbounded;
     double value = 0;
     double next = 0;  ///< scratch: the value being computed
   };
 
+  void next_epoch();
+  /// Bit 31 of flags_: the constraint is in dirty_; bits 0-30: its mark.
+  static constexpr std::uint32_t kDirty = std::uint32_t{1} << 31;
+  /// Whether constraint `c` is already in this solve's component search (mark == epoch_).
+  bool seen(int c) const { return (flags_[static_cast<std::size_t>(c)] & ~kDirty) == epoch_; }
+  void see(int c) {
+    std::uint32_t& f = flags_[static_cast<std::size_t>(c)];
+    f = (f & kDirty) | epoch_;
+  }
+  void mark_dirty(int c) {
+    std::uint32_t& f = flags_[static_cast<std::size_t>(c)];
+    if ((f & kDirty) == 0) {
+      f |= kDirty;
+      dirty_.push_back(c);
+    }
+  }
   void collect_component(int seed);
   void solve_component();
   void start_heap_fill();
@@ -115,11 +133,15 @@ class MaxMinSolver {
   void push_share(int c);
 
   std::vector<Constraint> constraints_;
+  std::vector<FillState> fill_;  ///< parallel to constraints_
+  /// Parallel to constraints_, apart from them so that the dirty scan and the component
+  /// search's "seen?" tests read 4 bytes a constraint (dirty bit and mark, see kDirty).
+  std::vector<std::uint32_t> flags_;
   std::vector<Variable> variables_;
   std::vector<int> free_variables_;
   std::vector<int> dirty_;
   std::size_t active_ = 0;
-  std::uint64_t epoch_ = 0;
+  std::uint32_t epoch_ = 0;  ///< < kDirty; on reaching it next_epoch() clears every mark
 
   // Scratch reused across solves (no allocation in steady state).
   std::vector<int> comp_constraints_;

@@ -59,20 +59,28 @@ NodeId Topology::cpu_of_host(int host) const {
 namespace {
 
 // Appends links to a route, keeping latency and bottleneck current.
+//
+// A host's link is read from host 0's copy (same local index): every host is laid out from the
+// same template with the same parameters, and host 0's few dozen links stay in cache, where the
+// host's own would be a cache miss per hop at a thousand hosts (the simulator routes every
+// transfer).
 struct RouteWriter {
   const std::vector<Link>& links;
   const HostTemplate& tmpl;
   Route& r;
-  void add(LinkId id) {
+  void add(LinkId id) { add_as(id, links[id.index()]); }
+  void add_as(LinkId id, const Link& l) {
     TT_ASSERT(r.size < Route::kMaxHops, "route longer than %d hops", Route::kMaxHops);
-    const Link& l = links[id.index()];
     r.links[static_cast<std::size_t>(r.size++)] = id;
     r.latency += l.latency;
     r.bottleneck = r.size == 1 ? l.bandwidth : std::min(r.bottleneck, l.bandwidth);
   }
+  void add_host_link(int host, int local) {
+    add_as(LinkId(host * tmpl.num_links + local), links[static_cast<std::size_t>(local)]);
+  }
   void add_local(int host, LocalRoute lr) {
     for (int i = 0; i < lr.size; ++i)
-      add(LinkId(host * tmpl.num_links + tmpl.hops[static_cast<std::size_t>(lr.offset + i)]));
+      add_host_link(host, tmpl.hops[static_cast<std::size_t>(lr.offset + i)]);
   }
 };
 
@@ -105,7 +113,7 @@ Route Topology::route(NodeId from, NodeId to, int channel) const {
   if (src_host) {
     const int nic = nic_for(t.tmpl, ls, channel);
     w.add_local(hs, t.tmpl.egress[static_cast<std::size_t>(ls) * nics + nic]);
-    w.add(t.link_id(hs, t.tmpl.nic_up_link[nic]));
+    w.add_host_link(hs, t.tmpl.nic_up_link[nic]);
     at = t.tor_of_rack[t.rack_of_host[hs]];
   }
   const NodeId goal = dst_host ? t.tor_of_rack[t.rack_of_host[hd]] : to;
@@ -119,7 +127,7 @@ Route Topology::route(NodeId from, NodeId to, int channel) const {
   }
   if (dst_host) {
     const int nic = nic_for(t.tmpl, ld, channel);
-    w.add(t.link_id(hd, t.tmpl.nic_down_link[nic]));
+    w.add_host_link(hd, t.tmpl.nic_down_link[nic]);
     w.add_local(hd, t.tmpl.ingress[static_cast<std::size_t>(nic) * nd + ld]);
   }
   return r;
