@@ -95,6 +95,12 @@ void FlowEngine::start(std::uint32_t t) {
 
 void FlowEngine::begin_flow(std::uint32_t t, Phase phase, std::span<const int> constraints,
                             double bound) {
+  const std::size_t num_links = links_.size();
+  for (int c : constraints) {
+    const auto l = static_cast<std::size_t>(c);
+    if (l >= num_links) continue;  // a reduction resource, not a link
+    if (solver_.users(c) == 0) links_[l].busy_since = now_;
+  }
   const int v = solver_.add_variable(constraints, bound);
   if (static_cast<std::size_t>(v) >= flows_.size()) flows_.resize(static_cast<std::size_t>(v) + 1);
   Flow& f = flows_[static_cast<std::size_t>(v)];
@@ -104,21 +110,14 @@ void FlowEngine::begin_flow(std::uint32_t t, Phase phase, std::span<const int> c
   f.remaining = schedule_.transfers()[t].slice.size.as_double();
   f.rate = 0;
   f.last = now_;
-  const std::size_t num_links = links_.size();
-  for (int c : constraints) {
-    const auto l = static_cast<std::size_t>(c);
-    if (l >= num_links) continue;  // a reduction resource, not a link
-    if (links_[l].flows++ == 0) links_[l].busy_since = now_;
-  }
 }
 
 void FlowEngine::end_flow(int v) {
   const std::size_t num_links = links_.size();
   for (int c : solver_.constraints_of(v)) {
     const auto l = static_cast<std::size_t>(c);
-    if (l >= num_links) continue;
-    LinkState& link = links_[l];
-    if (--link.flows == 0) link.active += Seconds(now_ - link.busy_since);
+    if (l >= num_links || solver_.users(c) > 1) continue;  // this flow is not the last one
+    links_[l].active += Seconds(now_ - links_[l].busy_since);
   }
   Flow& f = flows_[static_cast<std::size_t>(v)];
   f.finish_event = kNoEvent;

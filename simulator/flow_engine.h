@@ -73,12 +73,12 @@ class FlowEngine {
   std::vector<Flow> flows_;
   std::vector<int> reduce_constraint_;  ///< per device, -1 until first used
   /// What the run accumulates per link, in one place so that a flow's start or end touches one
-  /// cache line per link (copied into SimResult::links at the end).
+  /// cache line per link (copied into SimResult::links at the end). Whether flows are on the
+  /// link is the solver's user count of its constraint, which start and end touch anyway.
   struct LinkState {
     Bytes bytes{0};
     Seconds active{0};
-    double busy_since = 0;  ///< when `flows` last became non-zero
-    std::uint32_t flows = 0;
+    double busy_since = 0;  ///< when the link last went from no flow to one
   };
   std::vector<LinkState> links_;
   EventQueue events_;

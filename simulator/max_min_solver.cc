@@ -38,12 +38,13 @@ int MaxMinSolver::add_variable(std::span<const int> constraints, double bound) {
   } else {
     v = static_cast<int>(variables_.size());
     variables_.emplace_back();
+    values_.push_back(0);
   }
   Variable& var = variables_[static_cast<std::size_t>(v)];
   var.constraints.clear();
   var.positions.clear();
   var.bound = bound;
-  var.value = 0;
+  values_[static_cast<std::size_t>(v)] = 0;
   var.active = true;
   var.fresh = true;
   for (int c : constraints) {
@@ -74,7 +75,9 @@ void MaxMinSolver::remove_variable(int v) {
     variables_[static_cast<std::size_t>(moved.variable)]
         .positions[static_cast<std::size_t>(moved.slot)] = position;
     con.users.pop_back();
-    mark_dirty(c);
+    // A constraint left without users has nothing to re-solve; not queuing it saves a cache
+    // miss per link when a whole step's flows end together (the usual case in a collective).
+    if (!con.users.empty()) mark_dirty(c);
   }
   var.constraints.clear();
   var.positions.clear();
@@ -91,7 +94,7 @@ std::span<const int> MaxMinSolver::solve() {
     if (d < 0) {  // a constraint-free variable added since the last solve
       Variable& var = variables_[static_cast<std::size_t>(-1 - d)];
       if (var.active && var.fresh && var.constraints.empty()) {
-        var.value = var.bound;
+        values_[static_cast<std::size_t>(-1 - d)] = var.bound;
         var.fresh = false;
         changed_.push_back(-1 - d);
       }
@@ -168,8 +171,9 @@ void MaxMinSolver::solve_component() {
       for (int c : var.constraints) {
         share = std::min(share, constraints_[static_cast<std::size_t>(c)].capacity);
       }
-      if (var.fresh || share != var.value) changed_.push_back(v);
-      var.value = share;
+      double& value = values_[static_cast<std::size_t>(v)];
+      if (var.fresh || share != value) changed_.push_back(v);
+      value = share;
       var.fresh = false;
     }
     return;
@@ -250,8 +254,9 @@ void MaxMinSolver::fill_component() {
 void MaxMinSolver::publish_component() {
   for (int v : comp_variables_) {
     Variable& var = variables_[static_cast<std::size_t>(v)];
-    if (var.fresh || var.next != var.value) changed_.push_back(v);
-    var.value = var.next;
+    double& value = values_[static_cast<std::size_t>(v)];
+    if (var.fresh || var.next != value) changed_.push_back(v);
+    value = var.next;
     var.fresh = false;
   }
 }
