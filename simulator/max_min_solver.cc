@@ -39,6 +39,7 @@ int MaxMinSolver::add_variable(std::span<const int> constraints, double bound) {
     v = static_cast<int>(variables_.size());
     variables_.emplace_back();
     values_.push_back(0);
+    next_.push_back(0);
   }
   Variable& var = variables_[static_cast<std::size_t>(v)];
   var.constraints.clear();
@@ -47,17 +48,30 @@ int MaxMinSolver::add_variable(std::span<const int> constraints, double bound) {
   values_[static_cast<std::size_t>(v)] = 0;
   var.active = true;
   var.fresh = true;
+  var.alone = true;
+  double share = bound;
   for (int c : constraints) {
     TT_ASSERT(c >= 0 && static_cast<std::size_t>(c) < constraints_.size(), "bad constraint %d", c);
     Constraint& con = constraints_[static_cast<std::size_t>(c)];
+    if (!con.users.empty() || (flags_[static_cast<std::size_t>(c)] & kDirty) != 0) {
+      var.alone = false;
+      for (const User& u : con.users) variables_[static_cast<std::size_t>(u.variable)].alone = false;
+    }
+    share = std::min(share, con.capacity);
     const int slot = static_cast<int>(var.constraints.size());
     var.constraints.push_back(c);
     var.positions.push_back(static_cast<int>(con.users.size()));
     con.users.push_back({v, slot});
-    mark_dirty(c);
   }
-  // A variable that uses nothing is its own component: its share is its bound.
-  if (var.constraints.empty()) dirty_.push_back(-1 - v);
+  var.alone_share = share;
+  if (var.alone) {
+    // Queued as itself at the place its first constraint would take (see solve()).
+    var.seed = static_cast<std::uint32_t>(dirty_.size());
+    dirty_.push_back(-1 - v);
+  } else {
+    var.seed = kNoSeed;
+    for (int c : constraints) mark_dirty(c);
+  }
   ++active_;
   return v;
 }
@@ -90,14 +104,10 @@ void MaxMinSolver::remove_variable(int v) {
 std::span<const int> MaxMinSolver::solve() {
   changed_.clear();
   next_epoch();
-  for (int d : dirty_) {
-    if (d < 0) {  // a constraint-free variable added since the last solve
-      Variable& var = variables_[static_cast<std::size_t>(-1 - d)];
-      if (var.active && var.fresh && var.constraints.empty()) {
-        values_[static_cast<std::size_t>(-1 - d)] = var.bound;
-        var.fresh = false;
-        changed_.push_back(-1 - d);
-      }
+  for (std::size_t i = 0; i < dirty_.size(); ++i) {
+    const int d = dirty_[i];
+    if (d < 0) {
+      solve_added(-1 - d, i);
       continue;
     }
     flags_[static_cast<std::size_t>(d)] &= ~kDirty;
@@ -107,6 +117,27 @@ std::span<const int> MaxMinSolver::solve() {
   }
   dirty_.clear();
   return changed_;
+}
+
+// A variable queued by add_variable() as the only user of all its constraints. If it still is,
+// its share is min(bound, capacities), computed when it was added: this skips a pass over its
+// constraints, which at a thousand hosts is a cache miss per link per flow. If a later
+// add_variable() joined one of its constraints, it is solved from its first constraint, exactly
+// as if that constraint had been queued here, so the order of results does not change.
+void MaxMinSolver::solve_added(int v, std::size_t at) {
+  Variable& var = variables_[static_cast<std::size_t>(v)];
+  // Removed since, re-added under the same id (it then has a later entry), or solved already.
+  if (!var.active || !var.fresh || var.seed != at || var.mark == epoch_) return;
+  if (!var.alone) {
+    collect_component(var.constraints[0]);
+    solve_component();
+    return;
+  }
+  var.mark = epoch_;
+  values_[static_cast<std::size_t>(v)] = var.alone_share;
+  var.fresh = false;
+  var.alone = false;
+  changed_.push_back(v);
 }
 
 // Marks are 31 bits to keep the flags small; after 2^31 - 1 solves every mark is cleared so
@@ -151,7 +182,7 @@ void MaxMinSolver::push_share(int c) {
 void MaxMinSolver::fix_variable(int v, double share, bool heap) {
   Variable& var = variables_[static_cast<std::size_t>(v)];
   var.fixed = true;
-  var.next = share;
+  next_[static_cast<std::size_t>(v)] = share;
   for (int c : var.constraints) {
     FillState& con = fill_[static_cast<std::size_t>(c)];
     // Rounding may leave a saturated constraint a hair below zero; it has nothing left.
@@ -255,8 +286,9 @@ void MaxMinSolver::publish_component() {
   for (int v : comp_variables_) {
     Variable& var = variables_[static_cast<std::size_t>(v)];
     double& value = values_[static_cast<std::size_t>(v)];
-    if (var.fresh || var.next != value) changed_.push_back(v);
-    value = var.next;
+    const double next = next_[static_cast<std::size_t>(v)];
+    if (var.fresh || next != value) changed_.push_back(v);
+    value = next;
     var.fresh = false;
   }
 }

@@ -95,15 +95,19 @@ class MaxMinSolver {
     int unfixed = 0;
     std::uint32_t version = 0;
   };
+  static constexpr std::uint32_t kNoSeed = ~std::uint32_t{0};
   struct alignas(32) Variable {
     std::uint32_t mark = 0;
+    std::uint32_t seed = kNoSeed;  ///< index of its entry in dirty_ while fresh and alone
     bool active = false;
     bool fixed = false;
-    bool fresh = false;               ///< added since the last solve: always reported as changed
+    bool fresh = false;  ///< added since the last solve: always reported as changed
+    /// Fresh and, so far, the only user of each of its constraints (see add_variable()).
+    bool alone = false;
     SmallVector<int, 6> constraints;  ///< as given to add_variable()
     SmallVector<int, 6> positions;    ///< index of this variable in each constraint's user list
     double bound = kUnbounded;
-    double next = 0;  ///< scratch: the value being computed
+    double alone_share = 0;  ///< min(bound, its constraints' capacities)
   };
 
   void next_epoch();
@@ -122,6 +126,7 @@ class MaxMinSolver {
       dirty_.push_back(c);
     }
   }
+  void solve_added(int v, std::size_t at);
   void collect_component(int seed);
   void solve_component();
   void start_heap_fill();
@@ -140,6 +145,7 @@ class MaxMinSolver {
   /// The variables' values (parallel to variables_): the caller reads every changed one after
   /// a solve, and 8 bytes a variable stay in cache where the variables do not.
   std::vector<double> values_;
+  std::vector<double> next_;  ///< parallel to variables_: filling scratch, the value being computed
   std::vector<int> free_variables_;
   std::vector<int> dirty_;
   std::size_t active_ = 0;
