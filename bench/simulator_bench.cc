@@ -41,7 +41,7 @@ constexpr int kGpus = 8;  // p4d.24xlarge
 // Peak bytes of a flat-ring case per transfer: schedule 32 (Transfer) + 4 (its dependency);
 // simulator 4 (dependencies waited for) + 4 (reverse-edge CSR offset) + 4 (reverse edge) + 16
 // (recorded ready/end times). Measured at 256 hosts: 8.4 M transfers, peak RSS 560 MiB = 70 B
-// a transfer (docs/simulator_performance.md); the margin below covers the rest.
+// a transfer (docs/simulator.md, "Benchmark"); the margin below covers the rest.
 constexpr double kBytesPerTransfer = 64;
 constexpr double kMemoryMargin = 1.3;
 

@@ -84,7 +84,7 @@ class MaxMinSolver {
   // Sizes matter more than anything else here: a step at 1024 p4d hosts touches ~50 k
   // constraints and ~8 k variables in each of several passes, so the hot fields are packed
   // (32 bytes a constraint, 96 a variable) and the filling scratch of the rare multi-flow
-  // component lives apart, in fill_ (see docs/simulator_performance.md for the measurements).
+  // component lives apart, in fill_ (see docs/simulator.md, "Benchmark" for the measurements).
   struct alignas(32) Constraint {
     SmallVector<User, 2> users;
     double capacity = 0;

@@ -8,7 +8,7 @@
 // elements with the heap pointer, so a SmallVector<int, 6> is 32 bytes and a one-element one
 // 16. At 1024 p4d hosts the solver holds 59 k constraints and touches ~50 k of them per step:
 // the bytes per constraint decide whether that fits in the caches (see
-// docs/simulator_performance.md). Elements must be trivially copyable.
+// docs/simulator.md, "Benchmark"). Elements must be trivially copyable.
 
 #include <algorithm>
 #include <cstddef>

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <string>
 #include <vector>
 
@@ -112,13 +114,18 @@ TEST(Routing, RoutesAreContiguousPaths) {
       ASSERT_GT(r.size, 0);
       NodeId at = src;
       Seconds lat{0};
+      double bottleneck = 1e300;
       for (LinkId id : r.view()) {
         ASSERT_EQ(topo->link(id).src, at);
         at = topo->link(id).dst;
         lat += topo->link(id).latency;
+        bottleneck = std::min(bottleneck, topo->link(id).bandwidth.value);
       }
       EXPECT_EQ(at, dst);
-      EXPECT_DOUBLE_EQ(r.latency.value, lat.value);
+      // Exact: route() sums the same values in the same order (it reads host 0's copy of a
+      // host link, which equals every host's).
+      EXPECT_EQ(r.latency.value, lat.value);
+      EXPECT_EQ(r.bottleneck.value, bottleneck);
     }
 }
 
