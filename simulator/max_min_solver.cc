@@ -55,7 +55,9 @@ int MaxMinSolver::add_variable(std::span<const int> constraints, double bound) {
     Constraint& con = constraints_[static_cast<std::size_t>(c)];
     if (!con.users.empty() || (flags_[static_cast<std::size_t>(c)] & kDirty) != 0) {
       var.alone = false;
-      for (const User& u : con.users) variables_[static_cast<std::size_t>(u.variable)].alone = false;
+      for (const User& u : con.users) {
+        variables_[static_cast<std::size_t>(u.variable)].alone = false;
+      }
     }
     share = std::min(share, con.capacity);
     const int slot = static_cast<int>(var.constraints.size());
