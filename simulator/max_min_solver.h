@@ -21,7 +21,10 @@
 // Incremental: adding or removing a variable marks its constraints dirty; solve() re-solves only
 // the connected components (constraints linked through active variables) that contain a dirty
 // constraint, because an allocation cannot change outside them. The cost of an event is then the
-// size of its component, not of the world, which keeps large simulations linear.
+// size of its component, not of the world, which keeps large simulations linear. Two shortcuts
+// that change no result: a variable added as the only user of all its constraints is queued as
+// itself with its share already computed (min of bound and capacities), and a constraint left
+// without users by a removal is not queued (nothing to re-solve).
 //
 // Deterministic: ties between constraints with equal shares go to the smaller constraint id; the
 // order of operations depends only on the order of calls. Variable ids are reused after removal
@@ -89,6 +92,7 @@ class MaxMinSolver {
     SmallVector<User, 2> users;
     double capacity = 0;
   };
+  static_assert(sizeof(Constraint) == 32, "the measured layout: two per cache line");
   /// Progressive-filling scratch of a constraint; valid only while it is seen() this epoch.
   struct FillState {
     double remaining = 0;
@@ -109,6 +113,7 @@ class MaxMinSolver {
     double bound = kUnbounded;
     double alone_share = 0;  ///< min(bound, its constraints' capacities)
   };
+  static_assert(sizeof(Variable) == 96, "the measured layout");
 
   void next_epoch();
   /// Bit 31 of flags_: the constraint is in dirty_; bits 0-30: its mark.
