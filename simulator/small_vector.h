@@ -101,9 +101,11 @@ class SmallVector {
 
   std::uint32_t size_ = 0;
   std::uint32_t capacity_ = N;  ///< > N: the elements live at heap_
+  // heap_ starts null so that no path reads the union before it is written (GCC's
+  // -Wmaybe-uninitialized sees steal() of a default-constructed vector in ASan builds).
   union {
     T inline_[N];
-    T* heap_;
+    T* heap_ = nullptr;
   };
 };
 
