@@ -1,4 +1,4 @@
-// predict_emulated CLUSTER_JSON ALGOS SIZES [CHANNELS]: the simulator's predicted time of each
+// predict_emulated [--digests] CLUSTER_JSON ALGOS SIZES [CHANNELS]: the simulator's predicted time of each
 // algorithm at each size on the cluster described by CLUSTER_JSON (as written by `topotune
 // emulate up`), printed in the measurement schema so that emulated_check.py compares it with
 // `topotune measure` row by row. The schedules are generated exactly as `topotune measure
@@ -11,7 +11,14 @@
 // shared with `measure` and `topotune validate --measured`). Planner labels ("hierarchical(rhd)", "ps(k=2)",
 // "ring/ch2") are generated as `topotune plan` timed them (tune::make_schedule_algorithm), as
 // `topotune measure` runs them.
+//
+// --digests prints instead, per algorithm and size, a digest of the schedule `measure` runs
+// (every transfer's endpoints, slice, reduce flag, channel and dependencies, and the extra
+// endpoints), so that emulated_check.py can tell two names for one schedule apart from two
+// schedules (on hosts of one GPU, hierarchical(ring) is the flat ring, transfer for transfer).
+// `mpi` has none: Open MPI runs its own code, whatever schedule models it.
 
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -61,12 +68,74 @@ Expected<rt::Measurement> predict(const std::string& cluster, const std::string&
   return m;
 }
 
+// FNV-1a over the schedule's content (not its algorithm name).
+std::uint64_t digest(const sched::Schedule& s) {
+  std::uint64_t h = 14695981039346656037ull;
+  const auto mix = [&h](std::int64_t v) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= static_cast<std::uint64_t>(v >> (8 * i)) & 0xff;
+      h *= 1099511628211ull;
+    }
+  };
+  mix(s.num_endpoints());
+  for (int e = 0; e < s.num_endpoints(); ++e) {
+    const sched::Endpoint ep = s.endpoint(EndpointId(e));
+    mix(static_cast<std::int64_t>(ep.kind));
+    mix(ep.host);
+  }
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const sched::Transfer& t = s.transfers()[i];
+    for (std::int64_t v : {std::int64_t{t.src.value}, std::int64_t{t.dst.value}, t.slice.offset.value,
+                           t.slice.size.value, std::int64_t{t.reduce}, std::int64_t{t.channel}}) {
+      mix(v);
+    }
+    const auto deps = s.deps(TransferId(static_cast<int>(i)));
+    mix(static_cast<std::int64_t>(deps.size()));
+    for (TransferId d : deps) mix(d.value);
+  }
+  return h;
+}
+
+Expected<std::string> digests(const std::string& cluster, const std::string& algos,
+                              const std::string& sizes) {
+  TT_TRY(topo::ClusterSpec cs, topo::load_cluster_file(cluster));
+  TT_TRY(const tune::SchedulePredictor predictor, tune::SchedulePredictor::create(cs, 1));
+  TT_TRY(std::vector<Bytes> size_list, parse_size_list(sizes));
+  std::string out = "{";
+  for (const std::string& name : split_comma_list(algos)) {
+    if (name == "mpi") continue;
+    out += std::string(out.size() > 1 ? ",\n " : "") + "\"" + name + "\": {";
+    for (std::size_t i = 0; i < size_list.size(); ++i) {
+      sched::CollectiveSpec spec;
+      spec.ranks = predictor.ranks();
+      spec.bytes = size_list[i];
+      TT_TRY(const sched::Schedule s, predictor.schedule(name, spec));
+      char hex[17];
+      std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(digest(s)));
+      out += std::string(i ? ", " : "") + "\"" + std::to_string(spec.bytes.value) + "\": \"" + hex + "\"";
+    }
+    out += "}";
+  }
+  return out + "}\n";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  const bool want_digests = argc > 1 && std::string(argv[1]) == "--digests";
+  if (want_digests) --argc, ++argv;
   if (argc < 4) {
-    std::fprintf(stderr, "usage: predict_emulated CLUSTER_JSON ALGOS SIZES [CHANNELS]\n");
+    std::fprintf(stderr, "usage: predict_emulated [--digests] CLUSTER_JSON ALGOS SIZES [CHANNELS]\n");
     return 2;
+  }
+  if (want_digests) {
+    auto d = digests(argv[1], argv[2], argv[3]);
+    if (!d) {
+      std::fprintf(stderr, "predict_emulated: error: %s\n", d.error().message.c_str());
+      return 1;
+    }
+    std::cout << *d;
+    return 0;
   }
   auto m = predict(argv[1], argv[2], argv[3], argc > 4 ? std::atoi(argv[4]) : 1);
   if (!m) {
