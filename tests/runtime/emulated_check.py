@@ -101,7 +101,8 @@ def main():
 
 def candidates(meas, size, digests):
     """Measured time per candidate at `size`: algorithms that ran the same schedule (equal
-    digests) are one candidate, timed as the mean of their runs. Returns {name: (group, time)}."""
+    digests) are one candidate, timed as the mean of their runs. Returns {name: (names, time)},
+    `names` every algorithm of the candidate."""
     groups = {}
     for (algo, b), row in meas.items():
         if b != size:
@@ -110,9 +111,9 @@ def candidates(meas, size, digests):
         groups.setdefault(d if d else "name:" + algo, []).append((algo, row["time_us"]))
     out = {}
     for members in groups.values():
+        names = sorted(n for n, _ in members)
         mean = statistics.mean(t for _, t in members)
-        names = "=".join(sorted(n for n, _ in members))
-        for n, _ in members:
+        for n in names:
             out[n] = (names, mean)
     return out
 
@@ -131,11 +132,11 @@ def check_plan_first(path, meas, rank_slack, digests):
             print(f"FAIL: {size >> 20} MiB: plan's first choice {choice['plan']} was not measured")
             ok = False
             continue
-        group, mine = here[choice["measure"]]
+        names, mine = here[choice["measure"]]
         slack = mine / min(t for _, t in here.values()) - 1
         verdict = "PASS" if slack <= rank_slack else "FAIL"
         ok &= slack <= rank_slack
-        same = f" (one schedule: {group}, mean of its runs)" if "=" in group else ""
+        same = f" (one schedule: {'='.join(names)}, mean of its runs)" if len(names) > 1 else ""
         print(f"{verdict}: {size >> 20} MiB: `topotune plan` ranks {choice['plan']} first{same}; "
               f"measured {slack * 100:.1f}% over the measured fastest (slack {rank_slack * 100:.0f}%)")
     return ok

@@ -13,17 +13,18 @@
 // `topotune measure` runs them.
 //
 // --digests prints instead, per algorithm and size, a digest of the schedule `measure` runs
-// (every transfer's endpoints, slice, reduce flag, channel and dependencies, and the extra
-// endpoints), so that emulated_check.py can tell two names for one schedule apart from two
+// (a hash of its lossless JSON, schedule_json.h, without the algorithm's name), so that emulated_check.py can tell two names for one schedule apart from two
 // schedules (on hosts of one GPU, hierarchical(ring) is the flat ring, transfer for transfer).
 // `mpi` has none: Open MPI runs its own code, whatever schedule models it.
 
-#include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "algorithms/schedule/schedule_json.h"
 #include "autotune/schedule_predictor.h"
 #include "core/quantity_parse.h"
 #include "runtime/measurement.h"
@@ -34,27 +35,44 @@ namespace {
 
 using namespace topotune;
 
-Expected<rt::Measurement> predict(const std::string& cluster, const std::string& algos,
-                                  const std::string& sizes, int channels) {
+// What both outputs read: the cluster's predictor, the algorithms and the sizes.
+struct Inputs {
+  std::string cluster;
+  tune::SchedulePredictor predictor;
+  std::vector<std::string> algorithms;
+  std::vector<Bytes> sizes;
+
+  sched::CollectiveSpec spec(Bytes size) const {
+    sched::CollectiveSpec s;
+    s.ranks = predictor.ranks();
+    s.bytes = size;
+    return s;
+  }
+};
+
+Expected<Inputs> load(const std::string& cluster, const std::string& algos,
+                      const std::string& sizes, int channels) {
   TT_TRY(topo::ClusterSpec cs, topo::load_cluster_file(cluster));
-  TT_TRY(const tune::SchedulePredictor predictor, tune::SchedulePredictor::create(cs, channels));
+  TT_TRY(tune::SchedulePredictor predictor, tune::SchedulePredictor::create(cs, channels));
   TT_TRY(std::vector<Bytes> size_list, parse_size_list(sizes));
-  const topo::Topology& t = predictor.topology();
+  return Inputs{cluster, std::move(predictor), split_comma_list(algos), std::move(size_list)};
+}
+
+Expected<std::string> predict(const Inputs& in) {
+  const topo::Topology& t = in.predictor.topology();
   rt::Measurement m;
   m.source = "topotune-simulator";
   m.backend = "simulated";
   m.ranks = t.num_ranks();
   m.nodes = t.num_hosts();
   m.gpus_per_node = t.gpus_per_host();
-  m.cluster = cluster;
-  for (const std::string& name : split_comma_list(algos)) {
+  m.cluster = in.cluster;
+  for (const std::string& name : in.algorithms) {
     // The schedule `measure` ran (for `mpi` the Open MPI model), simulated: the library's
     // mapping, the one `topotune validate --measured` uses.
-    for (Bytes s : size_list) {
-      sched::CollectiveSpec spec;
-      spec.ranks = t.num_ranks();
-      spec.bytes = s;
-      TT_TRY(const Seconds time, predictor.time(name, spec));
+    for (Bytes s : in.sizes) {
+      const sched::CollectiveSpec spec = in.spec(s);
+      TT_TRY(const Seconds time, in.predictor.time(name, spec));
       rt::MeasurementRow row;
       row.algorithm = name;
       row.bytes = s.value;
@@ -65,58 +83,36 @@ Expected<rt::Measurement> predict(const std::string& cluster, const std::string&
       m.rows.push_back(row);
     }
   }
-  return m;
+  return rt::to_json(m);
 }
 
-// FNV-1a over the schedule's content (not its algorithm name).
-std::uint64_t digest(const sched::Schedule& s) {
-  std::uint64_t h = 14695981039346656037ull;
-  const auto mix = [&h](std::int64_t v) {
-    for (int i = 0; i < 8; ++i) {
-      h ^= static_cast<std::uint64_t>(v >> (8 * i)) & 0xff;
-      h *= 1099511628211ull;
-    }
-  };
-  mix(s.num_endpoints());
-  for (int e = 0; e < s.num_endpoints(); ++e) {
-    const sched::Endpoint ep = s.endpoint(EndpointId(e));
-    mix(static_cast<std::int64_t>(ep.kind));
-    mix(ep.host);
-  }
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const sched::Transfer& t = s.transfers()[i];
-    for (std::int64_t v : {std::int64_t{t.src.value}, std::int64_t{t.dst.value}, t.slice.offset.value,
-                           t.slice.size.value, std::int64_t{t.reduce}, std::int64_t{t.channel}}) {
-      mix(v);
-    }
-    const auto deps = s.deps(TransferId(static_cast<int>(i)));
-    mix(static_cast<std::int64_t>(deps.size()));
-    for (TransferId d : deps) mix(d.value);
-  }
-  return h;
+// The schedule's content: its lossless JSON (schedule_json.h) without the algorithm's name,
+// hashed. Only compared within one run, so std::hash's choice of function does not matter.
+std::string digest(const sched::Schedule& s) {
+  nlohmann::json j = nlohmann::json::parse(sched::schedule_to_json(s));
+  j.erase("algorithm");
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx",
+                static_cast<unsigned long long>(std::hash<std::string>{}(j.dump())));
+  return hex;
 }
 
-Expected<std::string> digests(const std::string& cluster, const std::string& algos,
-                              const std::string& sizes) {
-  TT_TRY(topo::ClusterSpec cs, topo::load_cluster_file(cluster));
-  TT_TRY(const tune::SchedulePredictor predictor, tune::SchedulePredictor::create(cs, 1));
-  TT_TRY(std::vector<Bytes> size_list, parse_size_list(sizes));
-  std::string out = "{";
-  for (const std::string& name : split_comma_list(algos)) {
+Expected<std::string> digests(const Inputs& in) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const std::string& name : in.algorithms) {
     if (name == "mpi") continue;
-    out += std::string(out.size() > 1 ? ",\n " : "") + "\"" + name + "\": {";
-    for (std::size_t i = 0; i < size_list.size(); ++i) {
-      sched::CollectiveSpec spec;
-      spec.ranks = predictor.ranks();
-      spec.bytes = size_list[i];
-      TT_TRY(const sched::Schedule s, predictor.schedule(name, spec));
-      char hex[17];
-      std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(digest(s)));
-      out += std::string(i ? ", " : "") + "\"" + std::to_string(spec.bytes.value) + "\": \"" + hex + "\"";
+    for (Bytes s : in.sizes) {
+      TT_TRY(const sched::Schedule schedule, in.predictor.schedule(name, in.spec(s)));
+      out[name][std::to_string(s.value)] = digest(schedule);
     }
-    out += "}";
   }
-  return out + "}\n";
+  return out.dump(1) + "\n";
+}
+
+Expected<std::string> run(bool want_digests, const std::string& cluster, const std::string& algos,
+                          const std::string& sizes, int channels) {
+  TT_TRY(const Inputs in, load(cluster, algos, sizes, channels));
+  return want_digests ? digests(in) : predict(in);
 }
 
 }  // namespace
@@ -128,20 +124,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: predict_emulated [--digests] CLUSTER_JSON ALGOS SIZES [CHANNELS]\n");
     return 2;
   }
-  if (want_digests) {
-    auto d = digests(argv[1], argv[2], argv[3]);
-    if (!d) {
-      std::fprintf(stderr, "predict_emulated: error: %s\n", d.error().message.c_str());
-      return 1;
-    }
-    std::cout << *d;
-    return 0;
-  }
-  auto m = predict(argv[1], argv[2], argv[3], argc > 4 ? std::atoi(argv[4]) : 1);
-  if (!m) {
-    std::fprintf(stderr, "predict_emulated: error: %s\n", m.error().message.c_str());
+  auto out = run(want_digests, argv[1], argv[2], argv[3], argc > 4 ? std::atoi(argv[4]) : 1);
+  if (!out) {
+    std::fprintf(stderr, "predict_emulated: error: %s\n", out.error().message.c_str());
     return 1;
   }
-  std::cout << rt::to_json(*m);
+  std::cout << *out;
   return 0;
 }

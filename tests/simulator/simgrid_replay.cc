@@ -71,7 +71,7 @@ std::pair<sg4::Host*, sg4::Host*> add_delay_route(sg4::NetZone* zone, const std:
                                                   double latency) {
   sg4::Host* a = zone->create_host("la" + tag, 1.0)->seal();
   sg4::Host* b = zone->create_host("lb" + tag, 1.0)->seal();
-  sg4::Link* delay = zone->create_link("l" + tag, 1e15)
+  sg4::Link* delay = zone->create_link("delay" + tag, 1e15)
                          ->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE)
                          ->set_latency(latency)
                          ->seal();
