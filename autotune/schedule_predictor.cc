@@ -79,18 +79,13 @@ Expected<SchedulePredictor> SchedulePredictor::create(const topo::ClusterSpec& s
   return p;
 }
 
-Expected<sched::Schedule> SchedulePredictor::schedule(const std::string& algorithm,
-                                                      const sched::CollectiveSpec& spec) const {
+Expected<sim::SimResult> SchedulePredictor::simulate(const std::string& algorithm,
+                                                     const sched::CollectiveSpec& spec) const {
   TT_TRY(const MeasuredAlgorithm a, measured_algorithm(algorithm, channels_, chunks_));
   TT_TRY(const std::unique_ptr<algo::Algorithm> gen, make_measured_algorithm(a, spec.collective));
   TT_TRY(const algo::RankLayout layout, layout_for(a.options.channels));
-  return gen->generate(spec, measured_layout(a, layout));
-}
-
-Expected<sim::SimResult> SchedulePredictor::simulate(const std::string& algorithm,
-                                                     const sched::CollectiveSpec& spec) const {
-  TT_TRY(const sched::Schedule s, schedule(algorithm, spec));
-  return sim::Simulator(topology_).run(s);
+  TT_TRY(const sched::Schedule schedule, gen->generate(spec, measured_layout(a, layout)));
+  return sim::Simulator(topology_).run(schedule);
 }
 
 Expected<algo::RankLayout> SchedulePredictor::layout_for(int channels) const {

@@ -60,10 +60,6 @@ class SchedulePredictor {
 
   /// The simulated time of `algorithm` (a measure name) for `spec` (its ranks must be ranks()).
   Expected<Seconds> time(const std::string& algorithm, const sched::CollectiveSpec& spec) const;
-  /// The schedule `measure` runs for `algorithm` (for `mpi`, the schedule that models Open MPI's
-  /// MPI_Allreduce: rhd over the bit-reversed order), as time() simulates it.
-  Expected<sched::Schedule> schedule(const std::string& algorithm,
-                                     const sched::CollectiveSpec& spec) const;
   /// The whole simulation (per-link statistics too) behind time().
   Expected<sim::SimResult> simulate(const std::string& algorithm,
                                     const sched::CollectiveSpec& spec) const;
