@@ -11,7 +11,11 @@ build=${BUILD_DIR:-$root/build}
 generator=()
 command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
 if [ ! -f "$build/CMakeCache.txt" ]; then
-  cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@"
+  # Warnings are errors from the first configure on: the README's plan command and the test
+  # command then share one configuration, so a fresh clone compiles each object once (a
+  # reconfigure that changes a compile flag would rebuild everything).
+  cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DTOPOTUNE_WERROR=ON "$@"
 elif [ $# -gt 0 ]; then
   cmake -S "$root" -B "$build" "$@"
 fi
