@@ -1,26 +1,20 @@
 #pragma once
-// ModelTimers: one model of time for one cluster (docs/planner.md, "One model
-// of time").
+// ModelTimers: one model of time for one cluster (docs/planner.md, "One model of time").
 //
-// Every candidate, NCCL's own algorithms and topotune's schedules alike, is
-// timed on the same Topology with one parameter set (the NCCL model's:
-// defaults, data/nccl_model.json, a calibration file):
-//   - the link classes carry its physical parameters (link efficiencies, the
-//   NIC latency:
-//     tune::apply_model_to_links; the caller applies them to the spec, as
-//     `--calibration` does, unless a cluster file states its own);
-//   - NCCL's algorithms: the NCCL predictor (its protocols, channels,
-//   pipeline), whose network
-//     stage keeps the share of its rate that the flow simulator gives the
-//     algorithm's traffic on this fabric (FabricProbe: placement, spine
-//     oversubscription, per-flow caps);
-//   - topotune's schedules: the closed forms with NCCL's Simple-protocol
-//   software costs
-//     (software_costs) and the probed all-GPUs-cross rate, then the flow
-//     simulator on the full topology, which adds the same software costs to its
-//     makespan.
-// The plan's rows say which of them timed each one ("nccl-predictor",
-// "closed-form", "simulated"; CollectiveTimer::model).
+// Every candidate, NCCL's own algorithms and topotune's schedules alike, is timed on the same
+// Topology with one parameter set (the NCCL model's: defaults, data/nccl_model.json, a
+// calibration file):
+//   - the link classes carry its physical parameters (link efficiencies, the NIC latency:
+//     tune::apply_model_to_links; the caller applies them to the spec, as `--calibration`
+//     does, unless a cluster file states its own);
+//   - NCCL's algorithms: the NCCL predictor (its protocols, channels, pipeline), whose network
+//     stage keeps the share of its rate that the flow simulator gives the algorithm's traffic
+//     on this fabric (FabricProbe: placement, spine oversubscription, per-flow caps);
+//   - topotune's schedules: the closed forms with NCCL's Simple-protocol software costs
+//     (software_costs) and the probed all-GPUs-cross rate, then the flow simulator on the
+//     full topology, which adds the same software costs to its makespan.
+// The plan's rows say which of them timed each one ("nccl-predictor", "closed-form",
+// "simulated"; CollectiveTimer::model).
 
 #include <memory>
 
@@ -45,28 +39,23 @@ namespace topotune::tune {
 inline constexpr double kScreenMargin = 0.08;
 
 class ModelTimers {
-public:
+ public:
   /// Probes the fabric and builds the screen timers for `spec` with `params`.
   /// Errors: the topology builder's, a cluster the NCCL model cannot describe.
-  static Expected<std::unique_ptr<ModelTimers>>
-  create(const topo::ClusterSpec &spec, const algo::NcclModelParams &params);
+  static Expected<std::unique_ptr<ModelTimers>> create(const topo::ClusterSpec& spec,
+                                                       const algo::NcclModelParams& params);
 
   /// The flow simulator over the whole cluster (rank stage) on top of screen()
   /// (nccl backend) or of closed_form(); it must not outlive this object.
-  Expected<std::unique_ptr<SimulatorTimer>>
-  simulator(Bytes max_bytes, SimBudget budget = {},
-            bool nccl_backend = true) const;
+  Expected<std::unique_ptr<SimulatorTimer>> simulator(Bytes max_bytes, SimBudget budget = {},
+                                                      bool nccl_backend = true) const;
 
-  const NcclTimer &screen() const {
-    return *nccl_;
-  } ///< NCCL predictor + closed forms
-  const ClosedFormTimer &closed_form() const { return *closed_form_; }
-  const FabricProbe &fabric() const { return fabric_; }
-  const algo::NcclSystem &system() const {
-    return system_;
-  } ///< with the probed fabric
+  const NcclTimer& screen() const { return *nccl_; }  ///< NCCL predictor + closed forms
+  const ClosedFormTimer& closed_form() const { return *closed_form_; }
+  const FabricProbe& fabric() const { return fabric_; }
+  const algo::NcclSystem& system() const { return system_; }  ///< with the probed fabric
 
-private:
+ private:
   ModelTimers() = default;
   topo::ClusterSpec spec_;
   algo::NcclSystem system_;
@@ -75,4 +64,4 @@ private:
   std::unique_ptr<NcclTimer> nccl_;
 };
 
-} // namespace topotune::tune
+}  // namespace topotune::tune
