@@ -87,22 +87,26 @@ TEST(OneModel, P4dOversubscribedSpineSlowsEveryCandidateWithinBisection) {
 }
 
 // On a non-blocking cluster the probe changes nothing: the NCCL predictor gives exactly what it
-// gives without a fabric (the accuracy on nccl-tests logs cannot move).
+// gives without a fabric (the accuracy on nccl-tests logs cannot move). Both the cluster
+// placement (which the probe recognises as its own reference) and the same segment stated as one
+// rack of all hosts (which it simulates against the reference) are checked.
 TEST(OneModel, ClusterPlacementLeavesTheNcclPredictorUnchanged) {
   const algo::NcclModelParams params = fitted_model();
-  for (const char* instance : {"p4d.24xlarge", "p5.48xlarge", "p3dn.24xlarge"}) {
-    const topo::ClusterSpec spec = cluster(instance, 4, topo::Placement::Cluster, 1, params);
-    const auto model = ModelTimers::create(spec, params).value();
-    EXPECT_EQ(model->fabric().ring_share, 1.0) << instance;
-    EXPECT_EQ(model->fabric().tree_share, 1.0) << instance;
-    EXPECT_EQ(model->fabric().extra_crossing_latency.value, 0.0) << instance;
-    const algo::NcclPredictor plain(algo::nccl_system_from_cluster(spec).value(), params, {});
-    const algo::NcclPredictor probed(model->system(), params, {});
-    for (Bytes s : kSizes) {
-      EXPECT_EQ(plain.predict(sched::Collective::Allreduce, s)->chosen.time.value,
-                probed.predict(sched::Collective::Allreduce, s)->chosen.time.value);
+  for (const char* instance : {"p4d.24xlarge", "p5.48xlarge", "p3dn.24xlarge", "g4dn.12xlarge"})
+    for (int one_rack = 0; one_rack < 2; ++one_rack) {
+      topo::ClusterSpec spec = cluster(instance, 4, topo::Placement::Cluster, 1, params);
+      if (one_rack) spec.fabric.hosts_per_rack = spec.hosts;
+      const auto model = ModelTimers::create(spec, params).value();
+      EXPECT_EQ(model->fabric().ring_share, 1.0) << instance;
+      EXPECT_EQ(model->fabric().tree_share, 1.0) << instance;
+      EXPECT_EQ(model->fabric().extra_crossing_latency.value, 0.0) << instance;
+      const algo::NcclPredictor plain(algo::nccl_system_from_cluster(spec).value(), params, {});
+      const algo::NcclPredictor probed(model->system(), params, {});
+      for (Bytes s : kSizes) {
+        EXPECT_EQ(plain.predict(sched::Collective::Allreduce, s)->chosen.time.value,
+                  probed.predict(sched::Collective::Allreduce, s)->chosen.time.value);
+      }
     }
-  }
 }
 
 // The screen (closed forms) and the rank stage (flow simulator) of topotune's schedules differ by
