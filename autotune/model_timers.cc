@@ -3,14 +3,16 @@
 namespace topotune::tune {
 
 Expected<std::unique_ptr<ModelTimers>> ModelTimers::create(const topo::ClusterSpec& spec,
-                                                           const algo::NcclModelParams& params) {
+                                                           const algo::NcclModelParams& params,
+                                                           bool nccl_transport) {
   std::unique_ptr<ModelTimers> m(new ModelTimers());
   m->spec_ = spec;
   TT_TRY(m->system_, algo::nccl_system_from_cluster(spec));
   TT_TRY(m->fabric_, probe_fabric(spec, nccl_inter_node_channels(m->system_, params)));
   m->system_.fabric = m->fabric_.nccl();
-  TT_TRY(ClosedFormTimer own,
-         ClosedFormTimer::create(spec, software_costs(params, m->system_), &m->fabric_));
+  const ShapeDefaults costs =
+      nccl_transport ? software_costs(params, m->system_) : ShapeDefaults{};
+  TT_TRY(ClosedFormTimer own, ClosedFormTimer::create(spec, costs, &m->fabric_));
   m->closed_form_ = std::make_unique<ClosedFormTimer>(std::move(own));
   m->nccl_ = std::make_unique<NcclTimer>(m->system_, params, *m->closed_form_);
   return m;

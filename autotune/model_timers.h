@@ -40,10 +40,13 @@ inline constexpr double kScreenMargin = 0.08;
 
 class ModelTimers {
  public:
-  /// Probes the fabric and builds the screen timers for `spec` with `params`.
-  /// Errors: the topology builder's, a cluster the NCCL model cannot describe.
+  /// Probes the fabric and builds the screen timers for `spec` with `params`. `nccl_transport`
+  /// false: topotune's schedules run without NCCL (`--backend mpi`), so they pay the stated
+  /// ShapeDefaults assumptions instead of NCCL's software costs. Errors: the topology
+  /// builder's, a cluster the NCCL model cannot describe.
   static Expected<std::unique_ptr<ModelTimers>> create(const topo::ClusterSpec& spec,
-                                                       const algo::NcclModelParams& params);
+                                                       const algo::NcclModelParams& params,
+                                                       bool nccl_transport = true);
 
   /// The flow simulator over the whole cluster (rank stage) on top of screen()
   /// (nccl backend) or of closed_form(); it must not outlive this object.

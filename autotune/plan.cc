@@ -196,7 +196,8 @@ Expected<Plan> make_plan(PlanInputs inputs) {
   }
   // One model of time: every candidate on the same topology and parameters.
   TT_TRY(const algo::NcclModelParams params, nccl_params(inputs));
-  TT_TRY(const std::unique_ptr<ModelTimers> timers, ModelTimers::create(spec, params));
+  TT_TRY(const std::unique_ptr<ModelTimers> timers,
+         ModelTimers::create(spec, params, inputs.backend == kBackendNccl));
   const ClosedFormTimer& own = timers->closed_form();
   const NcclTimer* screen = &timers->screen();
   if (inputs.backend != kBackendNccl && inputs.backend != kBackendMpi) {
