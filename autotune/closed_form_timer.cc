@@ -6,18 +6,50 @@
 #include "topology/topology.h"
 
 namespace topotune::tune {
+
+ShapeDefaults software_costs(const algo::NcclModelParams& p, const algo::NcclSystem& s) {
+  const int ring = static_cast<int>(algo::NcclAlgo::Ring);
+  const int simple = static_cast<int>(algo::NcclProto::Simple);
+  double net_us = p.net_latency_us[ring][simple] * p.net_latency_scale;
+  if (!s.gpudirect_rdma) {
+    net_us += p.host_staging_latency_us;
+  } else if (s.nic_class == algo::NicClass::EfaSrd) {
+    net_us += p.gdr_flush_latency_us;  // as the predictor's network hop
+  }
+  ShapeDefaults d;
+  d.intra_step_overhead = microseconds(p.nvlink_latency_us[ring][simple] * p.nvlink_latency_scale);
+  d.net_step_overhead = microseconds(net_us);
+  d.op_latency = microseconds(p.base_latency_us[ring][simple]);
+  return d;
+}
+
+algo::CostParams with_fabric(algo::CostParams wire, const FabricProbe& fabric) {
+  if (fabric.rails_rate.value > 0) {
+    wire.nic_sharing =
+        std::max(wire.nic_sharing, wire.inter.bandwidth.value / fabric.rails_rate.value);
+  }
+  return wire;
+}
+
+algo::CostParams with_software_costs(algo::CostParams p, const ShapeDefaults& d) {
+  for (algo::HopCost* h : {&p.intra, &p.gpu_to_cpu}) h->latency += d.intra_step_overhead;
+  for (algo::HopCost* h : {&p.inter, &p.net_to_cpu}) h->latency += d.net_step_overhead;
+  return p;
+}
+
 ClosedFormTimer::ClosedFormTimer(algo::RankLayout layout, algo::CostParams params,
                                  Seconds op_latency)
-    : layout_(std::move(layout)), params_(params), op_latency_(op_latency) {}
+    : layout_(std::move(layout)), params_(params), wire_(params), op_latency_(op_latency) {}
 
 Expected<ClosedFormTimer> ClosedFormTimer::create(const topo::ClusterSpec& spec,
-                                                  const ShapeDefaults& d) {
+                                                  const ShapeDefaults& d,
+                                                  const FabricProbe* fabric) {
   topo::ClusterSpec small = spec;
   small.hosts = std::min(spec.hosts, 2);
   TT_TRY(const topo::Topology t, topo::build_topology(small));
-  algo::CostParams p = algo::cost_params_from_topology(t);
-  for (algo::HopCost* h : {&p.intra, &p.gpu_to_cpu}) h->latency += d.intra_step_overhead;
-  for (algo::HopCost* h : {&p.inter, &p.net_to_cpu}) h->latency += d.net_step_overhead;
+  algo::CostParams wire = algo::cost_params_from_topology(t);
+  if (fabric) wire = with_fabric(wire, *fabric);
+  const algo::CostParams p = with_software_costs(wire, d);
   // Every host is the same: the full layout repeats one host's ring order (hosts contiguous,
   // as Topology::ring_order does), without building a graph of spec.hosts hosts.
   algo::RankLayout layout;
@@ -30,7 +62,9 @@ Expected<ClosedFormTimer> ClosedFormTimer::create(const topo::ClusterSpec& spec,
   }
   layout.rings = {std::move(ring)};
   TT_TRY_VOID(layout.check());
-  return ClosedFormTimer(std::move(layout), p, d.op_latency);
+  ClosedFormTimer timer(std::move(layout), p, d.op_latency);
+  timer.wire_ = wire;
+  return timer;
 }
 
 Expected<const algo::Algorithm*> ClosedFormTimer::algorithm(const AlgorithmChoice& a) const {
@@ -41,13 +75,14 @@ Expected<const algo::Algorithm*> ClosedFormTimer::algorithm(const AlgorithmChoic
   return shared.get();
 }
 
-Expected<Seconds> ClosedFormTimer::allreduce(const AlgorithmChoice& a, Bytes bytes) const {
+Expected<Seconds> ClosedFormTimer::closed_form(const AlgorithmChoice& a, Bytes bytes,
+                                               const algo::CostParams& p) const {
   if (a.kind == AlgoKind::NcclDefault) {
     AlgorithmChoice ring = a, tree = a;
     ring.kind = AlgoKind::Ring;
     tree.kind = AlgoKind::Tree;
-    TT_TRY(const Seconds r, allreduce(ring, bytes));
-    const Expected<Seconds> t = allreduce(tree, bytes);
+    TT_TRY(const Seconds r, closed_form(ring, bytes, p));
+    const Expected<Seconds> t = closed_form(tree, bytes, p);
     return t ? std::min(r, *t) : r;
   }
   if (a.kind == AlgoKind::ParameterServer && layout_.hosts < 2) {
@@ -61,8 +96,19 @@ Expected<Seconds> ClosedFormTimer::allreduce(const AlgorithmChoice& a, Bytes byt
   // at worst), so rounding down loses at most 2 bytes.
   spec.dtype = sched::DataType::F32;
   spec.bytes = Bytes(bytes.value - bytes.value % 4);
-  TT_TRY(const Seconds t, alg->closed_form(spec, layout_, params_));
+  return alg->closed_form(spec, layout_, p);
+}
+
+Expected<Seconds> ClosedFormTimer::allreduce(const AlgorithmChoice& a, Bytes bytes) const {
+  TT_TRY(const Seconds t, closed_form(a, bytes, params_));
+  if (t.value <= 0) return t;
   return t + op_latency_;
+}
+
+Expected<Seconds> ClosedFormTimer::software_overhead(const AlgorithmChoice& a, Bytes bytes) const {
+  TT_TRY(const Seconds with, allreduce(a, bytes));
+  TT_TRY(const Seconds wire, closed_form(a, bytes, wire_));
+  return Seconds(std::max(0.0, with.value - wire.value));
 }
 
 }  // namespace topotune::tune

@@ -53,6 +53,12 @@ class CollectiveTimer {
   /// Time of one allreduce of `bytes` (the whole buffer each rank contributes).
   /// Errc::Unsupported when the algorithm cannot run on this cluster (e.g. too many servers).
   virtual Expected<Seconds> allreduce(const AlgorithmChoice& algo, Bytes bytes) const = 0;
+  /// Which model times `algo` here, for the plan's rows: "nccl-predictor", "closed-form",
+  /// "simulated" (the timers of one model of time, docs/planner.md), or name() by default.
+  virtual std::string model(const AlgorithmChoice& algo) const {
+    (void)algo;
+    return name();
+  }
 };
 
 /// Memoises another timer (not thread-safe). Errors are cached too.
@@ -61,6 +67,7 @@ class CachedTimer final : public CollectiveTimer {
   explicit CachedTimer(const CollectiveTimer& inner) : inner_(inner) {}
   std::string name() const override { return inner_.name(); }
   Expected<Seconds> allreduce(const AlgorithmChoice& algo, Bytes bytes) const override;
+  std::string model(const AlgorithmChoice& algo) const override { return inner_.model(algo); }
   /// Number of calls that reached the wrapped timer.
   int misses() const { return misses_; }
 

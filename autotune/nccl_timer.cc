@@ -14,6 +14,10 @@ std::string NcclTimer::name() const {
   return "NCCL predictor (nccl-default/ring/tree) + " + other_.name();
 }
 
+std::string NcclTimer::model(const AlgorithmChoice& a) const {
+  return is_nccl_algorithm(a) ? "nccl-predictor" : other_.model(a);
+}
+
 const algo::NcclPredictor& NcclTimer::predictor(const AlgorithmChoice& a) const {
   const auto key = std::make_pair(a.kind, a.channels);
   if (auto it = predictors_.find(key); it != predictors_.end()) return it->second;

@@ -23,6 +23,8 @@ class NcclTimer final : public CollectiveTimer {
 
   std::string name() const override;
   Expected<Seconds> allreduce(const AlgorithmChoice& algo, Bytes bytes) const override;
+  /// "nccl-predictor" for NCCL's algorithms, else `other`'s.
+  std::string model(const AlgorithmChoice& algo) const override;
 
   /// What NCCL runs for an NCCL choice at a size: its algorithm, protocol and channel count.
   /// Errc::Unsupported for a choice that is not NCCL's.

@@ -8,9 +8,7 @@
 #include <fstream>
 #include <memory>
 
-#include "autotune/closed_form_timer.h"
-#include "autotune/nccl_timer.h"
-#include "autotune/simulator_timer.h"
+#include "autotune/model_timers.h"
 #include "core/version.h"
 
 namespace topotune::tune {
@@ -51,6 +49,7 @@ ordered_json candidate_json(const Candidate& c) {
   j["busbw_GBps"] = r6(c.busbw / 1e9);
   j["buckets"] = c.step.buckets.size();
   j["timer"] = c.timer;
+  j["model"] = c.model;
   return j;
 }
 
@@ -195,10 +194,12 @@ Expected<Plan> make_plan(PlanInputs inputs) {
     return fail(Errc::InvalidArgument, "unknown screening timer '" + inputs.timer + "' (" +
                                            kTimerClosedForm + "; alpha-beta was removed)");
   }
-  TT_TRY(const ClosedFormTimer own, ClosedFormTimer::create(spec));
+  // One model of time: every candidate on the same topology and parameters.
   TT_TRY(const algo::NcclModelParams params, nccl_params(inputs));
-  TT_TRY(const algo::NcclSystem system, algo::nccl_system_from_cluster(spec));
-  const auto screen = std::make_unique<NcclTimer>(system, params, own);
+  TT_TRY(const std::unique_ptr<ModelTimers> timers,
+         ModelTimers::create(spec, params, inputs.backend == kBackendNccl));
+  const ClosedFormTimer& own = timers->closed_form();
+  const NcclTimer* screen = &timers->screen();
   if (inputs.backend != kBackendNccl && inputs.backend != kBackendMpi) {
     return fail(Errc::InvalidArgument, "unknown backend '" + inputs.backend + "' (nccl, mpi)");
   }
@@ -229,8 +230,7 @@ Expected<Plan> make_plan(PlanInputs inputs) {
   std::unique_ptr<SimulatorTimer> rank;
   std::string rank_note;
   if (inputs.simulate) {
-    auto made = SimulatorTimer::create(spec, screen_timer,
-                                       gradient_bytes(inputs.model, CommDtype::Fp32), {}, nccl);
+    auto made = timers->simulator(gradient_bytes(inputs.model, CommDtype::Fp32), {}, nccl);
     if (made) rank = std::move(*made);
     else rank_note = "rank stage (flow simulator) skipped: " + made.error().message;
   }

@@ -54,10 +54,21 @@ Expected<std::unique_ptr<SimulatorTimer>> SimulatorTimer::create(const topo::Clu
                                                                  const CollectiveTimer& nccl_like,
                                                                  Bytes max_bytes,
                                                                  SimBudget budget,
-                                                                 bool nccl_backend) {
+                                                                 bool nccl_backend,
+                                                                 const ClosedFormTimer* software) {
   TT_TRY(topo::Topology t, topo::build_topology(spec));
-  return std::unique_ptr<SimulatorTimer>(
+  std::unique_ptr<SimulatorTimer> timer(
       new SimulatorTimer(std::move(t), nccl_like, max_bytes, budget, nccl_backend));
+  timer->software_ = software;
+  return timer;
+}
+
+bool SimulatorTimer::delegated(const AlgorithmChoice& a) const {
+  return a.kind == AlgoKind::NcclDefault || (nccl_backend_ && is_nccl_algorithm(a));
+}
+
+std::string SimulatorTimer::model(const AlgorithmChoice& a) const {
+  return delegated(a) ? nccl_like_.model(a) : "simulated";
 }
 
 std::string SimulatorTimer::name() const {
@@ -114,10 +125,15 @@ Expected<std::vector<Seconds>> SimulatorTimer::sample(const AlgorithmChoice& a) 
 }
 
 Expected<Seconds> SimulatorTimer::allreduce(const AlgorithmChoice& a, Bytes bytes) const {
-  if (a.kind == AlgoKind::NcclDefault || (nccl_backend_ && is_nccl_algorithm(a))) {
-    return nccl_like_.allreduce(a, bytes);
-  }
+  if (delegated(a)) return nccl_like_.allreduce(a, bytes);
   if (bytes.value <= 0) return Seconds(0);
+  TT_TRY(const Seconds t, interpolated(a, bytes));
+  if (!software_) return t;
+  TT_TRY(const Seconds overhead, software_->software_overhead(a, bytes));
+  return t + overhead;
+}
+
+Expected<Seconds> SimulatorTimer::interpolated(const AlgorithmChoice& a, Bytes bytes) const {
   auto it = sampled_.find(a);
   if (it == sampled_.end()) it = sampled_.emplace(a, sample(a)).first;
   if (!it->second) return Unexpected(it->second.error());

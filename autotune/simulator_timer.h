@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "autotune/closed_form_timer.h"
 #include "autotune/collective_timer.h"
 #include "topology/cluster_spec.h"
 #include "topology/topology.h"
@@ -50,13 +51,17 @@ std::int64_t estimated_transfers(const AlgorithmChoice& algo, int hosts, int gpu
 class SimulatorTimer final : public CollectiveTimer {
  public:
   /// Builds the cluster's topology. Errors: the builder's.
-  static Expected<std::unique_ptr<SimulatorTimer>> create(const topo::ClusterSpec& spec,
-                                                          const CollectiveTimer& nccl_like,
-                                                          Bytes max_bytes, SimBudget budget = {},
-                                                          bool nccl_backend = true);
+  /// With `software`, its software_overhead() is added to every simulated time: the
+  /// simulator sees wire latencies only, and the screen pays NCCL's per-step and per-collective
+  /// costs (one model of time: both stages pay the same; `software` must outlive the timer).
+  static Expected<std::unique_ptr<SimulatorTimer>> create(
+      const topo::ClusterSpec& spec, const CollectiveTimer& nccl_like, Bytes max_bytes,
+      SimBudget budget = {}, bool nccl_backend = true, const ClosedFormTimer* software = nullptr);
 
   std::string name() const override;
   Expected<Seconds> allreduce(const AlgorithmChoice& algo, Bytes bytes) const override;
+  /// "simulated" for what it simulates, else `nccl_like`'s.
+  std::string model(const AlgorithmChoice& algo) const override;
 
   /// Simulations run so far, and their transfers (for reports and tests).
   int simulations() const { return simulations_; }
@@ -67,6 +72,8 @@ class SimulatorTimer final : public CollectiveTimer {
  private:
   SimulatorTimer(topo::Topology topology, const CollectiveTimer& nccl_like, Bytes max_bytes,
                  SimBudget budget, bool nccl_backend);
+  bool delegated(const AlgorithmChoice& algo) const;
+  Expected<Seconds> interpolated(const AlgorithmChoice& algo, Bytes bytes) const;
   Expected<Seconds> simulate(const AlgorithmChoice& algo, Bytes bytes) const;
   Expected<std::vector<Seconds>> sample(const AlgorithmChoice& algo) const;
   std::vector<Bytes> samples(std::int64_t transfers) const;
@@ -76,6 +83,7 @@ class SimulatorTimer final : public CollectiveTimer {
   Bytes max_bytes_;
   SimBudget budget_;
   bool nccl_backend_ = true;
+  const ClosedFormTimer* software_ = nullptr;
   mutable std::map<AlgorithmChoice, Expected<std::vector<Seconds>>> sampled_;
   mutable int simulations_ = 0;
   mutable std::int64_t transfers_ = 0;

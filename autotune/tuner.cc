@@ -45,6 +45,7 @@ class Evaluator {
     c.dtype = dtype;
     c.framework = framework;
     c.timer = timer.name();
+    c.model = timer.model(algo);
     return c;
   }
 

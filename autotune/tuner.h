@@ -75,6 +75,7 @@ struct Candidate {
   Seconds allreduce_all{0};        ///< one allreduce of all gradients at once
   double busbw = 0;                ///< bytes/s, nccl-tests definition, of that allreduce
   std::string timer;               ///< which timer produced `step`
+  std::string model;               ///< which model timed it (CollectiveTimer::model)
 };
 
 struct TuneReport {

@@ -9,6 +9,7 @@
 #include "autotune/link_calibration.h"
 #include "runtime/nccl_tests_parser.h"
 #include "topology/cluster_spec.h"
+#include "topology/model_defaults.h"
 
 namespace topotune::cli {
 namespace {
@@ -91,9 +92,32 @@ Expected<algo::NcclModelParams> load_nccl_model(const std::string& calibration) 
   return params;
 }
 
+namespace {
+
+// True while a cluster's link classes hold the placement's stated defaults (a catalog
+// cluster, or a cluster file that sets none): nobody measured them.
+bool default_links(const topo::ClusterSpec& spec) {
+  const auto defaults = topo::default_link_params(spec.placement);
+  for (int k = 0; k < topo::kNumLinkKinds; ++k) {
+    const auto i = static_cast<std::size_t>(k);
+    if (spec.link_params[i].latency.value != defaults[i].latency.value ||
+        spec.link_params[i].efficiency != defaults[i].efficiency) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 Expected<void> apply_calibration_file(const std::string& calibration, topo::ClusterSpec& spec) {
-  if (calibration.empty()) return {};
   TT_TRY(const algo::NcclModelParams base, load_nccl_model(""));
+  if (calibration.empty()) {
+    // One model of time: the physical parameters the NCCL model was fitted with apply to
+    // every algorithm on a cluster whose links nobody measured (docs/calibration.md).
+    if (!default_links(spec)) return {};
+    return tune::apply_model_to_links(base, spec);
+  }
   std::ifstream in(calibration);
   if (!in) return fail(Errc::Io, "cannot read '" + calibration + "'");
   std::ostringstream ss;

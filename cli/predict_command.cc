@@ -1,6 +1,7 @@
 // topotune predict: what NCCL does for a collective on a cluster, size by size.
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -9,6 +10,7 @@
 #include "algorithms/cost_params.h"
 #include "algorithms/rank_layout.h"
 #include "algorithms/registry.h"
+#include "autotune/model_timers.h"
 #include "cli/commands.h"
 #include "cli/nccl_common.h"
 #include "core/quantity_parse.h"
@@ -22,6 +24,7 @@ struct PredictArgs {
   std::string instance;
   int nodes = 1;
   std::string cluster;
+  std::string placement;
   std::string collective = "allreduce";
   std::string algo = "nccl";
   std::string sizes = "8:16G";
@@ -92,23 +95,41 @@ nlohmann::ordered_json row_json(const PredictRow& r) {
           {"busbw_GBps", r.busbw}, {"algorithm", r.algorithm}, {"protocol", r.protocol}};
 }
 
-/// The cluster of a schedule-based prediction, with --calibration's link parameters applied.
-Expected<topo::ClusterSpec> schedule_cluster(const PredictArgs& a) {
-  TT_TRY(topo::ClusterSpec spec, resolve_cluster_spec(a.instance, a.nodes, a.cluster));
+/// The cluster every prediction runs on (--instance/--nodes/--placement or --cluster), with
+/// the model's physical link parameters (--calibration's, or the fitted defaults).
+Expected<topo::ClusterSpec> predict_cluster(const PredictArgs& a) {
+  if (!a.placement.empty() && !a.cluster.empty()) {
+    return fail(Errc::InvalidArgument,
+                "--placement with --cluster: the cluster file states its own placement");
+  }
+  topo::ClusterSpec spec;
+  if (!a.placement.empty()) {
+    if (a.instance.empty()) return fail(Errc::InvalidArgument, "--placement needs --instance");
+    TT_TRY(const topo::Placement p, topo::parse_placement(a.placement));
+    TT_TRY(spec, topo::make_cluster_spec(a.instance, a.nodes, p));
+  } else {
+    TT_TRY(spec, resolve_cluster_spec(a.instance, a.nodes, a.cluster));
+  }
   TT_TRY_VOID(apply_calibration_file(a.calibration, spec).context("--calibration"));
   return spec;
 }
 
 /// A schedule-based algorithm of the registry, timed by its closed form (alpha-beta-gamma on
-/// the topology's routes) or, with --simulate, by the flow simulator.
+/// the topology's routes) or, with --simulate, by the flow simulator; both with the one model's
+/// software costs and fabric (tune::ModelTimers).
 Expected<std::vector<PredictRow>> predict_schedule(const PredictArgs& a, sched::Collective coll,
                                                    const std::vector<Bytes>& sizes, int& ranks,
                                                    int& nodes) {
-  TT_TRY(const topo::ClusterSpec spec, schedule_cluster(a));
+  TT_TRY(const topo::ClusterSpec spec, predict_cluster(a));
   nodes = spec.hosts;
+  TT_TRY(const algo::NcclModelParams model, load_nccl_model(a.calibration));
+  TT_TRY(const auto timers, tune::ModelTimers::create(spec, model));
   TT_TRY(const topo::Topology t, topo::build_topology(spec));
   TT_TRY(const algo::RankLayout layout, algo::layout_from_topology(t, 1));
-  const algo::CostParams params = algo::cost_params_from_topology(t);
+  const algo::CostParams wire =
+      tune::with_fabric(algo::cost_params_from_topology(t), timers->fabric());
+  const tune::ShapeDefaults costs = tune::software_costs(model, timers->system());
+  const algo::CostParams params = tune::with_software_costs(wire, costs);
   TT_TRY(const auto alg, algo::make_algorithm(a.algo, algo::AlgorithmOptions{}, coll));
   ranks = t.num_ranks();
   std::vector<PredictRow> rows;
@@ -117,14 +138,16 @@ Expected<std::vector<PredictRow>> predict_schedule(const PredictArgs& a, sched::
     spec.collective = coll;
     spec.ranks = ranks;
     spec.bytes = b;
-    Seconds time{0};
+    TT_TRY(Seconds time, alg->closed_form(spec, layout, params));
     if (a.simulate) {
+      // The simulator sees wire latencies only: it pays the same software costs as the
+      // closed form (their share of it) on top of its makespan.
+      TT_TRY(const Seconds on_wire, alg->closed_form(spec, layout, wire));
       TT_TRY(const sched::Schedule schedule, alg->generate(spec, layout));
       TT_TRY(const sim::SimResult result, sim::Simulator(t).run(schedule));
-      time = result.makespan;
-    } else {
-      TT_TRY(time, alg->closed_form(spec, layout, params));
+      time = result.makespan + Seconds(std::max(0.0, time.value - on_wire.value));
     }
+    if (b.value > 0 && ranks > 1) time = time + costs.op_latency;
     const double algbw = time.value > 0 ? b.as_double() / time.value / 1e9 : 0.0;
     const double factor = coll == sched::Collective::Allreduce   ? 2.0 * (ranks - 1) / ranks
                           : coll == sched::Collective::Broadcast ? 1.0
@@ -137,9 +160,11 @@ Expected<std::vector<PredictRow>> predict_schedule(const PredictArgs& a, sched::
 
 Expected<void> run_nccl_predict(const PredictArgs& a, sched::Collective coll,
                                 const std::vector<Bytes>& sizes, std::ostream& out) {
-  TT_TRY(algo::NcclSystem sys, resolve_nccl_system(a.instance, a.nodes, a.cluster));
-  sys.gpus_per_thread = a.gpus_per_thread;
+  TT_TRY(const topo::ClusterSpec spec, predict_cluster(a));
   TT_TRY(const algo::NcclModelParams params, load_nccl_model(a.calibration));
+  // The fabric (placement, spine, per-flow caps) from the flow simulator on the topology.
+  TT_TRY(algo::NcclSystem sys, tune::nccl_system_on_fabric(spec, params));
+  sys.gpus_per_thread = a.gpus_per_thread;
   TT_TRY(const algo::NcclOptions opts,
          make_nccl_options(a.nccl_version, a.nccl_algo, a.nccl_proto));
   const algo::NcclPredictor predictor(sys, params, opts);
@@ -147,8 +172,8 @@ Expected<void> run_nccl_predict(const PredictArgs& a, sched::Collective coll,
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   if (!json) {
     out << "# topotune predict: " << sys.instance << " x " << sys.nodes << " node(s), "
-        << sys.ranks() << " ranks, " << sched::collective_name(coll) << ", NCCL "
-        << opts.version.str() << "\n"
+        << topo::placement_name(spec.placement) << " placement, " << sys.ranks() << " ranks, "
+        << sched::collective_name(coll) << ", NCCL " << opts.version.str() << "\n"
         << "#       size         count      type       time   algbw   busbw  algorithm  protocol\n"
         << "#        (B)    (elements)                 (us)  (GB/s)  (GB/s)\n";
   }
@@ -203,8 +228,10 @@ Expected<void> run_predict(const PredictArgs& a, std::ostream& out) {
     }
     out << "# topotune predict: " << instance << " x " << nodes << " node(s), " << ranks
         << " ranks, " << sched::collective_name(coll) << ", " << a.algo
-        << (a.simulate ? " (flow simulation with contention on the topology)\n"
-                       : " (closed-form alpha-beta-gamma time on the topology's routes)\n")
+        << (a.simulate ? " (flow simulation with contention on the topology, plus NCCL's "
+                         "software costs)\n"
+                       : " (closed-form alpha-beta-gamma time on the topology's routes, with "
+                         "NCCL's software costs)\n")
         << "#       size         count      type       time   algbw   busbw  algorithm  protocol\n";
     for (const PredictRow& r : rows) print_row(out, r);
     return {};
@@ -219,6 +246,9 @@ CommandRun setup_predict(CLI::App& sub) {
   sub.add_option("--instance", a->instance, "catalog instance, e.g. p4d.24xlarge");
   sub.add_option("--nodes", a->nodes, "number of nodes")->check(CLI::PositiveNumber);
   sub.add_option("--cluster", a->cluster, "cluster JSON file instead of --instance");
+  sub.add_option("--placement", a->placement,
+                 "cluster, partition or spread (default cluster); changes every algorithm's "
+                 "time, NCCL's included (docs/nccl-model.md)");
   sub.add_option("--collective", a->collective,
                  "allreduce | allgather | reduce_scatter | broadcast");
   sub.add_option(

@@ -197,13 +197,15 @@ StagePlan plan_stages(const StageInputs& in) {
   const NcclModelParams& p = in.p;
   Rates r = achieved_rates(s, p);
   r.intra *= in.share;
-  r.net *= in.share;
+  r.net *= in.share * (in.algo == NcclAlgo::Ring ? s.fabric.ring_net_share
+                                                 : s.fabric.tree_net_share);
   const int a = idx(in.algo), q = idx(in.proto);
   const int n = s.ranks(), nodes = s.nodes;
   const double nch = in.channels, pe = p.proto_efficiency[q];
   StagePlan plan;
   const double nvl_lat = p.nvlink_latency_us[a][q] * p.nvlink_latency_scale * 1e-6;
-  plan.net_latency_s = p.net_latency_us[a][q] * p.net_latency_scale * 1e-6 + r.net_hop_s;
+  plan.net_latency_s = p.net_latency_us[a][q] * p.net_latency_scale * 1e-6 + r.net_hop_s +
+                       s.fabric.extra_net_latency.value;
   // A channel has at most one buffer of payload in flight per network round trip.
   const double window = p.buffer_bytes[q] * pe / (2 * plan.net_latency_s);
   const auto net_rate = [window](double line_rate) { return std::min(line_rate, window); };

@@ -33,6 +33,17 @@ Expected<NcclVersion> parse_nccl_version(const std::string& text);
 
 enum class IntraKind { NvSwitch, NvLinkMesh, Pcie };
 
+/// What the cluster's network fabric does to NCCL's network stage beyond the NIC figures:
+/// placement, spine oversubscription and per-flow caps. The fitted parameters describe
+/// non-blocking single-segment clusters (every log was measured on one); the flow simulator
+/// says how much of that rate the algorithm's traffic keeps on the real fabric
+/// (autotune/fabric_probe.h). The defaults are a non-blocking fabric: no change.
+struct NcclFabric {
+  double ring_net_share = 1.0;   ///< share of the network rate a Ring's traffic keeps, (0, 1]
+  double tree_net_share = 1.0;   ///< share a Tree's (and NVLSTree's network part) keeps, (0, 1]
+  Seconds extra_net_latency{0};  ///< per network crossing, beyond a single segment's
+};
+
 struct NcclSystem {
   std::string instance;  ///< catalog name, for reports
   int nodes = 1;
@@ -47,6 +58,7 @@ struct NcclSystem {
   NicClass nic_class = NicClass::InfiniBand;
   bool gpudirect_rdma = true;
   int gpus_per_thread = 1;  ///< nccl-tests -g: GPUs one thread launches in turn
+  NcclFabric fabric;        ///< non-blocking unless set from the topology
 
   int ranks() const { return nodes * gpus_per_node; }
 };
