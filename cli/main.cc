@@ -116,16 +116,18 @@ int finish_stdout(int code) {
   return code != 0 ? code : 1;
 }
 
-/// A handler, not SIG_IGN: a write to a closed pipe returns EPIPE (reported above) instead of
-/// killing topotune, and programs it runs start with the default action again (exec resets
-/// caught signals, while SIG_IGN would be inherited).
-void on_sigpipe(int) {}
+/// A handler, not SIG_IGN: a write to a closed pipe (SIGPIPE) or past the file size limit
+/// (SIGXFSZ) fails with EPIPE or EFBIG, reported like any write error, instead of killing
+/// topotune; programs it runs start with the default actions again (exec resets caught
+/// signals, while SIG_IGN would be inherited).
+void on_write_signal(int) {}
 
 int guarded_main(int argc, char** argv) {
   struct sigaction sa {};
-  sa.sa_handler = on_sigpipe;
+  sa.sa_handler = on_write_signal;
   sigemptyset(&sa.sa_mask);
   ::sigaction(SIGPIPE, &sa, nullptr);
+  ::sigaction(SIGXFSZ, &sa, nullptr);
   try {
     return run(argc, argv);
   } catch (const std::bad_alloc&) {

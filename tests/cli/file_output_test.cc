@@ -4,9 +4,11 @@
 #include "cli/file_output.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -166,6 +168,26 @@ TEST_F(FileOutput, ARenameFailingHalfWayPutsEveryFileBack) {
   EXPECT_EQ(read(at("a")), "old a\n");
   EXPECT_FALSE(fs::exists(at("b")));
   EXPECT_EQ(names(), (std::set<std::string>{"a", "c"}));  // no temp file, no kept old file
+}
+
+TEST_F(FileOutput, AWriteThatFailsHalfWayKeepsTheOldFile) {
+  // A full disk, simulated by the file size limit: write() fails with EFBIG after 4 KiB.
+  put(at("p.svg"), "old\n");
+  struct sigaction ignore {}, saved {};
+  ignore.sa_handler = SIG_IGN;
+  ASSERT_EQ(::sigaction(SIGXFSZ, &ignore, &saved), 0);
+  rlimit limit{}, small{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &limit), 0);
+  small = limit;
+  small.rlim_cur = 4096;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  const auto r = write_file_atomically(at("p.svg"), std::string(100000, 'x'));
+  ::setrlimit(RLIMIT_FSIZE, &limit);
+  ::sigaction(SIGXFSZ, &saved, nullptr);
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("File too large"), std::string::npos) << r.error().message;
+  EXPECT_EQ(read(at("p.svg")), "old\n");
+  EXPECT_EQ(names(), (std::set<std::string>{"p.svg"}));
 }
 
 TEST_F(FileOutput, ASetIsWrittenWhole) {

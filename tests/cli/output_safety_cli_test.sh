@@ -116,6 +116,21 @@ ln -s "$tmp/victim" "$tmp/l.svg"
 expect 2 "symbolic link" validate --nccl-tests "$tmp/a100.log" --instance dgx-a100 --plot "$tmp/l.svg"
 expect 2 "--plot needs a .svg or .png" validate --nccl-tests "$tmp/a100.log" --instance dgx-a100 \
   --plot /dev/null
+# A full disk (simulated by the file size limit, 2 KiB): the error is reported, the old file
+# stays whole, no temp file is left (before issue 18: exit 0 and a truncated SVG).
+for c in "validate --nccl-tests $tmp/a100.log --instance dgx-a100 --plot $tmp/full/p.svg" \
+  "${sim[*]} --trace $tmp/full/p.svg"; do
+  mkdir -p "$tmp/full"
+  echo old >"$tmp/full/p.svg"
+  # shellcheck disable=SC2086
+  (ulimit -f 2 && "$bin" $c >/dev/null 2>"$tmp/stderr")
+  rc=$?
+  if { ! have_gnuplot && [[ $c == validate* ]]; }; then continue; fi
+  [ "$rc" -eq 2 ] && grep -qF "File too large" "$tmp/stderr" ||
+    failed "topotune $c past the size limit -> rc=$rc: $(cat "$tmp/stderr")"
+  [ "$(cat "$tmp/full/p.svg")" = old ] || failed "topotune $c: the old file was not kept"
+  [ "$(ls -A "$tmp/full")" = p.svg ] || failed "topotune $c left: $(ls -A "$tmp/full")"
+done
 # plan --emit all: one target refused -> every earlier file unchanged (all or nothing).
 mkdir "$tmp/cfg"
 plan=(plan --instance p4d.24xlarge --emit all --out "$tmp/cfg")
