@@ -155,7 +155,7 @@ commands=("instances" "topo --instance p4d.24xlarge --nodes 2" "${sim[*]}"
   "schedule --algo ring --ranks 4 --size 1M --format table"
   "predict --instance p4d.24xlarge --nodes 2 --sizes 1M"
   "validate --nccl-tests $tmp/a100.log --instance dgx-a100" "${cal[*]} -o $tmp/cal.json"
-  "plan --instance p4d.24xlarge --nodes 2" "--help")
+  "plan --instance p4d.24xlarge --nodes 2" "emulate status --prefix zq" "--help")
 for c in "${commands[@]}"; do
   # shellcheck disable=SC2086
   "$bin" $c >/dev/full 2>"$tmp/stderr"
