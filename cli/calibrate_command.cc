@@ -236,6 +236,7 @@ Expected<void> run_calibrate(const CalibrateArgs& a, std::ostream& out) {
     return fail(Errc::InvalidArgument, "give at least one --nccl-tests LOG or --measured FILE");
   if (a.instances.empty() && a.clusters.empty())
     return fail(Errc::InvalidArgument, "give --instance or --cluster (one, or one per run)");
+  TT_TRY_VOID(check_output_path(a.output).context("-o"));  // before the fit, not after it
   TT_TRY(const Cases cases, load_cases(a));
   TT_TRY(algo::NcclModelParams params, load_nccl_model(a.start));
   std::string links;
@@ -258,7 +259,7 @@ Expected<void> run_calibrate(const CalibrateArgs& a, std::ostream& out) {
     j["link_params"] = nlohmann::ordered_json::parse(links);
     text = j.dump(2) + "\n";
   }
-  TT_TRY_VOID(write_file_atomically(a.output, text));
+  TT_TRY_VOID(write_file_atomically(a.output, text).context("-o"));
   out << "# written to " << a.output << "\n";
   return {};
 }

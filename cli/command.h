@@ -25,6 +25,9 @@ struct CommandInfo {
   const char* name;
   const char* summary;
   CommandSetup setup;
+  /// false: the output is kept until the command succeeds, then printed (a failed command
+  /// prints nothing on stdout); true: printed as it comes (long runs that report progress).
+  bool streams = false;
 };
 
 }  // namespace topotune::cli

@@ -12,6 +12,8 @@
 #include <sstream>
 #include <thread>
 
+#include "core/process.h"
+
 namespace topotune::cli {
 namespace {
 
@@ -23,34 +25,15 @@ struct ProcessResult {
   std::string output;  // stdout + stderr
 };
 
-// fork + execvp with stdout/stderr captured through a pipe (no shell: no quoting issues).
+// The plumbing commands run through core/process.h (argv, no shell). A program that cannot be
+// started reads as exit status 127 with the reason as its output, as a shell would report it.
 Expected<ProcessResult> capture(const std::vector<std::string>& argv) {
-  int fds[2];
-  if (::pipe(fds) != 0) return fail(Errc::Internal, std::string("pipe: ") + std::strerror(errno));
-  const pid_t pid = ::fork();
-  if (pid < 0) return fail(Errc::Internal, std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    ::dup2(fds[1], STDOUT_FILENO);
-    ::dup2(fds[1], STDERR_FILENO);
-    ::close(fds[0]);
-    ::close(fds[1]);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execvp(args[0], args.data());
-    std::fprintf(stderr, "cannot run %s: %s\n", args[0], std::strerror(errno));
-    ::_exit(127);
+  Expected<ProgramResult> r = run_program(argv);
+  if (!r) {
+    if (r.error().code != Errc::NotFound) return Unexpected(std::move(r).error());
+    return ProcessResult{127, r.error().message};
   }
-  ::close(fds[1]);
-  ProcessResult r;
-  char buf[4096];
-  ssize_t n;
-  while ((n = ::read(fds[0], buf, sizeof buf)) > 0) r.output.append(buf, static_cast<std::size_t>(n));
-  ::close(fds[0]);
-  int st = 0;
-  ::waitpid(pid, &st, 0);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  return r;
+  return ProcessResult{r->exit_status, r->out + r->err};
 }
 
 std::string join(const std::vector<std::string>& v) {

@@ -1,49 +1,199 @@
 #include "cli/file_output.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <unistd.h>
+#include <filesystem>
 
 namespace topotune::cli {
 namespace {
 
-Expected<std::string> stage(const PendingFile& f) {
-  const std::string tmp = f.path + ".tmp." + std::to_string(::getpid());
-  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-  if (!out) {
-    return fail(Errc::Io, "cannot write '" + f.path + "': " + std::strerror(errno));
+Unexpected cannot(const std::string& path, const std::string& why) {
+  return fail(Errc::Io, "cannot write '" + path + "': " + why);
+}
+
+std::string errno_text() { return std::strerror(errno); }
+
+std::string parent_of(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  return parent.empty() ? "." : parent.string();
+}
+
+const char* kind_of(mode_t mode) {
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+/// The target as it is now: absent, or a regular file we may replace. Fills `existing`.
+Expected<void> check_target(const std::string& path, struct stat* existing, bool& exists) {
+  exists = false;
+  if (::lstat(path.c_str(), existing) != 0) {
+    if (errno == ENOENT) return {};
+    return cannot(path, errno_text());
   }
-  out << f.content;
-  out.close();
-  if (!out) {
-    std::remove(tmp.c_str());
-    return fail(Errc::Io, "cannot write '" + f.path + "': write failed");
+  const mode_t m = existing->st_mode;
+  if (S_ISLNK(m)) return cannot(path, "it is a symbolic link (output files are never followed)");
+  if (S_ISDIR(m)) return cannot(path, "it is a directory");
+  if (!S_ISREG(m)) {
+    return cannot(
+        path, std::string("it is ") + kind_of(m) + ", not a regular file (refusing to replace it)");
+  }
+  if (::access(path.c_str(), W_OK) != 0) return cannot(path, "it is read-only");
+  exists = true;
+  return {};
+}
+
+Expected<void> write_all(int fd, const std::string& content) {
+  std::size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return fail(Errc::Io, n < 0 ? errno_text() : "short write");
+    done += static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0) return fail(Errc::Io, errno_text());
+  return {};
+}
+
+mode_t current_umask() {
+  const mode_t m = ::umask(0);
+  ::umask(m);
+  return m;
+}
+
+/// One file of a set on its way: its exclusive temp file and, once kept, the old content.
+struct Staged {
+  std::string tmp;
+  std::string old;  ///< hard link to the file being replaced ("" if there was none)
+};
+
+/// Writes `f` to a new temp file next to its target; the temp file gets the target's mode
+/// (or the umask's default for a new file).
+Expected<std::string> stage(const PendingFile& f) {
+  struct stat st {};
+  bool exists = false;
+  TT_TRY_VOID(check_target(f.path, &st, exists));
+  const std::string name = std::filesystem::path(f.path).filename().string().substr(0, 200);
+  std::string tmp =
+      (std::filesystem::path(parent_of(f.path)) / ("." + name + ".tmp.XXXXXX")).string();
+  const int fd = ::mkostemp(tmp.data(), O_CLOEXEC);
+  if (fd < 0) return cannot(f.path, "creating a temporary file: " + errno_text());
+  const mode_t mode = exists ? (st.st_mode & 07777) : (0666 & ~current_umask());
+  Expected<void> written = write_all(fd, f.content);
+  if (written && ::fchmod(fd, mode) != 0) written = fail(Errc::Io, errno_text());
+  if (::close(fd) != 0 && written) written = fail(Errc::Io, errno_text());
+  if (!written) {
+    ::unlink(tmp.c_str());
+    return cannot(f.path, written.error().message);
   }
   return tmp;
 }
 
-}  // namespace
-
-Expected<void> write_files_atomically(const std::vector<PendingFile>& files) {
-  std::vector<std::string> staged;
-  for (const PendingFile& f : files) {
-    auto tmp = stage(f);
-    if (!tmp) {
-      for (const std::string& s : staged) std::remove(s.c_str());
-      return Unexpected(std::move(tmp).error());
-    }
-    staged.push_back(*tmp);
+void remove_staged(const std::vector<Staged>& staged) {
+  for (const Staged& s : staged) {
+    if (!s.tmp.empty()) ::unlink(s.tmp.c_str());
+    if (!s.old.empty()) ::unlink(s.old.c_str());
   }
+}
+
+void sync_directory(const std::string& path) {
+  const int fd = ::open(parent_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  (void)::fsync(fd);  // durability of the renames; the files themselves are already synced
+  ::close(fd);
+}
+
+/// Keeps each existing target under a hard link, so that a failed set can be put back.
+Expected<void> keep_old(const std::vector<PendingFile>& files, std::vector<Staged>& staged) {
   for (std::size_t i = 0; i < files.size(); ++i) {
-    if (std::rename(staged[i].c_str(), files[i].path.c_str()) != 0) {
-      const std::string why = std::strerror(errno);
-      for (std::size_t j = i; j < files.size(); ++j) std::remove(staged[j].c_str());
-      return fail(Errc::Io, "cannot write '" + files[i].path + "': " + why);
-    }
+    struct stat st {};
+    bool exists = false;
+    TT_TRY_VOID(check_target(files[i].path, &st, exists));
+    if (!exists) continue;
+    const std::string old = staged[i].tmp + ".old";
+    if (::link(files[i].path.c_str(), old.c_str()) != 0)
+      return cannot(files[i].path, "keeping the old file until all are written: " + errno_text());
+    staged[i].old = old;
   }
   return {};
+}
+
+/// Puts back the targets 0..count-1 as they were before the set was committed.
+void roll_back(const std::vector<PendingFile>& files, std::vector<Staged>& staged,
+               std::size_t count) {
+  for (std::size_t j = 0; j < count; ++j) {
+    if (staged[j].old.empty()) {
+      ::unlink(files[j].path.c_str());
+    } else if (::rename(staged[j].old.c_str(), files[j].path.c_str()) == 0) {
+      staged[j].old.clear();
+    }
+  }
+}
+
+Expected<void> commit(const std::vector<PendingFile>& files, std::vector<Staged>& staged,
+                      const BeforeRename& before_rename) {
+  if (files.size() > 1) TT_TRY_VOID(keep_old(files, staged));
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (before_rename) before_rename(i);
+    struct stat st {};
+    bool exists = false;
+    Expected<void> ok = check_target(files[i].path, &st, exists);  // it may have changed
+    if (ok && ::rename(staged[i].tmp.c_str(), files[i].path.c_str()) != 0)
+      ok = cannot(files[i].path, errno_text());
+    if (!ok) {
+      roll_back(files, staged, i);
+      return ok;
+    }
+    staged[i].tmp.clear();  // the name is now the target's
+  }
+  for (const PendingFile& f : files) sync_directory(f.path);
+  return {};
+}
+
+}  // namespace
+
+Expected<void> check_output_dir(const std::string& dir) {
+  if (dir.empty()) return fail(Errc::InvalidArgument, "the output directory is empty");
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0)
+    return fail(Errc::Io, "directory '" + dir + "': " + errno_text());
+  if (!S_ISDIR(st.st_mode)) return fail(Errc::Io, "'" + dir + "' is not a directory");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    return fail(Errc::Io, "directory '" + dir + "' is not writable: " + errno_text());
+  return {};
+}
+
+Expected<void> check_output_path(const std::string& path) {
+  if (path.empty()) return fail(Errc::InvalidArgument, "the output path is empty");
+  struct stat st {};
+  bool exists = false;
+  TT_TRY_VOID(check_target(path, &st, exists));
+  return check_output_dir(parent_of(path)).context("cannot write '" + path + "'");
+}
+
+Expected<void> write_files_atomically(const std::vector<PendingFile>& files,
+                                      const BeforeRename& before_rename) {
+  for (const PendingFile& f : files) TT_TRY_VOID(check_output_path(f.path));
+  std::vector<Staged> staged;
+  for (const PendingFile& f : files) {
+    Expected<std::string> tmp = stage(f);
+    if (!tmp) {
+      remove_staged(staged);
+      return Unexpected(std::move(tmp).error());
+    }
+    staged.push_back({std::move(*tmp), ""});
+  }
+  Expected<void> done = commit(files, staged, before_rename);
+  remove_staged(staged);  // temp files not renamed, and the old files kept for a rollback
+  return done;
 }
 
 Expected<void> write_file_atomically(const std::string& path, const std::string& content) {

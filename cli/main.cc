@@ -1,11 +1,22 @@
 // topotune: topology-aware collective simulator and autotuner.
 // This file owns the subcommand table and is the only place that turns an Error into a
 // message on stderr and an exit code (2 for bad input, 1 for failures at run time).
+//
+// Exit codes tell the truth (issue 18): a command's stdout is printed only when it succeeded
+// (except the streaming commands, measure and emulate), a failed write to stdout (a full
+// disk, a closed pipe, a closed descriptor) is an error with exit status 1, and no exception
+// escapes: each is reported as `topotune: error: ...` (exit 2 when the input caused it).
 
 #include <CLI/CLI.hpp>
-
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
+#include <new>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
 #include <vector>
 
 #include "cli/commands.h"
@@ -16,7 +27,7 @@ namespace {
 
 const std::vector<CommandInfo>& command_table() {
   static const std::vector<CommandInfo> kCommands = {
-      // {"name", "one-line summary", setup_name},
+      // {"name", "one-line summary", setup_name, streams},
       {"instances", "List the built-in instance catalog", setup_instances},
       {"topo", "Show the topology graph of an instance type x node count", setup_topo},
       {"plan", "pick the allreduce algorithm, DDP bucket size and gradient dtype for a model",
@@ -28,9 +39,11 @@ const std::vector<CommandInfo>& command_table() {
       {"predict", "predict NCCL's algorithm, protocol and time per size", setup_predict},
       {"validate", "compare predictions with an nccl-tests log or measurement", setup_validate},
       {"calibrate", "fit the NCCL model's physical parameters to measured runs", setup_calibrate},
-      {"emulate", "emulated cluster of network namespaces with shaped links (root)", setup_emulate},
+      {"emulate", "emulated cluster of network namespaces with shaped links (root)", setup_emulate,
+       true},
 #ifdef TOPOTUNE_HAVE_MPI
-      {"measure", "run algorithms on real processes (under mpirun) and time them", setup_measure},
+      {"measure", "run algorithms on real processes (under mpirun) and time them", setup_measure,
+       true},
 #endif
   };
   return kCommands;
@@ -45,6 +58,23 @@ int exit_code_for(const Error& e) {
     default:
       return 2;
   }
+}
+
+int report(const Error& e) {
+  std::fprintf(stderr, "topotune: error: %s\n", e.message.c_str());
+  return exit_code_for(e);
+}
+
+/// Runs one parsed command; a buffered command's output is printed only if it succeeded.
+int run_command(const CommandInfo& info, const CommandRun& run) {
+  std::ostringstream buffer;
+  const Expected<void> result = run(info.streams ? std::cout : buffer);
+  if (!result) return report(result.error());
+  if (!info.streams) {
+    const std::string_view text = buffer.view();
+    std::fwrite(text.data(), 1, text.size(), stdout);  // errors are checked by finish_stdout
+  }
+  return 0;
 }
 
 int run(int argc, char** argv) {
@@ -67,20 +97,59 @@ int run(int argc, char** argv) {
     app.exit(e);
     return 2;
   }
-  for (auto& [sub, run_command] : runs) {
-    if (!sub->parsed()) continue;
-    Expected<void> result = run_command(std::cout);
-    std::cout.flush();
-    if (!result) {
-      std::fprintf(stderr, "topotune: error: %s\n", result.error().message.c_str());
-      return exit_code_for(result.error());
-    }
-    return 0;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (runs[i].first->parsed()) return run_command(command_table()[i], runs[i].second);
   }
   return 2;
+}
+
+/// Everything written to stdout must have reached it: the last chance to see ENOSPC, EPIPE
+/// or EBADF is the final flush.
+int finish_stdout(int code) {
+  errno = 0;
+  std::cout.flush();
+  const bool failed = !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout);
+  if (!failed) return code;
+  const int e = errno;
+  std::fprintf(stderr, "topotune: error: cannot write to standard output: %s\n",
+               e != 0 ? std::strerror(e) : "write error");
+  return code != 0 ? code : 1;
+}
+
+/// A handler, not SIG_IGN: a write to a closed pipe (SIGPIPE) or past the file size limit
+/// (SIGXFSZ) fails with EPIPE or EFBIG, reported like any write error, instead of killing
+/// topotune; programs it runs start with the default actions again (exec resets caught
+/// signals, while SIG_IGN would be inherited).
+void on_write_signal(int) {}
+
+int guarded_main(int argc, char** argv) {
+  struct sigaction sa {};
+  sa.sa_handler = on_write_signal;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGPIPE, &sa, nullptr);
+  ::sigaction(SIGXFSZ, &sa, nullptr);
+  try {
+    return run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    return report(Error(Errc::Internal,
+                        "out of memory: the request needs more memory than this "
+                        "machine has (std::bad_alloc)"));
+  } catch (const std::length_error& e) {
+    return report(Error(Errc::InvalidArgument,
+                        std::string("the request is too large to represent: ") + e.what()));
+  } catch (const nlohmann::json::exception& e) {
+    return report(Error(Errc::ParseError, std::string("invalid JSON data: ") + e.what()));
+  } catch (const std::exception& e) {
+    return report(Error(Errc::Internal, std::string("unexpected failure: ") + e.what()));
+  } catch (...) {
+    return report(Error(Errc::Internal, "unexpected failure (unknown exception)"));
+  }
 }
 
 }  // namespace
 }  // namespace topotune::cli
 
-int main(int argc, char** argv) { return topotune::cli::run(argc, argv); }
+int main(int argc, char** argv) {
+  const int code = topotune::cli::guarded_main(argc, argv);
+  return topotune::cli::finish_stdout(code);
+}

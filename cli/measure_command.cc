@@ -298,6 +298,9 @@ Expected<void> run_measure_nccl(const MeasureArgs& a, const std::vector<Bytes>& 
                                 std::ostream& out) {
   TT_TRY(rt::NcclBackend backend, rt::make_nccl_backend(MPI_COMM_WORLD));
   const int me = backend.transport->rank().value;
+  if (me == 0 && !a.out.empty()) {
+    if (Expected<void> c = check_output_path(a.out); !c) abort_job(me, c.error().context("--out"));
+  }
   Watchdog watchdog(a.timeout_s, me);
   rt::Measurement m = describe_run(a, backend.transport->world_size(), hosts);
   m.backend = "nccl";
@@ -326,8 +329,8 @@ Expected<void> run_measure_nccl(const MeasureArgs& a, const std::vector<Bytes>& 
   watchdog.kick("final barrier");
   if (Expected<void> b = backend.transport->barrier(); !b) abort_job(me, b.error());
   if (me != 0) return {};
+  if (!a.out.empty()) TT_TRY_VOID(write_file_atomically(a.out, rt::to_json(m)).context("--out"));
   if (a.format == "json") out << rt::to_json(m);
-  if (!a.out.empty()) TT_TRY_VOID(write_file_atomically(a.out, rt::to_json(m)));
   return {};
 }
 #endif
@@ -341,6 +344,9 @@ Expected<void> run_measure(const MeasureArgs& a, std::ostream& out) {
   TT_TRY(rt::MpiSession session, rt::MpiSession::start(nullptr, nullptr));
   TT_TRY(rt::MpiTransport transport, rt::MpiTransport::create());
   const int me = transport.rank().value;
+  if (me == 0 && !a.out.empty()) {  // before any run: the result file must be writable
+    if (Expected<void> c = check_output_path(a.out); !c) abort_job(me, c.error().context("--out"));
+  }
   TT_TRY(std::vector<std::string> hosts, transport.processor_names());
   TT_TRY(MeasureLayout layout, make_measure_layout(a.cluster, a.ranks_per_node, hosts));
   layout.channels = a.channels;
@@ -375,8 +381,8 @@ Expected<void> run_measure(const MeasureArgs& a, std::ostream& out) {
   watchdog.kick("final barrier");
   if (Expected<void> b = transport.barrier(); !b) abort_job(me, b.error());
   if (me != 0) return {};
+  if (!a.out.empty()) TT_TRY_VOID(write_file_atomically(a.out, rt::to_json(m)).context("--out"));
   if (a.format == "json") out << rt::to_json(m);
-  if (!a.out.empty()) TT_TRY_VOID(write_file_atomically(a.out, rt::to_json(m)));
   return {};
 }
 

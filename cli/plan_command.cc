@@ -139,6 +139,7 @@ Expected<void> run_plan(const PlanArgs& a, std::ostream& out) {
   if (a.format != "table" && a.format != "json") {
     return fail(Errc::InvalidArgument, "--format must be table or json");
   }
+  if (!a.emit.empty() && !a.out.empty()) TT_TRY_VOID(check_output_dir(a.out).context("--out"));
   TT_TRY(tune::Plan plan, compute_plan(a));
   // Files first: a failed write must not be followed by output that looks like success.
   if (!a.emit.empty()) TT_TRY_VOID(write_emitted(plan, a));

@@ -163,6 +163,7 @@ Expected<void> run_simulate(const SimulateArgs& a, std::ostream& out) {
   if (a.format != "table" && a.format != "json") {
     return fail(Errc::InvalidArgument, "--format must be table or json, got '" + a.format + "'");
   }
+  if (!a.trace.empty()) TT_TRY_VOID(check_output_path(a.trace).context("--trace"));  // before work
   TT_TRY(const sim::SimOptions sim_options, sim_options_of(a));
   sched::CollectiveSpec spec;
   TT_TRY(spec.collective, sched::parse_collective(a.collective));

@@ -4,20 +4,17 @@
 // options `measure` recorded) by their own schedule on the flow simulator, `mpi` rows by the
 // Open MPI allreduce model (tune::SchedulePredictor).
 
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <ostream>
 #include <string>
 
 #include "autotune/calibration.h"
 #include "autotune/schedule_predictor.h"
+#include "cli/busbw_plot.h"
 #include "cli/commands.h"
 #include "cli/file_output.h"
 #include "cli/nccl_common.h"
@@ -84,50 +81,30 @@ std::vector<std::string> algorithms_of(const std::vector<Row>& rows) {
   return out;
 }
 
-/// Runs gnuplot on a data file; the image goes to a temporary name, renamed when complete.
+/// --plot's format from the file name; checked with the path before any work.
+Expected<PlotFormat> plot_format(const std::string& path) {
+  const std::string ext = std::filesystem::path(path).extension().string();
+  if (ext == ".svg") return PlotFormat::Svg;
+  if (ext == ".png") return PlotFormat::Png;
+  return fail(Errc::InvalidArgument, "--plot needs a .svg or .png file name, got '" + path + "'");
+}
+
+/// Draws the rows with gnuplot (one series per algorithm) and writes the image atomically.
 Expected<void> plot_busbw(const std::vector<Row>& rows, const std::string& path,
                           const std::string& title) {
-  const std::filesystem::path target(path);
-  const std::string ext = target.extension().string();
-  if (ext != ".svg" && ext != ".png")
-    return fail(Errc::InvalidArgument, "--plot needs .svg or .png");
-  const std::string tmp_base = path + ".tmp." + std::to_string(::getpid());
-  const std::string data = tmp_base + ".dat", script = tmp_base + ".gp", image = tmp_base + ext;
-  {
-    std::ofstream d(data);
-    const std::vector<std::string> algorithms = algorithms_of(rows);
-    for (const std::string& name : algorithms) {  // one gnuplot data block per algorithm
-      for (const Row& r : rows) {
-        if (r.bytes > 0 && r.algorithm == name)
-          d << r.bytes << " " << r.measured_busbw << " " << r.predicted_busbw << "\n";
-      }
-      d << "\n\n";
+  TT_TRY(const PlotFormat format, plot_format(path));
+  std::vector<BusbwSeries> series;
+  const std::vector<std::string> algorithms = algorithms_of(rows);
+  for (const std::string& name : algorithms) {
+    BusbwSeries s{algorithms.size() > 1 ? name : "", {}};
+    for (const Row& r : rows) {
+      if (r.bytes > 0 && r.algorithm == name)
+        s.points.push_back({r.bytes, r.measured_busbw, r.predicted_busbw});
     }
-    std::ofstream g(script);
-    g << "set terminal " << (ext == ".svg" ? "svg size 900,540" : "pngcairo size 900,540") << "\n"
-      << "set output '" << image << "'\nset logscale x 2\nset key left top\n"
-      << "set xlabel 'size (bytes)'\nset ylabel 'busbw (GB/s)'\nset title '" << title << "'\n"
-      << "set format x '%.0s%cB'\nplot ";
-    for (std::size_t i = 0; i < algorithms.size(); ++i) {
-      const std::string name = algorithms.size() > 1 ? algorithms[i] + " " : "";
-      g << (i ? ", " : "") << "'" << data << "' index " << i
-        << " using 1:2 with linespoints title '" << name << "measured', '" << data << "' index "
-        << i << " using 1:3 with linespoints dashtype 2 title '" << name << "predicted'";
-    }
-    g << "\n";
+    series.push_back(std::move(s));
   }
-  const std::string cmd = "gnuplot '" + script + "' 2>/dev/null";
-  const int rc = std::system(cmd.c_str());
-  std::remove(data.c_str());
-  std::remove(script.c_str());
-  if (rc != 0 || !std::filesystem::exists(image)) {
-    std::remove(image.c_str());
-    return fail(Errc::Io, "gnuplot failed (is gnuplot installed? apt-get install gnuplot-nox)");
-  }
-  std::error_code ec;
-  std::filesystem::rename(image, target, ec);
-  if (ec) return fail(Errc::Io, "cannot write '" + path + "': " + ec.message());
-  return {};
+  TT_TRY(const std::string image, run_gnuplot(busbw_plot_script(series, title, format)));
+  return write_file_atomically(path, image);
 }
 
 /// The models rows are predicted with: NCCL's for `nccl` rows, the schedule simulator (built
@@ -198,6 +175,10 @@ void print_rows(std::ostream& out, const std::vector<Row>& rows) {
 }
 
 Expected<void> run_validate(const ValidateArgs& a, std::ostream& out) {
+  if (!a.plot.empty()) {  // before any work: a bad --plot must not come after the report
+    TT_TRY_VOID(plot_format(a.plot));
+    TT_TRY_VOID(check_output_path(a.plot).context("--plot"));
+  }
   TT_TRY(const rt::Measurement m, load_measurement(a.nccl_tests, a.measured));
   TT_TRY(algo::NcclSystem probe, resolve_nccl_system(a.instance, 1, a.cluster));
   TT_TRY(const int nodes, nodes_of(m, a.nodes, probe.gpus_per_node));
@@ -217,14 +198,15 @@ Expected<void> run_validate(const ValidateArgs& a, std::ostream& out) {
   const algo::NcclPredictor predictor(sys, params, opts);
   RowModels models{predictor, cluster, m.channels.value_or(1), m.chunks.value_or(1), {}};
   TT_TRY(const std::vector<Row> rows, compare(m, models));
+  if (!a.plot.empty()) {  // the plot is written before the report is printed
+    TT_TRY_VOID(plot_busbw(rows, a.plot, sys.instance + " x " + std::to_string(sys.nodes))
+                    .context("--plot"));
+  }
   out << "# topotune validate: " << sys.instance << " x " << sys.nodes << " node(s), " << m.ranks
       << " ranks, " << sched::collective_name(m.collective) << ", NCCL " << opts.version.str()
       << "\n";
   print_rows(out, rows);
-  if (!a.plot.empty()) {
-    TT_TRY_VOID(plot_busbw(rows, a.plot, sys.instance + " x " + std::to_string(sys.nodes)));
-    out << "# plot written to " << a.plot << "\n";
-  }
+  if (!a.plot.empty()) out << "# plot written to " << a.plot << "\n";
   return {};
 }
 

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <sstream>
+#include <string_view>
 
 #include "core/quantity_parse.h"
 #include "topology/topology_export.h"
@@ -57,12 +58,32 @@ bool drawn(const Topology& t, NodeId id) {
 
 }  // namespace
 
+std::string dot_quote(std::string_view text) {
+  std::string q = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      q += '\\';  // \" is DOT's only escape; \\ keeps a trailing backslash from eating the quote
+      q += c;
+    } else if (c == '\n' || c == '\r') {
+      q += "\\n";  // a line break in a label, never a raw newline in the file
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      q += ' ';
+    } else {
+      q += c;
+    }
+  }
+  return q + "\"";
+}
+
 std::string topology_to_dot(const Topology& t) {
   std::ostringstream o;
   const ClusterSpec& spec = t.spec();
-  o << "graph topotune {\n  graph [fontname=\"Helvetica\", label=\"" << spec.instance.name << " x "
-    << t.num_hosts() << " (" << placement_name(spec.placement) << " placement, " << t.num_racks()
-    << (t.num_racks() == 1 ? " rack" : " racks") << ")\", labelloc=t];\n"
+  const std::string title = spec.instance.name + " x " + std::to_string(t.num_hosts()) + " (" +
+                            placement_name(spec.placement) + " placement, " +
+                            std::to_string(t.num_racks()) +
+                            (t.num_racks() == 1 ? " rack" : " racks") + ")";
+  o << "graph topotune {\n  graph [fontname=\"Helvetica\", label=" << dot_quote(title)
+    << ", labelloc=t];\n"
     << "  node [fontname=\"Helvetica\", fontsize=10];\n"
     << "  edge [fontname=\"Helvetica\", fontsize=8];\n"
     << "  subgraph cluster_node0 {\n    label=\"node 0"
@@ -73,9 +94,9 @@ std::string topology_to_dot(const Topology& t) {
     const NodeId id(static_cast<std::int32_t>(i));
     const Device& d = t.device(id);
     if (!drawn(t, id)) continue;
-    o << (d.host == 0 ? "    " : "  ") << '"' << d.name << "\" [" << node_style(d.kind)
-      << ", label=\"" << d.name << "\"];\n";
-    if (d.host == 0) rows[d.kind] += " \"" + d.name + "\";";
+    o << (d.host == 0 ? "    " : "  ") << dot_quote(d.name) << " [" << node_style(d.kind)
+      << ", label=" << dot_quote(d.name) << "];\n";
+    if (d.host == 0) rows[d.kind] += " " + dot_quote(d.name) + ";";
     const bool last_of_host0 =
         d.host == 0 &&
         (i + 1 == t.num_devices() || t.device(NodeId(static_cast<std::int32_t>(i + 1))).host != 0);
@@ -104,9 +125,9 @@ std::string topology_to_dot(const Topology& t) {
     // dot ranks an edge's first node above its second: draw NICs below their switch or CPU.
     const bool flip = t.device(l.src).kind == DeviceKind::Nic && l.kind == LinkKind::Pcie;
     const NodeId top = flip ? l.dst : l.src, bottom = flip ? l.src : l.dst;
-    o << "  \"" << t.device(top).name << "\" -- \"" << t.device(bottom).name << "\" [color=\""
-      << edge_colour(l.kind) << "\", label=\"" << link_kind_name(l.kind) << " "
-      << format_rate(l.nominal) << "\"];\n";
+    o << "  " << dot_quote(t.device(top).name) << " -- " << dot_quote(t.device(bottom).name)
+      << " [color=\"" << edge_colour(l.kind) << "\", label="
+      << dot_quote(std::string(link_kind_name(l.kind)) + " " + format_rate(l.nominal)) << "];\n";
   }
   o << "}\n";
   return o.str();

@@ -4,6 +4,7 @@
 // defaults that replace them. The library returns text; cli/ writes it.
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "topology/topology.h"
@@ -32,6 +33,12 @@ std::vector<NvLinkDomain> nvlink_domains(const Topology& topo);
 std::string topology_to_json(const Topology& topo);
 
 /// A Graphviz DOT graph: host 0 in detail, the other hosts as one box, ToRs and spine.
+/// Every name is written through dot_quote, so a name from a cluster file cannot end its
+/// string or add statements.
 std::string topology_to_dot(const Topology& topo);
+
+/// `text` as a DOT double-quoted string: `"` and `\` escaped, line breaks as DOT's `\n`,
+/// other control characters as spaces.
+std::string dot_quote(std::string_view text);
 
 }  // namespace topotune::topo

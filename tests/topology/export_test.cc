@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "tests/topology/test_instances.h"
 #include "topology/topology_export.h"
@@ -62,6 +63,33 @@ TEST(Export, DotShowsOneHostAndTheNetwork) {
   EXPECT_NE(dot.find("12 more racks"), std::string::npos);  // 20 racks, 8 drawn
   // Balanced braces: the host cluster is closed.
   EXPECT_EQ(std::count(dot.begin(), dot.end(), '{'), std::count(dot.begin(), dot.end(), '}'));
+}
+
+TEST(Export, DotQuotesEveryName) {
+  EXPECT_EQ(dot_quote("h0/gpu0"), "\"h0/gpu0\"");
+  EXPECT_EQ(dot_quote("a\"b\\"), "\"a\\\"b\\\\\"");
+  EXPECT_EQ(dot_quote("two\nlines\t"), "\"two\\nlines \"");
+  // An instance name from a cluster file that closed the label and added a node and an edge.
+  InstanceSpec s = testing::p4d_like();
+  s.name = "x\"]; injected [shape=box]; injected -- \"h0/gpu0\"; graph [label=\"\\";
+  auto topo = build_topology(cluster_of(s, 1, Placement::Cluster));
+  ASSERT_TRUE(topo);
+  const std::string dot = topology_to_dot(*topo);
+  EXPECT_NE(dot.find("label=\"x\\\"]; injected [shape=box]; injected -- \\\"h0/gpu0\\\"; "
+                     "graph [label=\\\"\\\\ x 1 (cluster placement, 1 rack)\""),
+            std::string::npos)
+      << dot;
+  // Every line has an even number of unescaped quotes: no string is left open.
+  std::istringstream lines(dot);
+  for (std::string l; std::getline(lines, l);) {
+    int quotes = 0;
+    for (std::size_t i = 0; i < l.size(); ++i) {
+      if (l[i] == '\\') ++i;
+      else if (l[i] == '"') ++quotes;
+    }
+    EXPECT_EQ(quotes % 2, 0) << l;
+    EXPECT_NE(l.rfind("  injected", 0), 0u) << l;
+  }
 }
 
 TEST(Export, UnknownFiguresNameTheirDefaults) {

@@ -1,0 +1,109 @@
+#include "core/process.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+namespace topotune {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// A fresh empty directory, removed at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "topotune-process-XXXXXX").string();
+    TT_ASSERT(::mkdtemp(tmpl.data()) != nullptr, "mkdtemp");
+    path_ = tmpl;
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+TEST(RunProgram, FeedsStdinAndCollectsStdout) {
+  // 4 MiB: far more than a pipe buffer, so stdin and stdout must be pumped together.
+  std::string data(std::size_t{4} << 20, 'x');
+  for (std::size_t i = 0; i < data.size(); i += 997) data[i] = static_cast<char>('a' + i % 26);
+  ProgramInput in;
+  in.stdin_data = data;
+  const auto r = run_program({"cat"}, in);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->exit_status, 0);
+  EXPECT_TRUE(r->out == data);
+  EXPECT_TRUE(r->err.empty());
+}
+
+TEST(RunProgram, ArgumentsAreNeverInterpretedByAShell) {
+  const TempDir dir;
+  const std::string pwned = (dir.path() / "PWNED").string();
+  // Each vector element arrives as one argument: quotes, ';', '$(...)' and newlines are text.
+  const std::string hostile =
+      "x';touch " + pwned + ";'$(touch " + pwned + ")`touch " + pwned + "`\ntouch " + pwned;
+  const auto r = run_program({"printf", "%s|", hostile, "second"});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->exit_status, 0);
+  EXPECT_EQ(r->out, hostile + "|second|");
+  EXPECT_FALSE(fs::exists(pwned));
+}
+
+TEST(RunProgram, ReportsExitStatusAndStderr) {
+  const auto r = run_program({"sh", "-c", "echo oops >&2; exit 3"});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->exit_status, 3);
+  EXPECT_FALSE(r->ok());
+  EXPECT_EQ(r->err, "oops\n");
+  const auto killed = run_program({"sh", "-c", "kill -9 $$"});
+  ASSERT_TRUE(killed);
+  EXPECT_EQ(killed->exit_status, 128 + 9);
+}
+
+TEST(RunProgram, MissingProgramIsNotFound) {
+  const auto r = run_program({"topotune-no-such-program-18"});
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, Errc::NotFound);
+  EXPECT_NE(r.error().message.find("cannot run topotune-no-such-program-18"), std::string::npos)
+      << r.error().message;
+  EXPECT_FALSE(run_program({}));
+}
+
+TEST(RunProgram, ChildIgnoringStdinRaisesNoSigpipe) {
+  // `true` exits without reading: writing 8 MiB to it would kill a caller with SIGPIPE.
+  ProgramInput in;
+  in.stdin_data.assign(std::size_t{8} << 20, 'y');
+  const auto r = run_program({"true"}, in);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->exit_status, 0);
+}
+
+TEST(RunProgram, OutputPastTheLimitIsAnError) {
+  ProgramInput in;
+  in.max_output = std::size_t{1} << 20;
+  const auto r = run_program({"head", "-c", "3000000", "/dev/zero"}, in);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, Errc::Io);
+  EXPECT_NE(r.error().message.find("exceeds 1 MiB"), std::string::npos) << r.error().message;
+}
+
+TEST(RunProgram, ChildInheritsOnlyTheStandardDescriptors) {
+  const int fd = ::open("/dev/null", O_RDONLY);  // deliberately without O_CLOEXEC
+  ASSERT_GE(fd, 0);
+  const int high = ::dup2(fd, 57);
+  ASSERT_EQ(high, 57);
+  const auto r = run_program({"ls", "/proc/self/fd"});
+  ::close(fd);
+  ::close(high);
+  ASSERT_TRUE(r) << r.error().message;
+  // ls itself holds 0, 1, 2 and the directory it lists (3).
+  EXPECT_EQ(r->out, "0\n1\n2\n3\n");
+}
+
+}  // namespace
+}  // namespace topotune
