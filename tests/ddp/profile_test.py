@@ -76,6 +76,8 @@ def main():
     layers = [l["name"] for l in p["layers"]]
     check(layers == ["second", "first", "slow", "head"], f"tiny: layers in forward order {layers}")
     by_name = {e["name"]: e for e in p["params"]}
+    check([by_name[f"{m}.weight"]["layer"] for m in ("first", "second", "slow")] == [1, 0, 2],
+          "tiny: each parameter's layer is its module's place in forward order")
     check(by_name["head.weight"]["layer"] == layers.index("head")
           and "tied.weight" not in by_name, "tiny: a tied weight is listed once")
     check(by_name["first.bias"].get("trainable") is False, "tiny: frozen bias is not trainable")
