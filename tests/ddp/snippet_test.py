@@ -10,6 +10,7 @@ python/ on PYTHONPATH, and DDP must report the hook as registered. A plan that p
 NCCL-runnable algorithm (fp32 ring forced with --algos ring) must not mention the hook.
 usage: snippet_test.py TOPOTUNE_BINARY
 """
+import json
 import os
 import socket
 import subprocess
@@ -82,6 +83,20 @@ def main():
     hooks = [results[r] for r in range(4)]
     check(all("hierarchical_allreduce_hook" in h for h in hooks),
           f"the snippet registers the hook on every rank: {hooks}")
+    # plan --buckets: only those caps are searched, a replay searches them again, bad lists
+    # are refused with exit 2.
+    got = run([topotune, "plan", "--cluster", cluster, "--backend", "mpi", "--model", profile,
+               "--batch-per-gpu", "1", "--buckets", "4M,8M", "--format", "json"]).stdout
+    with open(os.path.join(tmp, "buckets.json"), "w") as f:
+        f.write(got)
+    again = run([topotune, "plan", "--replay", os.path.join(tmp, "buckets.json"), "--format",
+                 "json"]).stdout
+    caps = [sorted({c["bucket_bytes"] for c in json.loads(t)["candidates"]}) for t in (got, again)]
+    check(caps[0] == caps[1] == [4 << 20, 8 << 20], f"--buckets 4M,8M searches {caps}")
+    for bad in ("0", "abc", "-4M"):
+        r = subprocess.run([topotune, "plan", "--cluster", cluster, "--buckets", bad],
+                           capture_output=True, text=True)
+        check(r.returncode == 2 and "--buckets" in r.stderr, f"--buckets {bad}: {r.stderr.strip()}")
     ring = plan(topotune, cluster, profile, os.path.join(tmp, "ring"), "--algos", "ring")
     check("ddp_hooks" not in ring, "an NCCL-runnable plan (ring) registers no topotune hook")
     return 1 if failures else 0
