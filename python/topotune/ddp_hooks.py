@@ -178,6 +178,12 @@ def hierarchical_allreduce_hook(state, bucket):
     tensor = bucket.buffer()
     if state.backend == dist.Backend.NCCL:
         return _allreduce_nccl(state, tensor)
+    if state.ranks_per_node == 1 and state.rail_group is not None:
+        # One rank per host: step 2 alone, one asynchronous collective issued in bucket order
+        # on this thread, as DDP's own allreduce (no worker thread to wake per bucket).
+        tensor.div_(state.world_size)
+        work = dist.all_reduce(tensor, group=state.rail_group, async_op=True)
+        return work.get_future().then(lambda fut: tensor)
     return state._submit(tensor)
 
 
