@@ -37,7 +37,13 @@ Runnable runnable(const Plan& plan) {
   return r;
 }
 
-std::string header(const Plan& plan, const char* c = "#") {
+// topotune.ddp_hooks (python/topotune) runs hierarchical allreduce with the backend's own
+// allreduce between hosts: for DDP that is hierarchical(ring) at the library's channel count.
+bool ddp_hook_runs(const AlgorithmChoice& a) {
+  return a.kind == AlgoKind::Hierarchical && a.inner == AlgoKind::Ring && a.channels == 0;
+}
+
+std::string header(const Plan& plan, const char* c = "#", bool hook_runs_it = false) {
   const PlanInputs& in = plan.inputs;
   std::ostringstream o;
   o << c << " topotune " << plan.version << " plan: " << in.model.name << " on " << in.nodes
@@ -45,7 +51,7 @@ std::string header(const Plan& plan, const char* c = "#") {
     << in.compute.batch_per_gpu << " per GPU.\n"
     << c << " " << recommendation_sentence(plan) << "\n";
   const Runnable r = runnable(plan);
-  if (!r.why.empty()) o << c << " NOTE: " << r.why << ".\n";
+  if (!r.why.empty() && !hook_runs_it) o << c << " NOTE: " << r.why << ".\n";
   return o.str();
 }
 
@@ -204,11 +210,13 @@ std::string torchrun_sh(const Plan& plan) {
 
 std::string ddp_snippet(const Plan& plan) {
   std::ostringstream o;
-  o << header(plan) << "import torch.distributed as dist\n"
+  const Candidate& rec = plan.report.recommendation;
+  const bool hook = ddp_hook_runs(rec.algo);
+  o << header(plan, "#", hook) << "import torch.distributed as dist\n"
     << "from torch.nn.parallel import DistributedDataParallel as DDP\n\n";
   const Runnable r = runnable(plan);
-  if (!r.candidate) return o.str() + "# No NCCL-runnable candidate: keep DDP's defaults.\n";
-  const Candidate& c = *r.candidate;
+  if (!hook && !r.candidate) return o.str() + "# No NCCL-runnable candidate: keep DDP's defaults.\n";
+  const Candidate& c = hook ? rec : *r.candidate;
   const double cap_mb = c.bucket_cap.as_double() / (1 << 20);
   o << "# First bucket = the cap, as the plan simulated it (PyTorch >= 2.1 does this when "
        "bucket_cap_mb is given; older versions read this attribute).\n"
@@ -221,7 +229,20 @@ std::string ddp_snippet(const Plan& plan) {
     << "    # Gradients live in the buckets: saves one copy per step and the memory of a "
        "second gradient copy.\n"
     << "    gradient_as_bucket_view=True,\n)\n";
-  if (c.dtype == CommDtype::Bf16 || c.dtype == CommDtype::Fp16) {
+  if (hook) {
+    const char* wrap = c.dtype == CommDtype::Bf16   ? ", compression=\"bf16\""
+                       : c.dtype == CommDtype::Fp16 ? ", compression=\"fp16\""
+                                                    : "";
+    o << "# " << rec.algo.name() << " runs as a DDP comm hook (docs/pytorch.md). From a checkout: "
+      << "PYTHONPATH=<topotune checkout>/python torchrun ...\n"
+      << "from topotune import ddp_hooks\n"
+      << "# Reduce-scatter on each host, allreduce per rail, all-gather on each host; "
+      << plan.inputs.shape.gpus_per_host << " ranks per host"
+      << (wrap[0] != 0 ? std::string(", ") + comm_dtype_name(c.dtype) + " on the wire" : "")
+      << ".\n"
+      << "ddp_hooks.register(model, ranks_per_node=" << plan.inputs.shape.gpus_per_host << wrap
+      << ")\n";
+  } else if (c.dtype == CommDtype::Bf16 || c.dtype == CommDtype::Fp16) {
     const char* hook = c.dtype == CommDtype::Bf16 ? "bf16_compress_hook" : "fp16_compress_hook";
     o << "from torch.distributed.algorithms.ddp_comm_hooks import default_hooks\n"
       << "# " << comm_dtype_name(c.dtype)

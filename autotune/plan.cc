@@ -81,6 +81,11 @@ ordered_json inputs_json(const PlanInputs& in) {
     for (AlgoKind k : in.algorithm_kinds) kinds.push_back(algo_kind_name(k));
     j["algorithms"] = kinds;
   }
+  if (!in.bucket_caps.empty()) {
+    ordered_json caps = ordered_json::array();
+    for (Bytes b : in.bucket_caps) caps.push_back(b.value);
+    j["bucket_caps"] = caps;
+  }
   j["calibration"] = in.calibration_json.empty() ? ordered_json(nullptr)
                                                  : ordered_json::parse(in.calibration_json);
   j["nccl_params"] = ordered_json::parse(in.nccl_params_json);
@@ -211,6 +216,7 @@ Expected<Plan> make_plan(PlanInputs inputs) {
   req.hosts = inputs.shape.hosts;
   req.gpus_per_host = inputs.shape.gpus_per_host;
   req.dtypes = inputs.dtypes;
+  req.bucket_caps = inputs.bucket_caps;
   req.channel_counts = default_channel_counts(screen->max_channels());
   if (!inputs.algorithm_kinds.empty() || !nccl) {
     const auto& kinds = inputs.algorithm_kinds;
@@ -346,6 +352,11 @@ Expected<StoredPlan> read_plan_json(const std::string& text, const std::string& 
       for (const auto& k : in.at("algorithms")) {
         TT_TRY(AlgoKind kind, parse_algo_kind(k.get<std::string>()));
         s.inputs.algorithm_kinds.push_back(kind);
+      }
+    }
+    if (in.contains("bucket_caps")) {
+      for (const auto& b : in.at("bucket_caps")) {
+        s.inputs.bucket_caps.push_back(Bytes(b.get<std::int64_t>()));
       }
     }
     if (!in.at("calibration").is_null()) s.inputs.calibration_json = in["calibration"].dump();

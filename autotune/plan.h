@@ -50,6 +50,9 @@ struct PlanInputs {
   /// Algorithm families searched (--algos), e.g. only what a runtime without NCCL can run;
   /// empty: all of them (default_algorithms). The baselines are NCCL's defaults regardless.
   std::vector<AlgoKind> algorithm_kinds;
+  /// DDP bucket caps searched (--buckets), e.g. to time exactly the configurations a
+  /// measurement ran; empty: default_bucket_caps(model). Horovod fusion thresholds too.
+  std::vector<Bytes> bucket_caps;
   /// kBackendNccl: the job's allreduces run on NCCL (nccl-default/ring/tree are NCCL's, timed
   /// by the NCCL predictor; the others need topotune's runtime). kBackendMpi: they run on
   /// topotune's runtime without NCCL (`topotune measure --backend mpi`, an emulated cluster):

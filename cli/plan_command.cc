@@ -13,9 +13,9 @@
 #include "autotune/emitters.h"
 #include "autotune/plan.h"
 #include "cli/commands.h"
+#include "core/quantity_parse.h"
 #include "cli/file_output.h"
 #include "cli/nccl_common.h"
-#include "core/quantity_parse.h"
 #include "cli/plan_table.h"
 #include "topology/cluster_spec.h"
 
@@ -31,6 +31,7 @@ struct PlanArgs {
   int batch = 32;
   std::string dtype = "auto";
   std::string algos;
+  std::string buckets;
   std::string backend = tune::kBackendNccl;
   double efficiency = tune::kDefaultComputeEfficiency;
   double peak_tflops = 0;
@@ -93,6 +94,12 @@ Expected<tune::PlanInputs> inputs_from_args(const PlanArgs& a) {
   for (const std::string& name : split_comma_list(a.algos)) {
     TT_TRY(tune::AlgoKind kind, tune::parse_algo_kind(name).context("--algos"));
     in.algorithm_kinds.push_back(kind);
+  }
+  if (!a.buckets.empty()) {
+    TT_TRY(in.bucket_caps, parse_size_list(a.buckets).context("--buckets"));
+    for (Bytes b : in.bucket_caps) {
+      if (b.value <= 0) return fail(Errc::InvalidArgument, "--buckets: sizes must be positive");
+    }
   }
   return in;
 }
@@ -169,6 +176,10 @@ CommandRun setup_plan(CLI::App& sub) {
                  "search only these algorithm families (comma list of nccl-default, ring, tree, "
                  "rhd, ps, hierarchical), e.g. what your runtime can run; default: all. The "
                  "baselines stay NCCL's defaults");
+  sub.add_option("--buckets", a->buckets,
+                 "search only these DDP bucket caps (comma list, e.g. 1M,4M,25M), e.g. to "
+                 "predict the configurations a measurement ran; default: 1 MiB doubling to the "
+                 "whole model, and 25 MiB");
   sub.add_option("--backend", a->backend,
                  "what runs the allreduces: nccl (NCCL's ring/tree/own choice, or topotune's "
                  "runtime for the rest) or mpi (only topotune's schedules, e.g. `topotune "

@@ -10,6 +10,7 @@ packages=(
   clang libclang-rt-14-dev        # libFuzzer for the fuzz targets
   libsimgrid-dev                  # independent max-min simulator: the simulator's cross-check
   iproute2 procps util-linux      # emulated clusters: ip netns, tc, unshare
+  python3-torch python3-torchvision  # python/topotune (PyTorch 1.13.1, torchvision 0.14)
 )
 missing=()
 for p in "${packages[@]}"; do

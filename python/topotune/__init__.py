@@ -1,0 +1,3 @@
+"""topotune inside PyTorch: DDP communication hooks (topotune.ddp_hooks) and a gradient
+profiler for `topotune plan --model` (python3 -m topotune.profile). Standard library and torch
+only. From a checkout: PYTHONPATH=<checkout>/python (docs/pytorch.md)."""
