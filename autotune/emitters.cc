@@ -50,8 +50,8 @@ std::string header(const Plan& plan, const char* c = "#") {
 }
 
 std::string nccl_algo_value(const AlgorithmChoice& a) {
-  if (a.kind == AlgoKind::Ring) return "Ring";
-  if (a.kind == AlgoKind::Tree) return "Tree";
+  if (a.kind == AlgoKind::NcclRing) return "Ring";
+  if (a.kind == AlgoKind::NcclTree) return "Tree";
   return "";
 }
 

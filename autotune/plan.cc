@@ -181,6 +181,32 @@ Expected<std::vector<NcclBucketRule>> nccl_rules(const Candidate& c, const NcclT
   return rules;
 }
 
+// The algorithm axis. NCCL's backend searches NCCL's algorithms and topotune's other
+// schedules by default; topotune's own ring and dbtree only when asked (--algos): NCCL runs its
+// ring and tree over every rail, topotune's over one. Without NCCL, topotune's schedules only.
+Expected<std::vector<AlgorithmChoice>> search_space(const PlanInputs& inputs, int hosts) {
+  const bool nccl = inputs.backend == kBackendNccl;
+  const auto& kinds = inputs.algorithm_kinds;
+  for (AlgoKind k : kinds) {
+    if (!nccl && algo::family_of(k).nccl) {
+      return fail(Errc::InvalidArgument, std::string(algo_kind_name(k)) + " needs the nccl backend");
+    }
+  }
+  std::vector<AlgorithmChoice> out;
+  for (const AlgorithmChoice& a : default_algorithms(hosts)) {
+    const bool wanted =
+        !kinds.empty() ? std::find(kinds.begin(), kinds.end(), a.kind) != kinds.end()
+        : nccl         ? a.kind != AlgoKind::Ring && a.kind != AlgoKind::DbTree
+                       : !a.is_nccl();
+    if (wanted) out.push_back(a);
+  }
+  if (out.empty()) {
+    return fail(Errc::Unsupported, "no algorithm of the requested families applies to " +
+                                       std::to_string(hosts) + " hosts");
+  }
+  return out;
+}
+
 }  // namespace
 
 Expected<Plan> make_plan(PlanInputs inputs) {
@@ -211,21 +237,7 @@ Expected<Plan> make_plan(PlanInputs inputs) {
   req.gpus_per_host = inputs.shape.gpus_per_host;
   req.dtypes = inputs.dtypes;
   req.channel_counts = default_channel_counts(screen->max_channels());
-  if (!inputs.algorithm_kinds.empty() || !nccl) {
-    const auto& kinds = inputs.algorithm_kinds;
-    if (!nccl && std::find(kinds.begin(), kinds.end(), AlgoKind::NcclDefault) != kinds.end()) {
-      return fail(Errc::InvalidArgument, "nccl-default needs the nccl backend");
-    }
-    for (const AlgorithmChoice& a : default_algorithms(req.hosts)) {
-      const bool wanted = kinds.empty() ? a.kind != AlgoKind::NcclDefault
-                                        : std::find(kinds.begin(), kinds.end(), a.kind) != kinds.end();
-      if (wanted) req.algorithms.push_back(a);
-    }
-    if (req.algorithms.empty()) {
-      return fail(Errc::Unsupported, "no algorithm of the requested families applies to " +
-                                         std::to_string(req.hosts) + " hosts");
-    }
-  }
+  TT_TRY(req.algorithms, search_space(inputs, req.hosts));
   std::unique_ptr<SimulatorTimer> rank;
   std::string rank_note;
   if (inputs.simulate) {

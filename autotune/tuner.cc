@@ -141,16 +141,20 @@ Expected<std::vector<Candidate>> screen_all(const TuneRequest& req, const Evalua
   return all;
 }
 
-// The best Horovod knobs per algorithm on `timer` (the screen), fastest first.
+// The best Horovod knobs per searched algorithm Horovod runs, on `timer` (the screen), fastest
+// first; empty when none of them is searched.
 Expected<std::vector<Candidate>> best_horovod(const TuneRequest& req, const Evaluator& eval,
                                               const CollectiveTimer& timer, CommDtype dtype) {
   std::vector<Candidate> out;
-  const AlgoKind kinds[] = {AlgoKind::NcclDefault, AlgoKind::Ring, AlgoKind::Tree,
+  const AlgoKind kinds[] = {AlgoKind::NcclDefault, AlgoKind::NcclRing, AlgoKind::NcclTree,
                             AlgoKind::Hierarchical};
   for (AlgoKind k : kinds) {
     AlgorithmChoice a;
     a.kind = k;  // Hierarchical: HOROVOD_HIERARCHICAL_ALLREDUCE, inner ring
-    if (!timer.allreduce(a, 1_MiB)) continue;
+    // Only what the request searches (--algos): a Horovod best outside it would contradict it.
+    const bool searched = std::any_of(req.algorithms.begin(), req.algorithms.end(),
+                                      [&a](const AlgorithmChoice& x) { return x == a; });
+    if (!searched || !timer.allreduce(a, 1_MiB)) continue;
     std::optional<Candidate> best;
     for (Bytes threshold : req.bucket_caps) {
       for (double ms : {1.0, 2.0, 5.0, 10.0}) {
@@ -160,7 +164,6 @@ Expected<std::vector<Candidate>> best_horovod(const TuneRequest& req, const Eval
     }
     out.push_back(std::move(*best));
   }
-  if (out.empty()) return fail(Errc::Unsupported, "no Horovod-runnable algorithm is supported");
   std::sort(out.begin(), out.end(), faster);
   return out;
 }
@@ -172,10 +175,7 @@ void add_note(TuneReport& report, std::string note) {
   }
 }
 
-bool is_topotune_schedule(const AlgorithmChoice& a) {
-  return a.kind == AlgoKind::HalvingDoubling || a.kind == AlgoKind::ParameterServer ||
-         a.kind == AlgoKind::Hierarchical;
-}
+bool is_topotune_schedule(const AlgorithmChoice& a) { return !a.is_nccl(); }
 
 // The closed forms of topotune's schedules do not depend on the channel count, so the screen
 // pruned every such variant; the flow simulator does see channels (spread over the NICs where
@@ -250,8 +250,7 @@ const Candidate* simplest_within_margin(const std::vector<Candidate>& ranked, do
   const auto ok = [&eligible](const Candidate& c) { return !eligible || eligible(c); };
   const auto overrides = [](const Candidate& c) {
     const AlgoKind k = c.algo.kind;
-    const bool stock_nccl =
-        k == AlgoKind::NcclDefault || k == AlgoKind::Ring || k == AlgoKind::Tree;
+    const bool stock_nccl = c.algo.is_nccl();
     return (c.dtype != CommDtype::Fp32 ? 1 : 0) + (c.algo.channels > 0 ? 1 : 0) +
            (k != AlgoKind::NcclDefault ? 1 : 0) + (stock_nccl ? 0 : 1);
   };
@@ -268,15 +267,15 @@ const Candidate* simplest_within_margin(const std::vector<Candidate>& ranked, do
 
 std::vector<AlgorithmChoice> default_algorithms(int hosts) {
   std::vector<AlgorithmChoice> out;
-  for (AlgoKind k : {AlgoKind::NcclDefault, AlgoKind::Ring, AlgoKind::Tree,
-                     AlgoKind::HalvingDoubling}) {
+  for (AlgoKind k : {AlgoKind::NcclDefault, AlgoKind::NcclRing, AlgoKind::NcclTree,
+                     AlgoKind::Ring, AlgoKind::DbTree, AlgoKind::HalvingDoubling}) {
     out.push_back({k});
   }
   std::vector<int> ks;
   for (int k = 1; k < hosts; k *= 2) ks.push_back(k);
   if (hosts >= 2) ks.push_back(hosts);
   for (int k : ks) out.push_back({AlgoKind::ParameterServer, AlgoKind::Ring, k});
-  for (AlgoKind inner : {AlgoKind::Ring, AlgoKind::Tree, AlgoKind::HalvingDoubling}) {
+  for (AlgoKind inner : {AlgoKind::Ring, AlgoKind::DbTree, AlgoKind::HalvingDoubling}) {
     out.push_back({AlgoKind::Hierarchical, inner});
   }
   for (int k : ks) out.push_back({AlgoKind::Hierarchical, AlgoKind::ParameterServer, k});
@@ -349,7 +348,13 @@ Expected<TuneReport> tune(const TuneRequest& request, const CollectiveTimer& scr
     }
     std::sort(hvd.begin(), hvd.end(), faster);
   }
-  report.horovod_best = std::move(hvd.front());
+  if (hvd.empty()) {
+    report.horovod_best = report.baseline_horovod;
+    add_note(report, "horovod: no algorithm Horovod runs is among those searched (--algos): "
+                     "its best is its defaults");
+  } else {
+    report.horovod_best = std::move(hvd.front());
+  }
   return report;
 }
 

@@ -118,24 +118,24 @@ class PlanCliTest(unittest.TestCase):
         self.assertIn("default bert-large", h.stdout)
 
     def test_algos_restricts_the_search_and_replays(self):
-        p = plan("--instance", "p4d.24xlarge", "--nodes", "2", "--algos", "ring,hierarchical",
+        p = plan("--instance", "p4d.24xlarge", "--nodes", "2", "--algos", "nccl:ring,hierarchical",
                  "--format", "json")
         self.assertEqual(p.returncode, 0, p.stderr)
         doc = json.loads(p.stdout)
         kinds = {c["algorithm"].split("(")[0].split("/")[0] for c in doc["candidates"]}
-        self.assertTrue(kinds and kinds <= {"ring", "hierarchical"}, kinds)
+        self.assertTrue(kinds and kinds <= {"nccl:ring", "hierarchical"}, kinds)
         self.assertIn(doc["recommendation"]["algorithm"].split("(")[0].split("/")[0], kinds)
-        self.assertEqual(doc["inputs"]["algorithms"], ["ring", "hierarchical"])
+        self.assertEqual(doc["inputs"]["algorithms"], ["nccl:ring", "hierarchical"])
         # Only the top candidates are listed; the counts searched show the filter: the two
         # complementary restrictions partition the unrestricted search.
         def evaluated(*extra):
             r = plan("--instance", "p4d.24xlarge", "--nodes", "2", *extra, "--format", "json")
             return json.loads(r.stdout)["candidates_evaluated"]
-        rest = evaluated("--algos", "nccl-default,tree,rhd,ps")
+        rest = evaluated("--algos", "nccl:default,nccl:tree,rhd,ps")
         self.assertEqual(doc["candidates_evaluated"] + rest, evaluated())
         self.assertGreater(rest, 0)
         # The baselines stay NCCL's defaults.
-        self.assertEqual(doc["baselines"][0]["algorithm"], "nccl-default")
+        self.assertEqual(doc["baselines"][0]["algorithm"], "nccl:default")
         self.assert_replays(p.stdout)
         bad = plan("--instance", "p4d.24xlarge", "--algos", "ring,bogus")
         self.assertEqual(bad.returncode, 2)
@@ -146,11 +146,11 @@ class PlanCliTest(unittest.TestCase):
                  "--format", "json")
         self.assertEqual(p.returncode, 0, p.stderr)
         doc = json.loads(p.stdout)
-        self.assertNotIn("nccl-default", {c["algorithm"] for c in doc["candidates"]})
+        self.assertNotIn("nccl:default", {c["algorithm"] for c in doc["candidates"]})
         # Only the top candidates are listed: the count searched shows nccl-default is out,
         # the same as naming every other family.
         named = plan("--instance", "p4d.24xlarge", "--nodes", "2", "--backend", "mpi",
-                     "--algos", "ring,tree,rhd,ps,hierarchical", "--format", "json")
+                     "--algos", "ring,dbtree,rhd,ps,hierarchical", "--format", "json")
         self.assertEqual(doc["candidates_evaluated"],
                          json.loads(named.stdout)["candidates_evaluated"])
         self.assertEqual(doc["inputs"]["backend"], "mpi")
@@ -161,7 +161,7 @@ class PlanCliTest(unittest.TestCase):
         self.assert_replays(p.stdout)
         bad = plan("--instance", "p4d.24xlarge", "--backend", "mpi", "--algos", "nccl-default")
         self.assertEqual(bad.returncode, 2)
-        self.assertIn("nccl-default needs the nccl backend", bad.stderr)
+        self.assertIn("nccl:default needs the nccl backend", bad.stderr)
 
     def test_bad_options(self):
         for args in [["--instance", "p4d.24xlarge", "--nodes", "0"],

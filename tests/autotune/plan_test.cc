@@ -136,7 +136,7 @@ TEST(Emitters, ProtocolAndChannelsOfTheChosenNcclPlan) {
   auto plan = make_plan(inputs(4));
   ASSERT_TRUE(plan);
   Plan p = *plan;
-  p.report.recommendation.algo = *parse_algorithm_choice("ring/ch16");
+  p.report.recommendation.algo = *parse_algorithm_choice("nccl:ring/ch16");
   p.report.recommendation.dtype = CommDtype::Fp32;
   p.nccl_rules = {{1000, 2000, "ring", "LL128", 16}, {3000, 9000, "ring", "LL128", 16}};
   auto files = emit(p, "nccl-env");
@@ -206,7 +206,7 @@ TEST(SimulatorTimer, SamplesInterpolatesAndDelegatesNcclAlgorithms) {
   ASSERT_TRUE(timer) << timer.error().message;
   const SimulatorTimer& t = **timer;
   // NCCL's own algorithms are not simulated.
-  EXPECT_DOUBLE_EQ(t.allreduce({AlgoKind::Ring}, 8_MiB)->value, 1.0);
+  EXPECT_DOUBLE_EQ(t.allreduce({AlgoKind::NcclRing}, 8_MiB)->value, 1.0);
   EXPECT_DOUBLE_EQ(t.allreduce({AlgoKind::NcclDefault}, 8_MiB)->value, 1.0);
   EXPECT_EQ(t.simulations(), 0);
   // Samples at 1, 8 and 64 MiB: one simulation each, then only interpolation.
@@ -266,7 +266,7 @@ TEST(SimulatorTimer, BudgetRefusesBigSchedulesAndSaysSo) {
   EXPECT_NE(spent.error().message.find("budget"), std::string::npos);
   const std::vector<std::string> summary = t.summary();
   ASSERT_EQ(summary.size(), 1u);
-  EXPECT_EQ(summary[0], "rank stage simulated hierarchical(tree) (3 sizes)");
+  EXPECT_EQ(summary[0], "rank stage simulated hierarchical(dbtree) (3 sizes)");
 }
 
 }  // namespace
@@ -283,10 +283,10 @@ TEST(NcclTimer, NcclAlgorithmsComeFromThePredictorOthersAreDelegated) {
   const algo::NcclPredictor any(*system, algo::default_params(), {});
   EXPECT_DOUBLE_EQ(timer.allreduce({AlgoKind::NcclDefault}, 64_MiB)->value,
                    any.predict(sched::Collective::Allreduce, 64_MiB)->chosen.time.value);
-  EXPECT_GE(timer.allreduce({AlgoKind::Ring}, 64_MiB)->value,
+  EXPECT_GE(timer.allreduce({AlgoKind::NcclRing}, 64_MiB)->value,
             timer.allreduce({AlgoKind::NcclDefault}, 64_MiB)->value);  // restricted: never faster
   EXPECT_DOUBLE_EQ(timer.allreduce({AlgoKind::HalvingDoubling}, 64_MiB)->value, 1.0);
-  auto ring = timer.chosen({AlgoKind::Ring}, 64_MiB);
+  auto ring = timer.chosen({AlgoKind::NcclRing}, 64_MiB);
   ASSERT_TRUE(ring);
   EXPECT_EQ(ring->algo, algo::NcclAlgo::Ring);
   EXPECT_FALSE(timer.chosen({AlgoKind::HalvingDoubling}, 64_MiB));
@@ -295,12 +295,12 @@ TEST(NcclTimer, NcclAlgorithmsComeFromThePredictorOthersAreDelegated) {
   four.algos = {algo::NcclAlgo::Ring};
   four.min_channels = four.max_channels = 4;
   const algo::NcclPredictor ring4(*system, algo::default_params(), four);
-  AlgorithmChoice r4{AlgoKind::Ring};
+  AlgorithmChoice r4{AlgoKind::NcclRing};
   r4.channels = 4;
   EXPECT_EQ(timer.chosen(r4, 64_MiB)->channels, 4);
   EXPECT_DOUBLE_EQ(timer.allreduce(r4, 64_MiB)->value,
                    ring4.predict(sched::Collective::Allreduce, 64_MiB)->chosen.time.value);
-  EXPECT_NE(timer.allreduce(r4, 64_MiB)->value, timer.allreduce({AlgoKind::Ring}, 64_MiB)->value);
+  EXPECT_NE(timer.allreduce(r4, 64_MiB)->value, timer.allreduce({AlgoKind::NcclRing}, 64_MiB)->value);
 }
 
 TEST(Plan, CalibrationIsAppliedAndReplayed) {
