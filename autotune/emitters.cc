@@ -296,8 +296,8 @@ std::string sagemaker_py(const Plan& plan) {
     return o.str();
   }
   if (wants_smddp(plan)) {
-    o << "# " << in.sagemaker_name << " does not run SMDDP (p4d, p4de, p5 only): using MPI "
-         "with the best NCCL-runnable candidate.\n";
+    o << "# " << in.sagemaker_name << " does not run SMDDP (" << smddp_instances_text()
+      << " only): using MPI with the best NCCL-runnable candidate.\n";
   }
   const Runnable r = runnable(plan);
   const std::string opts = mpi_options(plan, r.candidate);
@@ -315,12 +315,6 @@ std::string sagemaker_py(const Plan& plan) {
 }
 
 }  // namespace
-
-bool smddp_supported(const std::string& name) {
-  // SMDDP v2 instance types (AWS docs, "Supported instance types"); p5e/p5en are not listed in
-  // the sources this was written from, so they are left out rather than guessed.
-  return name == "ml.p4d.24xlarge" || name == "ml.p4de.24xlarge" || name == "ml.p5.48xlarge";
-}
 
 std::vector<std::string> emitter_names() {
   return {"nccl-env", "torchrun", "ddp", "horovod", "sagemaker"};

@@ -1,5 +1,6 @@
 // Tuner and timers: hand-derived closed forms, and a search whose optimum is derived by hand.
 
+#include "autotune/framework.h"
 #include "autotune/tuner.h"
 
 #include <gtest/gtest.h>
@@ -326,6 +327,40 @@ TEST(ClosedFormTimer, AddsTheLaunchCostToTheAlgorithmsClosedForm) {
   EXPECT_DOUBLE_EQ(timer.allreduce({AlgoKind::NcclDefault}, 64_MiB)->value, std::min(ring, tree));
   EXPECT_TRUE(timer.allreduce(*parse_algorithm_choice("hierarchical(rhd)"), 64_MiB));
   EXPECT_TRUE(timer.allreduce(*parse_algorithm_choice("ps(k=2)"), 64_MiB));
+}
+
+}  // namespace
+}  // namespace topotune::tune
+
+namespace topotune::tune {
+namespace {
+
+// The capability table: DDP and Horovod run NCCL's algorithms (any channel count); Horovod
+// also hierarchical(ring) (HOROVOD_HIERARCHICAL_ALLREDUCE), DDP only once topotune's comm hook
+// ships; SMDDP none (its algorithm is not modelled); topotune's runtime every schedule.
+TEST(Framework, CapabilityTable) {
+  const auto runs = [](Framework f, const char* name) {
+    return framework_runs(f, *parse_algorithm_choice(name));
+  };
+  for (const char* n : {"nccl:default", "nccl:ring", "nccl:tree/ch4"}) {
+    EXPECT_TRUE(runs(Framework::Ddp, n)) << n;
+    EXPECT_TRUE(runs(Framework::Horovod, n)) << n;
+    EXPECT_FALSE(runs(Framework::Topotune, n)) << n;
+    EXPECT_FALSE(runs(Framework::Smddp, n)) << n;
+  }
+  EXPECT_TRUE(runs(Framework::Horovod, "hierarchical(ring)"));
+  EXPECT_FALSE(runs(Framework::Horovod, "hierarchical(rhd)"));
+  EXPECT_FALSE(runs(Framework::Horovod, "hierarchical(ring)/ch2"));
+  EXPECT_EQ(runs(Framework::Ddp, "hierarchical(ring)"), kDdpHierarchicalHook);
+  EXPECT_FALSE(runs(Framework::Ddp, "hierarchical(rhd)"));
+  for (const char* n : {"ring", "dbtree", "rhd", "ps(k=2)", "hierarchical(ps(k=2))/ch4"}) {
+    EXPECT_TRUE(runs(Framework::Topotune, n)) << n;
+    EXPECT_FALSE(runs(Framework::Ddp, n)) << n;
+  }
+  for (Framework f : all_frameworks()) EXPECT_EQ(*parse_framework(framework_name(f)), f);
+  EXPECT_FALSE(parse_framework("pytorch"));
+  EXPECT_TRUE(smddp_supported("ml.p4d.24xlarge"));
+  EXPECT_FALSE(smddp_supported("ml.p5.48xlarge"));
 }
 
 }  // namespace
