@@ -35,9 +35,16 @@ ordered_json timeline_json(const sim::StepResult& s) {
   return out;
 }
 
+ordered_json frameworks_json(const AlgorithmChoice& a) {
+  ordered_json out = ordered_json::array();
+  for (Framework f : frameworks_running(a)) out.push_back(framework_name(f));
+  return out;
+}
+
 ordered_json candidate_json(const Candidate& c) {
   ordered_json j;
   j["algorithm"] = c.algo.name();
+  j["frameworks"] = frameworks_json(c.algo);
   j["framework"] = c.framework;
   j["bucket_bytes"] = c.bucket_cap.value;
   if (c.framework == "ddp") j["first_bucket_bytes"] = c.first_bucket.value;
@@ -77,6 +84,7 @@ ordered_json inputs_json(const PlanInputs& in) {
                   {"efficiency", in.compute.efficiency}};
   j["dtypes"] = dtypes;
   if (in.backend != kBackendNccl) j["backend"] = in.backend;
+  j["framework"] = framework_name(in.framework);
   if (!in.algorithm_kinds.empty()) {
     ordered_json kinds = ordered_json::array();
     for (AlgoKind k : in.algorithm_kinds) kinds.push_back(algo_kind_name(k));
@@ -107,15 +115,21 @@ std::string ratio(double x) {
   return buf;
 }
 
-// Names what a job can run today when the winner needs more than NCCL + DDP.
-std::string runnable_clause(const TuneReport& r) {
-  if (nccl_runnable(r.recommendation.algo)) return "";
-  const Candidate* n = best_nccl_runnable(r);
-  if (!n) return " (" + r.recommendation.algo.name() + " needs topotune's runtime)";
-  return " (" + r.recommendation.algo.name() +
-         " needs topotune's runtime; the best NCCL-runnable " +
-         "plan is " + n->algo.name() + " with " + mib(n->bucket_cap) + " buckets and " +
-         comm_dtype_name(n->dtype) + " gradients, " + ms(n->step.step) + ")";
+std::string percent(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f %%", x * 100);
+  return buf;
+}
+
+// What the defaults are, in words, for the sentence.
+std::string defaults_words(const PlanInputs& in) {
+  switch (in.framework) {
+    case Framework::Horovod: return "Horovod's defaults (fusion 128 MiB, cycle 1 ms, fp32)";
+    case Framework::Smddp: return "SMDDP's defaults";
+    case Framework::Ddp:
+    case Framework::Topotune: break;
+  }
+  return "DDP's defaults (NCCL's own choice, 25 MiB buckets, fp32)";
 }
 
 }  // namespace
@@ -207,6 +221,20 @@ Expected<std::vector<AlgorithmChoice>> search_space(const PlanInputs& inputs, in
   return out;
 }
 
+// The recommendation for the plan's framework: the tuner's pick among what it runs (DDP, or
+// Horovod's sweep), kept only if it beats the framework's defaults by the margin; else the
+// defaults themselves. SMDDP's algorithm is not modelled: its defaults.
+void choose_for_framework(Plan& plan) {
+  TuneReport& r = plan.report;
+  const Framework f = plan.inputs.framework;
+  const Candidate& defaults = f == Framework::Horovod ? r.baseline_horovod : r.baseline_ddp;
+  Candidate pick = f == Framework::Horovod ? r.horovod_best : r.recommendation;
+  const bool runs = framework_runs(f, pick.algo);
+  plan.keeps_defaults = f == Framework::Smddp || !runs ||
+                        !(pick.step.step.value < defaults.step.step.value * (1 - kDefaultDtypeMargin));
+  r.recommendation = plan.keeps_defaults ? defaults : std::move(pick);
+}
+
 }  // namespace
 
 Expected<Plan> make_plan(PlanInputs inputs) {
@@ -238,6 +266,19 @@ Expected<Plan> make_plan(PlanInputs inputs) {
   req.dtypes = inputs.dtypes;
   req.channel_counts = default_channel_counts(screen->max_channels());
   TT_TRY(req.algorithms, search_space(inputs, req.hosts));
+  const Framework framework = inputs.framework;
+  if (!nccl && framework != Framework::Topotune) {
+    return fail(Errc::InvalidArgument, "--backend mpi runs topotune's schedules: it needs "
+                                       "--framework topotune, not " +
+                                           std::string(framework_name(framework)));
+  }
+  if (framework == Framework::Smddp && !smddp_supported(inputs.sagemaker_name)) {
+    return fail(Errc::InvalidArgument, inputs.instance + " does not run SMDDP (it runs on " +
+                                           smddp_instances_text() + ")");
+  }
+  if (framework != Framework::Smddp) {
+    req.eligible = [framework](const Candidate& c) { return framework_runs(framework, c.algo); };
+  }
   std::unique_ptr<SimulatorTimer> rank;
   std::string rank_note;
   if (inputs.simulate) {
@@ -262,32 +303,63 @@ Expected<Plan> make_plan(PlanInputs inputs) {
     for (std::string& n : done) report.notes.push_back(std::move(n));
   }
   Plan plan;
-  if (const Candidate* n = best_nccl_runnable(report); n && nccl) {
-    TT_TRY(plan.nccl_rules, nccl_rules(*n, *screen));
-  }
   plan.inputs = std::move(inputs);
   plan.report = std::move(report);
   plan.version = kVersion;
+  choose_for_framework(plan);
+  if (nccl) {
+    const Candidate& r = plan.report.recommendation;
+    TT_TRY(plan.nccl_rules, nccl_rules(r.algo.is_nccl() && r.framework == "ddp"
+                                           ? r : plan.report.baseline_ddp, *screen));
+  }
   return plan;
 }
 
-bool nccl_runnable(const AlgorithmChoice& a) { return is_nccl_algorithm(a); }
+const Candidate& framework_defaults(const Plan& plan) {
+  return plan.inputs.framework == Framework::Horovod ? plan.report.baseline_horovod
+                                                     : plan.report.baseline_ddp;
+}
 
-const Candidate* best_nccl_runnable(const TuneReport& report) {
-  return simplest_within_margin(report.candidates, kDefaultDtypeMargin,
-                                [](const Candidate& c) { return nccl_runnable(c.algo); });
+bool same_configuration(const Candidate& a, const Candidate& b) {
+  return a.algo == b.algo && a.dtype == b.dtype && a.bucket_cap == b.bucket_cap &&
+         a.first_bucket == b.first_bucket && a.framework == b.framework &&
+         a.cycle_time == b.cycle_time;
+}
+
+std::vector<const Candidate*> listed_candidates(const Plan& plan, int max) {
+  const Candidate& rec = plan.report.recommendation;
+  std::vector<const Candidate*> out = {&rec};
+  for (const Candidate& c : plan.report.candidates) {
+    if (static_cast<int>(out.size()) >= max) break;
+    if (!same_configuration(c, rec)) out.push_back(&c);
+  }
+  return out;
 }
 
 std::string recommendation_sentence(const Plan& plan) {
   const TuneReport& r = plan.report;
   const Candidate& c = r.recommendation;
-  return "Use " + c.algo.name() + " with " + mib(c.bucket_cap) + " DDP buckets and " +
+  const Candidate& d = framework_defaults(plan);
+  const std::string fw = framework_name(plan.inputs.framework);
+  if (plan.inputs.framework == Framework::Smddp) {
+    return "Keep SMDDP's defaults: topotune does not model SMDDP's own AllReduce, so no "
+           "candidate is timed as SMDDP runs it (the rows are NCCL's and topotune's).";
+  }
+  if (plan.keeps_defaults) {
+    return "Keep " + defaults_words(plan.inputs) + ": predicted step " + ms(d.step.step) +
+           "; nothing " + fw + " runs is predicted to beat them by more than " +
+           percent(kDefaultDtypeMargin).substr(1) + " (the emitted files change nothing).";
+  }
+  const double gain = d.step.step.value / c.step.step.value;
+  const std::string how = how_framework_runs(plan.inputs.framework, c.algo);
+  const std::string knobs =
+      c.framework == "horovod"
+          ? "fusion " + mib(c.bucket_cap) + ", cycle " + ms(c.cycle_time)
+          : mib(c.bucket_cap) + " buckets";
+  return "Use " + c.algo.name() + " (" + fw + ": " + how + ") with " + knobs + " and " +
          comm_dtype_name(c.dtype) + " gradients: predicted step " + ms(c.step.step) + " (" +
-         ms(c.step.exposed_comm) + " exposed communication), " +
-         ratio(r.baseline_ddp.step.step.value / c.step.step.value) +
-         " vs NCCL defaults with 25 MiB DDP buckets and " +
-         ratio(r.baseline_horovod.step.step.value / c.step.step.value) + " vs Horovod defaults" +
-         runnable_clause(r) + ".";
+         ms(c.step.exposed_comm) + " exposed communication), " + ratio(gain) + " (" +
+         percent(gain - 1) + ") vs " + defaults_words(plan.inputs) + ".";
 }
 
 std::string plan_to_json(const Plan& plan, int max_candidates) {
@@ -299,7 +371,9 @@ std::string plan_to_json(const Plan& plan, int max_candidates) {
   j["instance"] = plan.inputs.instance;
   j["nodes"] = plan.inputs.nodes;
   j["model"] = plan.inputs.model.name;
+  j["framework"] = framework_name(plan.inputs.framework);
   ordered_json rec = candidate_json(c);
+  rec["keeps_defaults"] = plan.keeps_defaults;
   rec["speedup_vs_ddp_defaults"] = r6(r.baseline_ddp.step.step.value / c.step.step.value);
   rec["speedup_vs_horovod_defaults"] = r6(r.baseline_horovod.step.step.value / c.step.step.value);
   rec["sentence"] = recommendation_sentence(plan);
@@ -315,11 +389,12 @@ std::string plan_to_json(const Plan& plan, int max_candidates) {
     rules.push_back({{"min_bytes", n.min_bytes}, {"max_bytes", n.max_bytes}, {"algo", n.algo},
                      {"proto", n.proto}, {"channels", n.channels}});
   }
-  const Candidate* runnable = best_nccl_runnable(r);
-  j["nccl"] = {{"algorithm", runnable ? runnable->algo.name() : ""}, {"buckets", rules}};
+  const bool rec_nccl = c.algo.is_nccl() && c.framework == "ddp";
+  j["nccl"] = {{"algorithm", (rec_nccl ? c : r.baseline_ddp).algo.name()}, {"buckets", rules}};
   ordered_json cands = ordered_json::array();
-  for (int i = 0; i < std::min<int>(max_candidates, r.candidates.size()); ++i) {
-    ordered_json x = candidate_json(r.candidates[i]);
+  const std::vector<const Candidate*> listed = listed_candidates(plan, max_candidates);
+  for (std::size_t i = 0; i < listed.size(); ++i) {
+    ordered_json x = candidate_json(*listed[i]);
     x["rank"] = i + 1;
     cands.push_back(x);
   }
@@ -354,6 +429,7 @@ Expected<StoredPlan> read_plan_json(const std::string& text, const std::string& 
       s.inputs.dtypes.push_back(dt);
     }
     s.inputs.backend = in.value("backend", std::string(kBackendNccl));
+    TT_TRY(s.inputs.framework, parse_framework(in.value("framework", std::string("ddp"))));
     if (in.contains("algorithms")) {
       for (const auto& k : in.at("algorithms")) {
         TT_TRY(AlgoKind kind, parse_algo_kind(k.get<std::string>()));

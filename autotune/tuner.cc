@@ -214,6 +214,23 @@ void rank_channel_variants(const TuneRequest& req, const Evaluator& eval,
   k += found.size();
 }
 
+// Ranks the best `count` candidates matching `pred` below the ranked block (the first `k`)
+// with `timer` and moves them into the block, unless the block already holds `count`.
+void pull_into_block(const Evaluator& eval, const CollectiveTimer& timer,
+                     std::vector<Candidate>& all, std::size_t& k,
+                     const std::function<bool(const Candidate&)>& pred, int count) {
+  int have = static_cast<int>(std::count_if(all.begin(), all.begin() + k, pred));
+  for (std::size_t i = k; i < all.size() && have < count; ++i) {
+    if (!pred(all[i])) continue;
+    auto again = eval.ddp(timer, all[i].algo, all[i].dtype, all[i].first_bucket, all[i].bucket_cap);
+    if (!again) continue;
+    all[i] = std::move(*again);
+    std::rotate(all.begin() + k, all.begin() + i, all.begin() + i + 1);
+    ++k;
+    ++have;
+  }
+}
+
 // Re-simulates the screen's best `top_k` candidates with the rank timer and re-orders them.
 void rank_top(const TuneRequest& req, const Evaluator& eval, const CollectiveTimer& timer,
               TuneReport& report) {
@@ -225,18 +242,11 @@ void rank_top(const TuneRequest& req, const Evaluator& eval, const CollectiveTim
     if (ranked) all[i] = std::move(*ranked);
     else add_note(report, c.algo.name() + ": rank timer: " + ranked.error().message);
   }
-  // The recommendation may fall back to the best fp32 candidate: rank it with the same timer
-  // so that the comparison is like for like.
+  // The recommendation may fall back to the best fp32 candidate, and must be one the job's
+  // framework runs: rank those with the same timer too, so the comparison is like for like.
   const auto is_fp32 = [](const Candidate& c) { return c.dtype == CommDtype::Fp32; };
-  auto fp32 = std::find_if(all.begin() + k, all.end(), is_fp32);
-  if (!std::any_of(all.begin(), all.begin() + k, is_fp32) && fp32 != all.end()) {
-    auto again = eval.ddp(timer, fp32->algo, fp32->dtype, fp32->first_bucket, fp32->bucket_cap);
-    if (again) {
-      *fp32 = std::move(*again);
-      std::rotate(all.begin() + k, fp32, fp32 + 1);
-      ++k;
-    }
-  }
+  pull_into_block(eval, timer, all, k, is_fp32, 1);
+  if (req.eligible) pull_into_block(eval, timer, all, k, req.eligible, req.top_k);
   std::sort(all.begin(), all.begin() + k, faster);
   if (req.channel_counts.empty()) return;
   rank_channel_variants(req, eval, timer, report, k);
@@ -332,7 +342,17 @@ Expected<TuneReport> tune(const TuneRequest& request, const CollectiveTimer& scr
                            "size on the screen)");
   }
   if (cached_rank) rank_top(req, eval, final_timer, report);
-  report.recommendation = *simplest_within_margin(report.candidates, req.dtype_margin);
+  // The recommendation comes from the rows the final timer timed (a screened-only row is not
+  // comparable with them), among those the framework runs.
+  const std::string final_name = final_timer.name();
+  const auto eligible = [&req, &final_name](const Candidate& c) {
+    return c.timer == final_name && (!req.eligible || req.eligible(c));
+  };
+  const Candidate* rec = simplest_within_margin(report.candidates, req.dtype_margin, eligible);
+  if (!rec) rec = simplest_within_margin(report.candidates, req.dtype_margin, req.eligible);
+  // None the framework runs: the best of all, which the caller sees it cannot run.
+  if (!rec) rec = simplest_within_margin(report.candidates, req.dtype_margin);
+  report.recommendation = *rec;
   const AlgorithmChoice nccl{AlgoKind::NcclDefault};
   TT_TRY(report.baseline_ddp, eval.ddp(final_timer, nccl, CommDtype::Fp32, 1_MiB, 25_MiB));
   TT_TRY(report.baseline_horovod,

@@ -32,6 +32,7 @@ struct PlanArgs {
   std::string dtype = "auto";
   std::string algos;
   std::string backend = tune::kBackendNccl;
+  std::string framework;  ///< empty: topotune with --backend mpi, else ddp
   double efficiency = tune::kDefaultComputeEfficiency;
   double peak_tflops = 0;
   std::string calibration;
@@ -90,6 +91,9 @@ Expected<tune::PlanInputs> inputs_from_args(const PlanArgs& a) {
     TT_TRY(in.calibration_json, read_text(a.calibration, "calibration file"));
   }
   in.backend = a.backend;
+  const std::string framework =
+      !a.framework.empty() ? a.framework : a.backend == tune::kBackendMpi ? "topotune" : "ddp";
+  TT_TRY(in.framework, tune::parse_framework(framework).context("--framework"));
   for (const std::string& name : split_comma_list(a.algos)) {
     TT_TRY(tune::AlgoKind kind, tune::parse_algo_kind(name).context("--algos"));
     in.algorithm_kinds.push_back(kind);
@@ -174,6 +178,11 @@ CommandRun setup_plan(CLI::App& sub) {
                  "measure` on a cluster without NCCL: ring and tree are simulated as topotune "
                  "runs them)")
       ->capture_default_str();
+  sub.add_option("--framework", a->framework,
+                 "what the job runs its allreduces with: ddp (PyTorch DDP on NCCL), horovod, "
+                 "smddp (SageMaker's library: its algorithm is not modelled), topotune "
+                 "(`topotune measure`). The recommendation is the best candidate it runs with "
+                 "the emitted files, or its defaults. Default: ddp (topotune with --backend mpi)");
   sub.add_option("--compute-efficiency", a->efficiency,
                  "achieved share of the GPU's bf16 tensor peak")
       ->capture_default_str();
@@ -190,6 +199,7 @@ CommandRun setup_plan(CLI::App& sub) {
   sub.footer(
       "Examples:\n"
       "  topotune plan --instance p4d.24xlarge --nodes 4\n"
+      "  topotune plan --instance p4d.24xlarge --nodes 4 --framework horovod\n"
       "  topotune plan --instance p5.48xlarge --nodes 16 --model gpt2-xl --format json\n"
       "  topotune plan --instance p4d.24xlarge --nodes 4 --emit all --out cfg/\n"
       "  topotune plan --replay plan.json");

@@ -163,6 +163,52 @@ class PlanCliTest(unittest.TestCase):
         self.assertEqual(bad.returncode, 2)
         self.assertIn("nccl:default needs the nccl backend", bad.stderr)
 
+    def test_ddp_recommendation_is_the_first_row_and_runs_with_ddp(self):
+        p = plan("--instance", "p4d.24xlarge", "--nodes", "4", "--format", "json")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(p.stdout)
+        rec, first = doc["recommendation"], doc["candidates"][0]
+        self.assertEqual(doc["framework"], "ddp")
+        self.assertIn("ddp", rec["frameworks"])
+        for key in ("algorithm", "bucket_bytes", "comm_dtype", "step_time_s", "busbw_GBps"):
+            self.assertEqual(rec[key], first[key], key)
+        self.assertNotIn("topotune's runtime", rec["sentence"])
+        table = plan("--instance", "p4d.24xlarge", "--nodes", "4").stdout
+        row = [l for l in table.splitlines() if l.startswith("1 ")][0].split()
+        self.assertEqual(row[1], rec["algorithm"])
+        self.assertEqual(float(row[6]), round(rec["step_time_s"] * 1e3, 2))
+
+    def test_keeps_the_defaults_when_nothing_beats_them(self):
+        # GPT-2 XL on 16 x p5: nothing DDP runs is predicted 2 % faster than its defaults.
+        args = ("--instance", "p5.48xlarge", "--nodes", "16", "--model", "gpt2-xl")
+        doc = json.loads(plan(*args, "--format", "json").stdout)
+        rec = doc["recommendation"]
+        self.assertTrue(rec["keeps_defaults"])
+        self.assertTrue(rec["sentence"].startswith("Keep DDP's defaults"), rec["sentence"])
+        self.assertEqual(rec["step_time_s"], doc["baselines"][0]["step_time_s"])
+        self.assertEqual(doc["candidates"][0]["step_time_s"], rec["step_time_s"])
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "cfg")
+            os.mkdir(out)
+            r = plan(*args, "--emit", "all", "--out", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            env = open(os.path.join(out, "nccl.env")).read()
+            self.assertEqual([l for l in env.splitlines() if l and not l.startswith("#")], [])
+            ddp = open(os.path.join(out, "ddp_snippet.py")).read()
+            self.assertNotIn("bucket_cap_mb", ddp)
+            self.assertNotIn("comm_hook", ddp)
+            hvd = open(os.path.join(out, "horovod.env")).read()
+            self.assertNotIn("NCCL_ALGO", hvd)
+
+    def test_horovod_file_agrees_with_algos(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = plan("--instance", "p4d.24xlarge", "--nodes", "4", "--algos",
+                     "nccl:default,nccl:ring,nccl:tree", "--emit", "horovod", "--out", d)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            hvd = open(os.path.join(d, "horovod.env")).read()
+            self.assertNotIn("HOROVOD_HIERARCHICAL_ALLREDUCE=1", hvd)
+            self.assertNotIn("hierarchical", hvd)
+
     def test_bad_options(self):
         for args in [["--instance", "p4d.24xlarge", "--nodes", "0"],
                      ["--instance", "p4d.24xlarge", "--format", "xml"],
