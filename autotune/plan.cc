@@ -105,7 +105,7 @@ std::string mib(Bytes b) {
 
 std::string ms(Seconds s) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g ms", s.value * 1e3);
+  std::snprintf(buf, sizeof buf, "%.4g ms", s.value * 1e3);
   return buf;
 }
 
@@ -195,6 +195,20 @@ Expected<std::vector<NcclBucketRule>> nccl_rules(const Candidate& c, const NcclT
   return rules;
 }
 
+// The gradient dtypes: bf16 only where the GPU computes it natively, fp16 otherwise.
+Expected<void> dtypes_for_hardware(PlanInputs& in, const topo::GpuSpec& gpu) {
+  if (in.dtypes.empty()) {
+    in.dtypes = {CommDtype::Fp32, gpu.bf16_native ? CommDtype::Bf16 : CommDtype::Fp16};
+  }
+  const auto bf16 = std::find(in.dtypes.begin(), in.dtypes.end(), CommDtype::Bf16);
+  if (bf16 != in.dtypes.end() && !gpu.bf16_native) {
+    return fail(Errc::InvalidArgument, "bf16 gradients need a GPU that computes bf16 natively "
+                                       "(Ampere or later); " + gpu.model + " (" +
+                                           topo::arch_name(gpu.arch) + ") does not: use fp16");
+  }
+  return {};
+}
+
 // The algorithm axis. NCCL's backend searches NCCL's algorithms and topotune's other
 // schedules by default; topotune's own ring and dbtree only when asked (--algos): NCCL runs its
 // ring and tree over every rail, topotune's over one. Without NCCL, topotune's schedules only.
@@ -244,6 +258,7 @@ Expected<Plan> make_plan(PlanInputs inputs) {
   inputs.nodes = spec.hosts;
   inputs.placement = topo::placement_name(spec.placement);
   TT_TRY(inputs.shape, cluster_shape(spec));
+  TT_TRY_VOID(dtypes_for_hardware(inputs, spec.instance.gpu));
   if (inputs.compute.peak_flops <= 0) inputs.compute.peak_flops = inputs.shape.peak_flops;
   if (inputs.timer != kTimerClosedForm) {
     return fail(Errc::InvalidArgument, "unknown screening timer '" + inputs.timer + "' (" +

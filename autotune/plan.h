@@ -45,9 +45,10 @@ struct PlanInputs {
   ClusterShape shape;                  ///< derived
   ModelProfile model;
   ComputeParams compute;
-  /// fp16 moves the same bytes as bf16 (identical predicted times), so the default search
-  /// leaves it out; --dtype fp16 asks for it.
-  std::vector<CommDtype> dtypes = {CommDtype::Fp32, CommDtype::Bf16};
+  /// Gradient dtypes searched. Empty: by hardware (make_plan fills it): fp32 and bf16 where
+  /// the GPU computes bf16 natively (the catalog's gpu.bf16_native: Ampere and later), fp32
+  /// and fp16 elsewhere (Volta, Turing). bf16 on a GPU without it is an error.
+  std::vector<CommDtype> dtypes;
   /// Algorithm families searched (--algos), e.g. only what a runtime without NCCL can run;
   /// empty: all of them (default_algorithms). The baselines are NCCL's defaults regardless.
   std::vector<AlgoKind> algorithm_kinds;

@@ -165,8 +165,9 @@ CommandRun setup_plan(CLI::App& sub) {
       ->capture_default_str();
   sub.add_option("--batch-per-gpu", a->batch, "samples per GPU per step")->capture_default_str();
   sub.add_option("--dtype", a->dtype,
-                 "gradient dtype on the wire: fp32, bf16, fp16, or auto (search all; 16 bits "
-                 "only if > 2 % faster)")
+                 "gradient dtype on the wire: fp32, bf16, fp16, or auto (fp32 and bf16 where "
+                 "the GPU computes bf16 natively, Ampere and later; fp32 and fp16 on Volta and "
+                 "Turing; 16 bits only if > 2 % faster)")
       ->capture_default_str();
   sub.add_option("--algos", a->algos,
                  "search only these algorithm families (comma list of nccl-default, ring, tree, "

@@ -28,6 +28,7 @@ struct PredictArgs {
   std::string nccl_version;
   std::string nccl_algo;
   std::string nccl_proto;
+  int nccl_channels = 0;  ///< from --algo nccl:X/chN: NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS
   std::string calibration;
   std::string format = "table";
   int gpus_per_thread = 1;
@@ -142,7 +143,9 @@ Expected<void> run_nccl_predict(const PredictArgs& a, sched::Collective coll,
   TT_TRY(const algo::NcclModelParams params, load_nccl_model(a.calibration));
   TT_TRY(const algo::NcclOptions opts,
          make_nccl_options(a.nccl_version, a.nccl_algo, a.nccl_proto));
-  const algo::NcclPredictor predictor(sys, params, opts);
+  algo::NcclOptions with_channels = opts;
+  with_channels.min_channels = with_channels.max_channels = a.nccl_channels;
+  const algo::NcclPredictor predictor(sys, params, with_channels);
   const bool json = a.format == "json";
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   if (!json) {
@@ -186,6 +189,20 @@ Expected<void> run_predict(const PredictArgs& a, std::ostream& out) {
   }
   TT_TRY(const sched::Collective coll, sched::parse_collective(a.collective));
   TT_TRY(const std::vector<Bytes> sizes, parse_size_list(a.sizes));
+  // NCCL's own algorithms by their names (nccl:default, nccl:ring, nccl:tree, /chN): the
+  // NCCL predictor with NCCL_ALGO and the channel count they stand for.
+  if (auto choice = algo::parse_algorithm_choice(a.algo); choice && choice->is_nccl()) {
+    PredictArgs n = a;
+    if (choice->kind != algo::AlgoKind::NcclDefault) {
+      if (!a.nccl_algo.empty()) {
+        return fail(Errc::InvalidArgument, "--algo " + a.algo + " already sets NCCL's algorithm: "
+                                           "drop --nccl-algo");
+      }
+      n.nccl_algo = choice->kind == algo::AlgoKind::NcclRing ? "ring" : "tree";
+    }
+    n.nccl_channels = choice->channels;
+    return run_nccl_predict(n, coll, sizes, out);
+  }
   if (a.algo != "nccl") {
     int ranks = 0, nodes = 0;
     TT_TRY(const std::vector<PredictRow> rows, predict_schedule(a, coll, sizes, ranks, nodes));
@@ -223,8 +240,8 @@ CommandRun setup_predict(CLI::App& sub) {
                  "allreduce | allgather | reduce_scatter | broadcast");
   sub.add_option(
       "--algo", a->algo,
-      "nccl (NCCL's model, default) or a schedule algorithm of the registry: ring, tree, "
-      "rhd, ps, hierarchical (closed-form time)");
+      "nccl:default (NCCL's model, default; also nccl:ring, nccl:tree, /chN) or one of "
+      "topotune's schedules (closed-form time): " + algo::algorithm_names_text());
   sub.add_option("--sizes", a->sizes, "A:B (A, 2A, ... B) or a list 1M,64M,1G (default 8:16G)");
   sub.add_option("--nccl-version", a->nccl_version, "NCCL release, e.g. 2.23.4 (default: latest)");
   sub.add_option("--nccl-algo", a->nccl_algo,

@@ -209,6 +209,23 @@ class PlanCliTest(unittest.TestCase):
             self.assertNotIn("HOROVOD_HIERARCHICAL_ALLREDUCE=1", hvd)
             self.assertNotIn("hierarchical", hvd)
 
+    def test_gradient_dtype_follows_the_hardware(self):
+        # V100 (p3) and T4 (g4dn) have no bf16: never searched, fp16 instead; A100 has it.
+        for instance in ("p3.16xlarge", "g4dn.12xlarge", "p3dn.24xlarge"):
+            p = plan("--instance", instance, "--nodes", "4", "--format", "json")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            doc = json.loads(p.stdout)
+            self.assertEqual(doc["inputs"]["dtypes"], ["fp32", "fp16"], instance)
+            rows = doc["candidates"] + [doc["recommendation"], doc["horovod"]]
+            self.assertNotIn("bf16", {r["comm_dtype"] for r in rows}, instance)
+            self.assertIn("fp16", {r["comm_dtype"] for r in doc["candidates"]}, instance)
+            bad = plan("--instance", instance, "--nodes", "4", "--dtype", "bf16")
+            self.assertEqual(bad.returncode, 2)
+            self.assertIn("bf16 gradients need a GPU that computes bf16 natively", bad.stderr)
+        a100 = json.loads(plan("--instance", "p4d.24xlarge", "--nodes", "2", "--format",
+                               "json").stdout)
+        self.assertEqual(a100["inputs"]["dtypes"], ["fp32", "bf16"])
+
     def test_bad_options(self):
         for args in [["--instance", "p4d.24xlarge", "--nodes", "0"],
                      ["--instance", "p4d.24xlarge", "--format", "xml"],
