@@ -237,15 +237,19 @@ Expected<std::vector<AlgorithmChoice>> search_space(const PlanInputs& inputs, in
 
 // The recommendation for the plan's framework: the tuner's pick among what it runs (DDP, or
 // Horovod's sweep), kept only if it beats the framework's defaults by the margin; else the
-// defaults themselves. SMDDP's algorithm is not modelled: its defaults.
+// defaults themselves (not with --backend mpi, which has none). SMDDP's algorithm is not
+// modelled: its defaults.
 void choose_for_framework(Plan& plan) {
   TuneReport& r = plan.report;
   const Framework f = plan.inputs.framework;
   const Candidate& defaults = f == Framework::Horovod ? r.baseline_horovod : r.baseline_ddp;
   Candidate pick = f == Framework::Horovod ? r.horovod_best : r.recommendation;
   const bool runs = framework_runs(f, pick.algo);
-  plan.keeps_defaults = f == Framework::Smddp || !runs ||
-                        !(pick.step.step.value < defaults.step.step.value * (1 - kDefaultDtypeMargin));
+  const bool beats = pick.step.step.value < defaults.step.step.value * (1 - kDefaultDtypeMargin);
+  // Without NCCL (--backend mpi) there are no framework defaults to keep: the baselines'
+  // "NCCL defaults" only stand for topotune's ring/tree there.
+  const bool no_defaults = plan.inputs.backend == kBackendMpi;
+  plan.keeps_defaults = f == Framework::Smddp || !runs || (!beats && !no_defaults);
   r.recommendation = plan.keeps_defaults ? defaults : std::move(pick);
 }
 
