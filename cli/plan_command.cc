@@ -25,6 +25,7 @@ namespace {
 struct PlanArgs {
   std::string instance;
   int nodes = 1;
+  bool nodes_given = false;  ///< --nodes on the command line (it overrides a --cluster file's)
   std::string placement = "cluster";
   std::string cluster_file;
   std::string model = tune::kDefaultModel;
@@ -56,6 +57,7 @@ Expected<std::string> read_text(const std::string& path, const char* what) {
 Expected<std::string> cluster_json(const PlanArgs& a) {
   if (!a.cluster_file.empty()) {
     TT_TRY(topo::ClusterSpec spec, topo::load_cluster_file(a.cluster_file));
+    if (a.nodes_given) spec.hosts = a.nodes;  // --nodes overrides the file's, as everywhere
     TT_TRY_VOID(apply_calibration_file(a.calibration, spec).context("--calibration"));
     TT_TRY(const std::string text, read_text(a.cluster_file, "cluster file"));
     // Already validated by load_cluster_file, so these members exist and parse.
@@ -101,6 +103,29 @@ Expected<tune::PlanInputs> inputs_from_args(const PlanArgs& a) {
   return in;
 }
 
+// A flag that would be ignored is an error: the user meant something by it.
+Expected<void> check_flags(const CLI::App& app) {
+  const auto given = [&app](const char* f) { return app.count(f) > 0; };
+  if (given("--out") && !given("--emit")) {
+    return fail(Errc::InvalidArgument, "--out needs --emit KIND (without it nothing is written)");
+  }
+  for (const char* f : {"--instance", "--placement"}) {
+    if (given("--cluster") && given(f)) {
+      return fail(Errc::InvalidArgument,
+                  std::string(f) + " would be ignored with --cluster (the file says it)");
+    }
+  }
+  for (const char* f : {"--instance", "--nodes", "--placement", "--cluster", "--model",
+                        "--batch-per-gpu", "--dtype", "--algos", "--backend", "--framework",
+                        "--compute-efficiency", "--peak-tflops", "--calibration"}) {
+    if (given("--replay") && given(f)) {
+      return fail(Errc::InvalidArgument, std::string(f) + " would be ignored with --replay "
+                                                          "(a replay uses the plan's own inputs)");
+    }
+  }
+  return {};
+}
+
 Expected<tune::Plan> compute_plan(const PlanArgs& a) {
   if (a.replay.empty()) {
     TT_TRY(tune::PlanInputs in, inputs_from_args(a));
@@ -123,6 +148,7 @@ Expected<void> write_emitted(const tune::Plan& plan, const PlanArgs& a) {
   if (a.out.empty()) return fail(Errc::InvalidArgument, "--emit needs --out DIR");
   TT_TRY(const std::vector<tune::EmittedFile> files, tune::emit(plan, a.emit));
   std::error_code ec;
+  if (!std::filesystem::exists(a.out, ec)) std::filesystem::create_directories(a.out, ec);
   if (!std::filesystem::is_directory(a.out, ec)) {
     return fail(Errc::Io, "--out '" + a.out + "' is not a directory");
   }
@@ -139,7 +165,8 @@ Expected<void> write_emitted(const tune::Plan& plan, const PlanArgs& a) {
   return write_files_atomically(pending);
 }
 
-Expected<void> run_plan(const PlanArgs& a, std::ostream& out) {
+Expected<void> run_plan(const PlanArgs& a, const CLI::App& app, std::ostream& out) {
+  TT_TRY_VOID(check_flags(app));
   if (a.format != "table" && a.format != "json") {
     return fail(Errc::InvalidArgument, "--format must be table or json");
   }
@@ -204,7 +231,11 @@ CommandRun setup_plan(CLI::App& sub) {
       "  topotune plan --instance p5.48xlarge --nodes 16 --model gpt2-xl --format json\n"
       "  topotune plan --instance p4d.24xlarge --nodes 4 --emit all --out cfg/\n"
       "  topotune plan --replay plan.json");
-  return [a](std::ostream& out) { return run_plan(*a, out); };
+  const CLI::App* app = &sub;  // owned by the parent app, which outlives the run
+  return [a, app](std::ostream& out) {
+    a->nodes_given = app->count("--nodes") > 0;
+    return run_plan(*a, *app, out);
+  };
 }
 
 }  // namespace topotune::cli

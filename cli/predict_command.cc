@@ -258,6 +258,12 @@ CommandRun setup_predict(CLI::App& sub) {
   sub.add_flag("--simulate", a->simulate,
                "schedule algorithms: run the flow simulator instead of the closed form");
   sub.add_flag("--explain", a->explain, "show every candidate's time and bottleneck");
+  sub.footer(
+      "Examples:\n"
+      "  topotune predict --instance p4d.24xlarge --nodes 2\n"
+      "  topotune predict --instance p4d.24xlarge --nodes 2 --algo nccl:ring --sizes 1M,64M\n"
+      "  topotune predict --instance p4d.24xlarge --nodes 2 --algo 'hierarchical(rhd)' "
+      "--sizes 64M --simulate");
   return [a](std::ostream& out) { return run_predict(*a, out); };
 }
 

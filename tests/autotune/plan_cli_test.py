@@ -51,12 +51,13 @@ class PlanCliTest(unittest.TestCase):
         self.assertIn("p9.huge", p.stderr)
 
     def test_emit_to_unwritable_dir_writes_nothing(self):
-        # /proc refuses new files even for root; a missing directory and a file are refused
-        # before anything is staged.
+        # /proc refuses new files even for root; a file, and a directory that cannot be
+        # created (under a file), are refused before anything is staged. (A missing directory
+        # is created: test_flags_that_would_be_ignored_are_errors_and_out_is_created.)
         with tempfile.TemporaryDirectory() as d:
             a_file = os.path.join(d, "file")
             open(a_file, "w").close()
-            for out in ["/proc", os.path.join(d, "missing"), a_file]:
+            for out in ["/proc", os.path.join(a_file, "sub"), a_file]:
                 p = plan("--instance", "p4d.24xlarge", "--nodes", "4", "--emit", "all", "--out", out)
                 self.assertEqual(p.returncode, 2, out + ": " + p.stderr)
                 self.assertIn("topotune: error:", p.stderr)
@@ -225,6 +226,25 @@ class PlanCliTest(unittest.TestCase):
         a100 = json.loads(plan("--instance", "p4d.24xlarge", "--nodes", "2", "--format",
                                "json").stdout)
         self.assertEqual(a100["inputs"]["dtypes"], ["fp32", "bf16"])
+
+    def test_flags_that_would_be_ignored_are_errors_and_out_is_created(self):
+        for args, said in ((["--instance", "p4d.24xlarge", "--out", "x"], "--out needs --emit"),
+                           (["--cluster", "c.json", "--placement", "spread"],
+                            "--placement would be ignored with --cluster"),
+                           (["--cluster", "c.json", "--instance", "p4d.24xlarge"],
+                            "--instance would be ignored with --cluster"),
+                           (["--replay", "p.json", "--nodes", "2"],
+                            "--nodes would be ignored with --replay")):
+            r = plan(*args)
+            self.assertEqual(r.returncode, 2, args)
+            self.assertIn(said, r.stderr)
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "cfg", "new")
+            r = plan("--instance", "p4d.24xlarge", "--nodes", "2", "--emit", "all", "--out", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertTrue(os.path.isfile(os.path.join(out, "nccl.env")))
+        help_ = subprocess.run([TOPOTUNE, "plan", "--help"], capture_output=True, text=True)
+        self.assertIn("Examples:", help_.stdout.rstrip().splitlines()[-6])
 
     def test_bad_options(self):
         for args in [["--instance", "p4d.24xlarge", "--nodes", "0"],
