@@ -187,6 +187,10 @@ Expected<void> run_predict(const PredictArgs& a, std::ostream& out) {
   if (a.format != "table" && a.format != "json") {
     return fail(Errc::InvalidArgument, "--format must be table or json");
   }
+  if (!a.cluster.empty() && !a.instance.empty()) {
+    return fail(Errc::InvalidArgument,
+                "--instance would be ignored with --cluster (the file says it)");
+  }
   TT_TRY(const sched::Collective coll, sched::parse_collective(a.collective));
   TT_TRY(const std::vector<Bytes> sizes, parse_size_list(a.sizes));
   // NCCL's own algorithms by their names (nccl:default, nccl:ring, nccl:tree, /chN): the
