@@ -209,6 +209,41 @@ Expected<void> dtypes_for_hardware(PlanInputs& in, const topo::GpuSpec& gpu) {
   return {};
 }
 
+// The backend is known, and the framework can run on it (and on this instance).
+Expected<void> check_backend_and_framework(const PlanInputs& in) {
+  if (in.backend != kBackendNccl && in.backend != kBackendMpi) {
+    return fail(Errc::InvalidArgument, "unknown backend '" + in.backend + "' (nccl, mpi)");
+  }
+  if (in.backend == kBackendMpi && in.framework != Framework::Topotune) {
+    return fail(Errc::InvalidArgument, "--backend mpi runs topotune's schedules: it needs "
+                                       "--framework topotune, not " +
+                                           std::string(framework_name(in.framework)));
+  }
+  if (in.framework == Framework::Smddp && !smddp_supported(in.sagemaker_name)) {
+    return fail(Errc::InvalidArgument, in.instance + " does not run SMDDP (it runs on " +
+                                           smddp_instances_text() + ")");
+  }
+  return {};
+}
+
+// What the stages did, for the notes.
+void add_stage_notes(TuneReport& report, bool nccl, const std::string& rank_note,
+                     const SimulatorTimer* rank) {
+  if (!nccl) {
+    report.notes.push_back("backend mpi: every candidate is a topotune schedule (ring and dbtree "
+                           "too); the baselines' NCCL defaults stand for the better of topotune's "
+                           "ring and dbtree (closed forms), as no NCCL runs here");
+  }
+  if (!rank_note.empty()) report.notes.push_back(rank_note);
+  if (!rank) return;
+  std::vector<std::string> done = rank->summary();
+  if (done.empty()) {
+    done.push_back("rank stage: the top candidates are NCCL's own algorithms, timed by the NCCL "
+                   "predictor in both stages: nothing to simulate");
+  }
+  for (std::string& n : done) report.notes.push_back(std::move(n));
+}
+
 // The algorithm axis. NCCL's backend searches NCCL's algorithms and topotune's other
 // schedules by default; topotune's own ring and dbtree only when asked (--algos): NCCL runs its
 // ring and tree over every rail, topotune's over one. Without NCCL, topotune's schedules only.
@@ -272,9 +307,7 @@ Expected<Plan> make_plan(PlanInputs inputs) {
   TT_TRY(const algo::NcclModelParams params, nccl_params(inputs));
   TT_TRY(const algo::NcclSystem system, algo::nccl_system_from_cluster(spec));
   const auto screen = std::make_unique<NcclTimer>(system, params, own);
-  if (inputs.backend != kBackendNccl && inputs.backend != kBackendMpi) {
-    return fail(Errc::InvalidArgument, "unknown backend '" + inputs.backend + "' (nccl, mpi)");
-  }
+  TT_TRY_VOID(check_backend_and_framework(inputs));
   const bool nccl = inputs.backend == kBackendNccl;
   const CollectiveTimer& screen_timer = nccl ? static_cast<const CollectiveTimer&>(*screen) : own;
   TuneRequest req;
@@ -286,15 +319,6 @@ Expected<Plan> make_plan(PlanInputs inputs) {
   req.channel_counts = default_channel_counts(screen->max_channels());
   TT_TRY(req.algorithms, search_space(inputs, req.hosts));
   const Framework framework = inputs.framework;
-  if (!nccl && framework != Framework::Topotune) {
-    return fail(Errc::InvalidArgument, "--backend mpi runs topotune's schedules: it needs "
-                                       "--framework topotune, not " +
-                                           std::string(framework_name(framework)));
-  }
-  if (framework == Framework::Smddp && !smddp_supported(inputs.sagemaker_name)) {
-    return fail(Errc::InvalidArgument, inputs.instance + " does not run SMDDP (it runs on " +
-                                           smddp_instances_text() + ")");
-  }
   if (framework != Framework::Smddp) {
     req.eligible = [framework](const Candidate& c) { return framework_runs(framework, c.algo); };
   }
@@ -307,20 +331,7 @@ Expected<Plan> make_plan(PlanInputs inputs) {
     else rank_note = "rank stage (flow simulator) skipped: " + made.error().message;
   }
   TT_TRY(TuneReport report, tune(req, screen_timer, rank.get()));
-  if (!nccl) {
-    report.notes.push_back("backend mpi: every candidate is a topotune schedule (ring and tree "
-                           "too); the baselines' NCCL defaults stand for the better of topotune's "
-                           "ring and tree (closed forms), as no NCCL runs here");
-  }
-  if (!rank_note.empty()) report.notes.push_back(rank_note);
-  if (rank) {
-    std::vector<std::string> done = rank->summary();
-    if (done.empty()) {
-      done.push_back("rank stage: the top candidates are NCCL's own algorithms, timed by the NCCL "
-                     "predictor in both stages: nothing to simulate");
-    }
-    for (std::string& n : done) report.notes.push_back(std::move(n));
-  }
+  add_stage_notes(report, nccl, rank_note, rank.get());
   Plan plan;
   plan.inputs = std::move(inputs);
   plan.report = std::move(report);
