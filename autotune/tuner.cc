@@ -253,6 +253,20 @@ void rank_top(const TuneRequest& req, const Evaluator& eval, const CollectiveTim
   std::sort(all.begin(), all.begin() + k, faster);
 }
 
+// The recommendation comes from the rows the final timer timed (a screened-only row is not
+// comparable with them), among those the framework runs; if it runs none, the best of all,
+// which the caller sees it cannot run.
+Candidate recommend(const TuneRequest& req, const std::vector<Candidate>& ranked,
+                    const std::string& final_timer) {
+  const auto eligible = [&req, &final_timer](const Candidate& c) {
+    return c.timer == final_timer && (!req.eligible || req.eligible(c));
+  };
+  const Candidate* rec = simplest_within_margin(ranked, req.dtype_margin, eligible);
+  if (!rec) rec = simplest_within_margin(ranked, req.dtype_margin, req.eligible);
+  if (!rec) rec = simplest_within_margin(ranked, req.dtype_margin);
+  return *rec;
+}
+
 }  // namespace
 
 const Candidate* simplest_within_margin(const std::vector<Candidate>& ranked, double margin,
@@ -342,17 +356,7 @@ Expected<TuneReport> tune(const TuneRequest& request, const CollectiveTimer& scr
                            "size on the screen)");
   }
   if (cached_rank) rank_top(req, eval, final_timer, report);
-  // The recommendation comes from the rows the final timer timed (a screened-only row is not
-  // comparable with them), among those the framework runs.
-  const std::string final_name = final_timer.name();
-  const auto eligible = [&req, &final_name](const Candidate& c) {
-    return c.timer == final_name && (!req.eligible || req.eligible(c));
-  };
-  const Candidate* rec = simplest_within_margin(report.candidates, req.dtype_margin, eligible);
-  if (!rec) rec = simplest_within_margin(report.candidates, req.dtype_margin, req.eligible);
-  // None the framework runs: the best of all, which the caller sees it cannot run.
-  if (!rec) rec = simplest_within_margin(report.candidates, req.dtype_margin);
-  report.recommendation = *rec;
+  report.recommendation = recommend(req, report.candidates, final_timer.name());
   const AlgorithmChoice nccl{AlgoKind::NcclDefault};
   TT_TRY(report.baseline_ddp, eval.ddp(final_timer, nccl, CommDtype::Fp32, 1_MiB, 25_MiB));
   TT_TRY(report.baseline_horovod,
