@@ -253,8 +253,9 @@ TEST(SimulatorTimer, TransferEstimateMatchesGeneratedSchedules) {
   for (int hosts : {2, 4, 16}) {
     auto t = topo::build_topology(p4d(hosts));
     ASSERT_TRUE(t);
-    for (const char* name : {"rhd", "ps(k=2)", "hierarchical(ring)", "hierarchical(tree)",
-                             "hierarchical(rhd)", "hierarchical(ps(k=2))", "hierarchical(rhd)/ch2"}) {
+    for (const char* name : {"ring", "dbtree", "rhd", "ps(k=2)", "hierarchical(ring)",
+                             "hierarchical(tree)", "hierarchical(rhd)", "hierarchical(ps(k=2))",
+                             "hierarchical(rhd)/ch2"}) {
       const AlgorithmChoice a = *parse_algorithm_choice(name);
       auto alg = make_schedule_algorithm(a);
       ASSERT_TRUE(alg);
