@@ -18,7 +18,7 @@ Expected<PsPlacement> parse_ps_placement(const std::string& name) {
 const char* inner_algorithm_name(InnerAlgorithm a) {
   switch (a) {
     case InnerAlgorithm::Ring: return "ring";
-    case InnerAlgorithm::Tree: return "tree";
+    case InnerAlgorithm::Tree: return "dbtree";
     case InnerAlgorithm::Rhd: return "rhd";
     case InnerAlgorithm::Ps: return "ps";
   }
@@ -27,11 +27,11 @@ const char* inner_algorithm_name(InnerAlgorithm a) {
 
 Expected<InnerAlgorithm> parse_inner_algorithm(const std::string& name) {
   if (name == "ring") return InnerAlgorithm::Ring;
-  if (name == "tree") return InnerAlgorithm::Tree;
+  if (name == "dbtree" || name == "tree") return InnerAlgorithm::Tree;
   if (name == "rhd") return InnerAlgorithm::Rhd;
   if (name == "ps") return InnerAlgorithm::Ps;
   return fail(Errc::InvalidArgument,
-              "unknown inner algorithm '" + name + "' (known: ring, tree, rhd, ps)");
+              "unknown inner algorithm '" + name + "' (known: ring, dbtree, rhd, ps)");
 }
 
 Expected<void> Algorithm::check_common(const sched::CollectiveSpec& spec, const RankLayout& layout,

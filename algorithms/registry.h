@@ -1,9 +1,12 @@
 #pragma once
-// The algorithm registry: build an Algorithm by name, as the CLI and the tuner name them.
-//
-// Names: ring (allreduce; with --collective reduce_scatter/allgather/broadcast it picks the
-// ring variant of that collective), tree, rhd, ps, hierarchical (inner from the options, or
-// "hierarchical:tree" etc.), reduce_scatter_ring, allgather_ring, broadcast_ring.
+// The algorithm registry: build an Algorithm by name, as every command names it. The name
+// grammar is algorithm_choice.h's (docs/algorithms.md): ring, dbtree, rhd, ps(k=N),
+// hierarchical(X), /chN, NCCL's nccl:default/nccl:ring/nccl:tree (recognised, but topotune has
+// no schedule of them), and the aliases tree, hierarchical:X. Besides those: "ps" and
+// "hierarchical" take their servers, placement and inner algorithm from the options
+// (--shards, --ps-placement, --inner); "ring" with --collective reduce_scatter/allgather/
+// broadcast picks the ring variant of that collective; reduce_scatter_ring, allgather_ring and
+// broadcast_ring name those variants directly.
 
 #include <memory>
 #include <string>
@@ -11,17 +14,20 @@
 #include <vector>
 
 #include "algorithms/algorithm.h"
+#include "algorithms/algorithm_choice.h"
 #include "algorithms/schedule/collective_spec.h"
 
 namespace topotune::algo {
 
-/// Every name make_algorithm accepts, in a stable order (for messages and --help).
+/// A concrete name of every schedule family topotune generates (ps with its shards from the
+/// options), in a stable order: for tests that cover them all.
 std::vector<std::string> algorithm_names();
-/// The same names as one comma-separated line ("ring, tree, ..."), for messages and --help.
+/// The grammar in one line ("ring, dbtree, rhd, ps(k=N), ..."), for messages and --help.
 std::string algorithm_names_text();
 
 /// The algorithm `name` with `options`. `collective` lets "ring" pick the ring variant of a
-/// reduce-scatter, allgather or broadcast. Errors: NotFound listing the known names.
+/// reduce-scatter, allgather or broadcast. Errors: InvalidArgument for an unknown name
+/// (listing the known ones), Unsupported for NCCL's own algorithms.
 Expected<std::unique_ptr<Algorithm>> make_algorithm(
     std::string_view name, const AlgorithmOptions& options,
     sched::Collective collective = sched::Collective::Allreduce);

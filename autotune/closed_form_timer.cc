@@ -77,10 +77,17 @@ Expected<const algo::Algorithm*> ClosedFormTimer::algorithm(const AlgorithmChoic
 
 Expected<Seconds> ClosedFormTimer::closed_form(const AlgorithmChoice& a, Bytes bytes,
                                                const algo::CostParams& p) const {
+  // Without an NCCL predictor, NCCL's algorithms stand for topotune's ring and double binary
+  // tree, and NCCL's own choice for the faster of the two.
+  if (a.kind == AlgoKind::NcclRing || a.kind == AlgoKind::NcclTree) {
+    AlgorithmChoice own = a;
+    own.kind = a.kind == AlgoKind::NcclRing ? AlgoKind::Ring : AlgoKind::DbTree;
+    return closed_form(own, bytes, p);
+  }
   if (a.kind == AlgoKind::NcclDefault) {
     AlgorithmChoice ring = a, tree = a;
     ring.kind = AlgoKind::Ring;
-    tree.kind = AlgoKind::Tree;
+    tree.kind = AlgoKind::DbTree;
     TT_TRY(const Seconds r, closed_form(ring, bytes, p));
     const Expected<Seconds> t = closed_form(tree, bytes, p);
     return t ? std::min(r, *t) : r;

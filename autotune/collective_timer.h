@@ -10,40 +10,20 @@
 #include <string>
 #include <tuple>
 
+#include "algorithms/algorithm_choice.h"
 #include "core/expected.h"
 #include "core/units.h"
 
 namespace topotune::tune {
 
-/// The allreduce algorithms the planner searches.
-enum class AlgoKind {
-  NcclDefault,      ///< whatever NCCL picks by itself (its tuning model)
-  Ring,             ///< flat ring over all ranks (NCCL_ALGO=Ring)
-  Tree,             ///< NCCL's double binary tree (NCCL_ALGO=Tree)
-  HalvingDoubling,  ///< recursive halving-doubling (Rabenseifner), not topology-aware
-  ParameterServer,  ///< push/pull through `servers` CPU servers (BytePS / Herring style)
-  Hierarchical,     ///< intra-host reduce-scatter, `inner` across hosts, intra-host allgather
-};
-const char* algo_kind_name(AlgoKind k);
-/// The kind named by algo_kind_name() ("nccl-default", "ring", "tree", "rhd", "ps",
-/// "hierarchical"); InvalidArgument listing them otherwise.
-Expected<AlgoKind> parse_algo_kind(const std::string& name);
-
-/// One point of the algorithm axis of the search space.
-struct AlgorithmChoice {
-  AlgoKind kind = AlgoKind::NcclDefault;
-  AlgoKind inner = AlgoKind::Ring;  ///< Hierarchical only
-  int servers = 0;                  ///< ParameterServer (or Hierarchical over ps): k
-  int channels = 0;                 ///< 0: the library's default channel count
-
-  /// Stable display/JSON name: "ring", "ps(k=4)", "hierarchical(tree)",
-  /// "hierarchical(ps(k=2))", "ring/ch8".
-  std::string name() const;
-  auto operator<=>(const AlgorithmChoice&) const = default;
-};
-
-/// Parses name() back ("ring", "ps(k=4)", "hierarchical(tree)", "nccl-default", "/chN").
-Expected<AlgorithmChoice> parse_algorithm_choice(const std::string& text);
+// The algorithm identity (families, names, grammar) is the algorithms module's: one
+// definition for every command (algorithms/algorithm_choice.h, docs/algorithms.md).
+using algo::AlgoKind;
+using algo::AlgorithmChoice;
+using algo::algo_kind_name;
+using algo::estimated_transfers;
+using algo::parse_algo_kind;
+using algo::parse_algorithm_choice;
 
 class CollectiveTimer {
  public:

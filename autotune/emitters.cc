@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "topology/cluster_spec.h"
+
 namespace topotune::tune {
 namespace {
 
@@ -15,32 +17,41 @@ std::string fmt(const char* f, double x) {
 
 std::string step_ms(const Candidate& c) { return fmt("%.3g ms", c.step.step.value * 1e3); }
 
-// What NCCL/DDP will actually run, and why it may differ from the recommendation.
+// What the NCCL and DDP files configure: the recommendation when it is a DDP candidate on
+// NCCL and not the defaults; else nothing, and why.
 struct Runnable {
   const Candidate* candidate = nullptr;
   std::string why;  // empty when it is the recommendation itself
 };
 
-Runnable runnable(const Plan& plan) {
-  const Candidate& rec = plan.report.recommendation;
-  if (nccl_runnable(rec.algo)) return {&rec, ""};
-  Runnable r{best_nccl_runnable(plan.report), ""};
-  r.why = "the plan's best algorithm, " + rec.algo.name() + " (" + step_ms(rec) +
-          "), is not one NCCL runs as is; it needs topotune's runtime" +
-          (rec.algo.kind == AlgoKind::ParameterServer ||
-                   (rec.algo.kind == AlgoKind::Hierarchical &&
-                    rec.algo.inner == AlgoKind::ParameterServer)
-               ? " or SageMaker's smddp (Herring-style)"
-               : "") +
-          ". These settings configure the best NCCL-runnable candidate instead";
-  if (r.candidate) r.why += ", " + r.candidate->algo.name() + " (" + step_ms(*r.candidate) + ")";
-  return r;
-}
-
 // topotune.ddp_hooks (python/topotune) runs hierarchical allreduce with the backend's own
 // allreduce between hosts: for DDP that is hierarchical(ring) at the library's channel count.
 bool ddp_hook_runs(const AlgorithmChoice& a) {
   return a.kind == AlgoKind::Hierarchical && a.inner == AlgoKind::Ring && a.channels == 0;
+}
+
+// True when the DDP snippet registers topotune's comm hook: a DDP plan recommending what the
+// hook runs (framework.h's capability table says DDP runs it through the hook).
+bool runs_as_ddp_hook(const Plan& plan) {
+  const Candidate& rec = plan.report.recommendation;
+  return !plan.keeps_defaults && plan.inputs.framework == Framework::Ddp &&
+         rec.framework == "ddp" && ddp_hook_runs(rec.algo) &&
+         framework_runs(Framework::Ddp, rec.algo);
+}
+
+Runnable runnable(const Plan& plan) {
+  const Candidate& rec = plan.report.recommendation;
+  if (plan.keeps_defaults) return {nullptr, "the plan keeps the defaults: nothing is set"};
+  if (rec.algo.is_nccl() && rec.framework == "ddp") return {&rec, ""};
+  if (runs_as_ddp_hook(plan)) {
+    return {nullptr, "the plan runs " + rec.algo.name() +
+                         " as topotune's DDP comm hook (ddp_snippet.py); NCCL keeps its own "
+                         "choices for the hook's collectives"};
+  }
+  const Framework f = plan.inputs.framework;
+  return {nullptr, "the plan is for " + std::string(framework_name(f)) + " (" + rec.algo.name() +
+                       ": " + how_framework_runs(f, rec.algo) +
+                       "); these NCCL/DDP settings keep their defaults"};
 }
 
 std::string header(const Plan& plan, const char* c = "#", bool hook_runs_it = false) {
@@ -56,8 +67,8 @@ std::string header(const Plan& plan, const char* c = "#", bool hook_runs_it = fa
 }
 
 std::string nccl_algo_value(const AlgorithmChoice& a) {
-  if (a.kind == AlgoKind::Ring) return "Ring";
-  if (a.kind == AlgoKind::Tree) return "Tree";
+  if (a.kind == AlgoKind::NcclRing) return "Ring";
+  if (a.kind == AlgoKind::NcclTree) return "Tree";
   return "";
 }
 
@@ -154,7 +165,7 @@ std::string nccl_env(const Plan& plan) {
   std::ostringstream o;
   o << header(plan);
   const Runnable r = runnable(plan);
-  if (!r.candidate) return o.str() + "# No NCCL-runnable candidate was evaluated: nothing set.\n";
+  if (!r.candidate) return o.str() + "# Nothing set: " + r.why + ".\n";
   for (const EnvSetting& e : nccl_settings(plan, *r.candidate)) {
     o << "# " << e.why << ".\n";
     if (!e.value.empty()) o << e.name << "=" << e.value << "\n";
@@ -192,6 +203,23 @@ std::string nccl_tuner_csv(const Plan& plan) {
   return o.str();
 }
 
+// The launch environment EFA instances need (not tuning: set whatever the plan recommends).
+// The SageMaker training toolkit sets FI_PROVIDER=efa on EFA instances and
+// FI_EFA_USE_DEVICE_RDMA=1 only on those with GPUDirect RDMA (aws/sagemaker-training-toolkit
+// src/sagemaker_training/smdataparallel.py, SM_EFA_RDMA_INSTANCES); on EFA without RDMA read
+// (g5) the variable makes libfabric abort. The catalog says which instance has which.
+std::vector<EnvSetting> efa_settings(const Plan& plan) {
+  auto spec = topo::parse_cluster_json(plan.inputs.cluster_json, "plan");
+  if (!spec || spec->instance.transport != topo::NetTransport::Efa) return {};
+  std::vector<EnvSetting> out = {
+      {"FI_PROVIDER", "efa", "EFA instance: libfabric's EFA provider for aws-ofi-nccl"}};
+  if (spec->instance.gpudirect_rdma) {
+    out.push_back({"FI_EFA_USE_DEVICE_RDMA", "1",
+                   "GPUDirect RDMA over EFA (the catalog: this instance has it)"});
+  }
+  return out;
+}
+
 std::string torchrun_sh(const Plan& plan) {
   const PlanInputs& in = plan.inputs;
   std::ostringstream o;
@@ -199,8 +227,11 @@ std::string torchrun_sh(const Plan& plan) {
     << "# Run on every node with MASTER_ADDR set to node 0's address and NODE_RANK to this "
        "node's index.\nset -euo pipefail\n"
     << "# The plan's NCCL settings, exported to every rank.\n"
-    << "set -a; source \"$(dirname \"$0\")/nccl.env\"; set +a\n"
-    << "# --nnodes=" << in.nodes << ": the plan's node count; --nproc_per_node="
+    << "set -a; source \"$(dirname \"$0\")/nccl.env\"; set +a\n";
+  for (const EnvSetting& e : efa_settings(plan)) {
+    o << "# " << e.why << ".\nexport " << e.name << "=" << e.value << "\n";
+  }
+  o << "# --nnodes=" << in.nodes << ": the plan's node count; --nproc_per_node="
     << in.shape.gpus_per_host << ": one process per GPU of a " << in.instance << ".\n"
     << "exec torchrun --nnodes=" << in.nodes << " --nproc_per_node=" << in.shape.gpus_per_host
     << " --node_rank=\"${NODE_RANK:?}\" --master_addr=\"${MASTER_ADDR:?}\" --master_port=29500 "
@@ -211,18 +242,21 @@ std::string torchrun_sh(const Plan& plan) {
 std::string ddp_snippet(const Plan& plan) {
   std::ostringstream o;
   const Candidate& rec = plan.report.recommendation;
-  const bool hook = ddp_hook_runs(rec.algo);
-  o << header(plan, "#", hook) << "import torch.distributed as dist\n"
-    << "from torch.nn.parallel import DistributedDataParallel as DDP\n\n";
+  const bool hook = runs_as_ddp_hook(plan);
+  o << header(plan, "#", hook) << "import os\n\nimport torch.distributed as dist\n"
+    << "from torch.nn.parallel import DistributedDataParallel as DDP\n\n"
+    << "# One GPU per process: torchrun (and SageMaker's torch_distributed) set LOCAL_RANK.\n"
+    << "local_rank = int(os.environ[\"LOCAL_RANK\"])\n";
   const Runnable r = runnable(plan);
-  if (!hook && !r.candidate) return o.str() + "# No NCCL-runnable candidate: keep DDP's defaults.\n";
+  if (!hook && !r.candidate) {
+    return o.str() + "# DDP's defaults (" + r.why + ").\nmodel = DDP(model, device_ids=[local_rank])\n";
+  }
   const Candidate& c = hook ? rec : *r.candidate;
   const double cap_mb = c.bucket_cap.as_double() / (1 << 20);
   o << "# First bucket = the cap, as the plan simulated it (PyTorch >= 2.1 does this when "
        "bucket_cap_mb is given; older versions read this attribute).\n"
     << "dist._DEFAULT_FIRST_BUCKET_BYTES = " << c.first_bucket.value << "\n"
-    << "model = DDP(\n    model,\n    # One GPU per process: torchrun's LOCAL_RANK.\n"
-    << "    device_ids=[local_rank],\n"
+    << "model = DDP(\n    model,\n    # This process's GPU.\n    device_ids=[local_rank],\n"
     << "    # " << fmt("%g", cap_mb) << " MiB buckets: predicted step " << step_ms(c) << " vs "
     << step_ms(plan.report.baseline_ddp) << " with the default 25 MiB.\n"
     << "    bucket_cap_mb=" << fmt("%g", cap_mb) << ",\n"
@@ -253,27 +287,47 @@ std::string ddp_snippet(const Plan& plan) {
   return o.str();
 }
 
+// Horovod's pick: the recommendation for --framework horovod; otherwise Horovod's sweep if it
+// beats Horovod's defaults by the margin. Null: keep Horovod's defaults.
+const Candidate* horovod_pick(const Plan& plan) {
+  const TuneReport& r = plan.report;
+  if (plan.inputs.framework == Framework::Horovod) {
+    return plan.keeps_defaults ? nullptr : &r.recommendation;
+  }
+  const Candidate& h = r.horovod_best;
+  const bool beats =
+      h.step.step.value < r.baseline_horovod.step.step.value * (1 - kDefaultDtypeMargin);
+  return beats && framework_runs(Framework::Horovod, h.algo) ? &h : nullptr;
+}
+
 std::string horovod_env(const Plan& plan) {
-  const Candidate& h = plan.report.horovod_best;
+  const PlanInputs& in = plan.inputs;
+  const Candidate* h = horovod_pick(plan);
   std::ostringstream o;
-  o << header(plan) << "# Horovod knobs from a sweep of fusion threshold x cycle time with "
-    << h.algo.name() << ": predicted step " << step_ms(h) << " vs "
-    << step_ms(plan.report.baseline_horovod) << " with Horovod's defaults.\n"
-    << "# Fuse up to " << fmt("%g", h.bucket_cap.as_double() / (1 << 20))
+  o << "# topotune " << plan.version << " plan: " << in.model.name << " on " << in.nodes << " x "
+    << in.instance << ", for Horovod (the algorithms searched: --algos).\n";
+  if (!h) {
+    return o.str() + "# Keep Horovod's defaults (predicted step " +
+           step_ms(plan.report.baseline_horovod) +
+           "): nothing Horovod runs is predicted to beat them by more than 2 %. Nothing set.\n";
+  }
+  o << "# Use " << h->algo.name() << " (" << how_framework_runs(Framework::Horovod, h->algo)
+    << ") with the fusion threshold and cycle time below: predicted step " << step_ms(*h)
+    << " vs " << step_ms(plan.report.baseline_horovod) << " with Horovod's defaults.\n"
+    << "# Fuse up to " << fmt("%g", h->bucket_cap.as_double() / (1 << 20))
     << " MiB of ready gradients per allreduce.\n"
-    << "HOROVOD_FUSION_THRESHOLD=" << h.bucket_cap.value << "\n"
+    << "HOROVOD_FUSION_THRESHOLD=" << h->bucket_cap.value << "\n"
     << "# Milliseconds between background cycles that collect ready gradients.\n"
-    << "HOROVOD_CYCLE_TIME=" << fmt("%g", h.cycle_time.value * 1e3) << "\n"
-    << "# " << (h.algo.kind == AlgoKind::Hierarchical ? "1: intra-node reduce-scatter, "
-                                                         "inter-node allreduce, allgather won"
-                                                       : "0: a flat NCCL allreduce won")
-    << ".\nHOROVOD_HIERARCHICAL_ALLREDUCE=" << (h.algo.kind == AlgoKind::Hierarchical ? 1 : 0)
-    << "\n";
-  if (const std::string algo = nccl_algo_value(h.algo); !algo.empty()) {
+    << "HOROVOD_CYCLE_TIME=" << fmt("%g", h->cycle_time.value * 1e3) << "\n";
+  if (h->algo.kind == AlgoKind::Hierarchical) {
+    o << "# Intra-node reduce-scatter, inter-node allreduce, intra-node allgather won.\n"
+      << "HOROVOD_HIERARCHICAL_ALLREDUCE=1\n";
+  }
+  if (const std::string algo = nccl_algo_value(h->algo); !algo.empty()) {
     o << "# Horovod's allreduce goes through NCCL; " << algo << " won the sweep.\n"
       << "NCCL_ALGO=" << algo << "\n";
   }
-  if (h.dtype != CommDtype::Fp32) {
+  if (h->dtype != CommDtype::Fp32) {
     o << "# Gradient compression is set in code: hvd.DistributedOptimizer(..., "
          "compression=hvd.Compression.fp16). Horovod has no bf16 compression; fp16 moves the "
          "same bytes (same predicted time) with fp16's narrower range.\n";
@@ -281,19 +335,17 @@ std::string horovod_env(const Plan& plan) {
   return o.str();
 }
 
-std::string mpi_options(const Plan& plan, const Candidate* c) {
-  if (!c) return "";
-  std::string out;
-  for (const EnvSetting& e : nccl_settings(plan, *c)) {
-    if (!e.value.empty()) out += (out.empty() ? "-x " : " -x ") + e.name + "=" + e.value;
+// environment = {...}: the plan's NCCL settings and the EFA launch variables.
+std::string environment_dict(const Plan& plan, const Candidate* c) {
+  std::vector<EnvSetting> all = efa_settings(plan);
+  if (c) {
+    for (const EnvSetting& e : nccl_settings(plan, *c)) all.push_back(e);
   }
-  return out;
-}
-
-bool wants_smddp(const Plan& plan) {
-  const AlgorithmChoice& a = plan.report.recommendation.algo;
-  return a.kind == AlgoKind::ParameterServer ||
-         (a.kind == AlgoKind::Hierarchical && a.inner == AlgoKind::ParameterServer);
+  std::string out = "environment = {\n";
+  for (const EnvSetting& e : all) {
+    if (!e.value.empty()) out += "    \"" + e.name + "\": \"" + e.value + "\",\n";
+  }
+  return out + "}\n";
 }
 
 std::string sagemaker_py(const Plan& plan) {
@@ -307,41 +359,32 @@ std::string sagemaker_py(const Plan& plan) {
   }
   o << "# The plan's instance type.\ninstance_type = \"" << in.sagemaker_name
     << "\"\n# The plan's node count.\ninstance_count = " << in.nodes << "\n";
-  if (wants_smddp(plan) && smddp_supported(in.sagemaker_name)) {
-    o << "# " << plan.report.recommendation.algo.name()
-      << " won; SMDDP's AllReduce is AWS's Herring-style reduction through host CPUs over "
-         "EFA,\n# the closest runnable form (topotune models it as that parameter server: "
-         "treat the prediction as approximate).\n# The training script must call "
-         "dist.init_process_group(backend=\"smddp\").\n"
-      << "distribution = {\"smdistributed\": {\"dataparallel\": {\"enabled\": True}}}\n";
-    return o.str();
-  }
-  if (wants_smddp(plan)) {
-    o << "# " << in.sagemaker_name << " does not run SMDDP (p4d, p4de, p5 only): using MPI "
-         "with the best NCCL-runnable candidate.\n";
-  }
   const Runnable r = runnable(plan);
-  const std::string opts = mpi_options(plan, r.candidate);
-  o << "# MPI starts the ranks; the allreduce is NCCL's, configured as below.\n"
-    << "distribution = {\n    \"mpi\": {\n"
-    << "        # Launch one rank per GPU with MPI (DDP with env:// init, or Horovod).\n"
-    << "        \"enabled\": True,\n"
-    << "        # One process per GPU of a " << in.instance << ".\n"
-    << "        \"processes_per_host\": " << in.shape.gpus_per_host << ",\n"
-    << "        # "
-    << (opts.empty() ? "No NCCL override: NCCL's own choice is predicted best."
-                     : "The plan's NCCL settings (nccl.env says why), exported to every rank.")
-    << "\n        \"custom_mpi_options\": \"" << opts << "\",\n    }\n}\n";
+  o << "# Pass to the estimator as environment=environment: NCCL's settings (nccl.env says "
+       "why) and EFA's launch variables.\n"
+    << environment_dict(plan, r.candidate);
+  switch (in.framework) {
+    case Framework::Smddp:
+      o << "# SMDDP's own AllReduce (not modelled by topotune). The training script must call "
+           "dist.init_process_group(backend=\"smddp\").\n"
+        << "distribution = {\"smdistributed\": {\"dataparallel\": {\"enabled\": True}}}\n";
+      break;
+    case Framework::Horovod:
+      o << "# Horovod: MPI starts one rank per GPU (horovod.env holds its knobs).\n"
+        << "distribution = {\"mpi\": {\"enabled\": True, \"processes_per_host\": "
+        << in.shape.gpus_per_host << "}}\n";
+      break;
+    case Framework::Ddp:
+    case Framework::Topotune:
+      o << "# PyTorch DDP: SageMaker runs torchrun on every node (one process per GPU; "
+           "LOCAL_RANK set).\n"
+        << "distribution = {\"torch_distributed\": {\"enabled\": True}}\n";
+      break;
+  }
   return o.str();
 }
 
 }  // namespace
-
-bool smddp_supported(const std::string& name) {
-  // SMDDP v2 instance types (AWS docs, "Supported instance types"); p5e/p5en are not listed in
-  // the sources this was written from, so they are left out rather than guessed.
-  return name == "ml.p4d.24xlarge" || name == "ml.p4de.24xlarge" || name == "ml.p5.48xlarge";
-}
 
 std::vector<std::string> emitter_names() {
   return {"nccl-env", "torchrun", "ddp", "horovod", "sagemaker"};

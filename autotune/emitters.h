@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "autotune/framework.h"
 #include "autotune/plan.h"
 #include "core/expected.h"
 
@@ -41,8 +42,5 @@ std::vector<std::string> emitter_names();
 /// The files of one emitter ("nccl-env", "torchrun", "ddp", "horovod", "sagemaker") or of
 /// all of them ("all"). Errc::InvalidArgument for an unknown name.
 Expected<std::vector<EmittedFile>> emit(const Plan& plan, const std::string& kind);
-
-/// SageMaker instance types on which smdistributed dataparallel (SMDDP v2) runs.
-bool smddp_supported(const std::string& sagemaker_name);
 
 }  // namespace topotune::tune

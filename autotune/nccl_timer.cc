@@ -2,16 +2,14 @@
 
 namespace topotune::tune {
 
-bool is_nccl_algorithm(const AlgorithmChoice& a) {
-  return a.kind == AlgoKind::NcclDefault || a.kind == AlgoKind::Ring || a.kind == AlgoKind::Tree;
-}
+bool is_nccl_algorithm(const AlgorithmChoice& a) { return a.is_nccl(); }
 
 NcclTimer::NcclTimer(algo::NcclSystem system, algo::NcclModelParams params,
                      const CollectiveTimer& other)
     : system_(std::move(system)), params_(std::move(params)), other_(other) {}
 
 std::string NcclTimer::name() const {
-  return "NCCL predictor (nccl-default/ring/tree) + " + other_.name();
+  return "NCCL predictor (nccl:default/nccl:ring/nccl:tree) + " + other_.name();
 }
 
 std::string NcclTimer::model(const AlgorithmChoice& a) const {
@@ -22,8 +20,8 @@ const algo::NcclPredictor& NcclTimer::predictor(const AlgorithmChoice& a) const 
   const auto key = std::make_pair(a.kind, a.channels);
   if (auto it = predictors_.find(key); it != predictors_.end()) return it->second;
   algo::NcclOptions o;
-  if (a.kind == AlgoKind::Ring) o.algos = {algo::NcclAlgo::Ring};
-  if (a.kind == AlgoKind::Tree) o.algos = {algo::NcclAlgo::Tree};
+  if (a.kind == AlgoKind::NcclRing) o.algos = {algo::NcclAlgo::Ring};
+  if (a.kind == AlgoKind::NcclTree) o.algos = {algo::NcclAlgo::Tree};
   // The plan emits NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS = channels.
   o.min_channels = a.channels;
   o.max_channels = a.channels;

@@ -3,11 +3,11 @@
 // replicates NCCL's (algorithm, protocol) choice and its channel/rail behaviour and is fitted on
 // nccl-tests measurements (data/nccl_model.json, or a `topotune calibrate` file).
 //
-// nccl-default = what NCCL picks by itself; ring / tree = NCCL_ALGO=Ring / Tree (NCCL still
-// picks the protocol). A channel count (AlgorithmChoice::channels > 0, "ring/ch4") is what
-// NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS = 4 gives. Every other choice is delegated to `other`
-// (topotune's own schedules: the closed forms or the flow simulator), so one timer answers for
-// the whole search space.
+// nccl:default = what NCCL picks by itself; nccl:ring / nccl:tree = NCCL_ALGO=Ring / Tree (NCCL
+// still picks the protocol). A channel count (AlgorithmChoice::channels > 0, "nccl:ring/ch4") is
+// what NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS = 4 gives. Every other choice is delegated to
+// `other` (topotune's own schedules: the closed forms or the flow simulator), so one timer
+// answers for the whole search space.
 
 #include <map>
 #include <utility>
@@ -43,7 +43,7 @@ class NcclTimer final : public CollectiveTimer {
   mutable std::map<std::pair<AlgoKind, int>, algo::NcclPredictor> predictors_;
 };
 
-/// True for the choices NcclTimer answers itself (nccl-default, ring, tree; any channel count).
+/// True for the choices NcclTimer answers itself (NCCL's own: AlgorithmChoice::is_nccl()).
 bool is_nccl_algorithm(const AlgorithmChoice& a);
 
 }  // namespace topotune::tune

@@ -33,9 +33,16 @@ ordered_json timeline_json(const sim::StepResult& s) {
   return out;
 }
 
+ordered_json frameworks_json(const AlgorithmChoice& a) {
+  ordered_json out = ordered_json::array();
+  for (Framework f : frameworks_running(a)) out.push_back(framework_name(f));
+  return out;
+}
+
 ordered_json candidate_json(const Candidate& c) {
   ordered_json j;
   j["algorithm"] = c.algo.name();
+  j["frameworks"] = frameworks_json(c.algo);
   j["framework"] = c.framework;
   j["bucket_bytes"] = c.bucket_cap.value;
   if (c.framework == "ddp") j["first_bucket_bytes"] = c.first_bucket.value;
@@ -76,6 +83,7 @@ ordered_json inputs_json(const PlanInputs& in) {
                   {"efficiency", in.compute.efficiency}};
   j["dtypes"] = dtypes;
   if (in.backend != kBackendNccl) j["backend"] = in.backend;
+  j["framework"] = framework_name(in.framework);
   if (!in.algorithm_kinds.empty()) {
     ordered_json kinds = ordered_json::array();
     for (AlgoKind k : in.algorithm_kinds) kinds.push_back(algo_kind_name(k));
@@ -101,7 +109,7 @@ std::string mib(Bytes b) {
 
 std::string ms(Seconds s) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g ms", s.value * 1e3);
+  std::snprintf(buf, sizeof buf, "%.4g ms", s.value * 1e3);
   return buf;
 }
 
@@ -111,15 +119,21 @@ std::string ratio(double x) {
   return buf;
 }
 
-// Names what a job can run today when the winner needs more than NCCL + DDP.
-std::string runnable_clause(const TuneReport& r) {
-  if (nccl_runnable(r.recommendation.algo)) return "";
-  const Candidate* n = best_nccl_runnable(r);
-  if (!n) return " (" + r.recommendation.algo.name() + " needs topotune's runtime)";
-  return " (" + r.recommendation.algo.name() +
-         " needs topotune's runtime; the best NCCL-runnable " +
-         "plan is " + n->algo.name() + " with " + mib(n->bucket_cap) + " buckets and " +
-         comm_dtype_name(n->dtype) + " gradients, " + ms(n->step.step) + ")";
+std::string percent(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f %%", x * 100);
+  return buf;
+}
+
+// What the defaults are, in words, for the sentence.
+std::string defaults_words(const PlanInputs& in) {
+  switch (in.framework) {
+    case Framework::Horovod: return "Horovod's defaults (fusion 128 MiB, cycle 1 ms, fp32)";
+    case Framework::Smddp: return "SMDDP's defaults";
+    case Framework::Ddp:
+    case Framework::Topotune: break;
+  }
+  return "DDP's defaults (NCCL's own choice, 25 MiB buckets, fp32)";
 }
 
 }  // namespace
@@ -185,6 +199,103 @@ Expected<std::vector<NcclBucketRule>> nccl_rules(const Candidate& c, const NcclT
   return rules;
 }
 
+// The gradient dtypes: bf16 only where the GPU computes it natively, fp16 otherwise.
+Expected<void> dtypes_for_hardware(PlanInputs& in, const topo::GpuSpec& gpu) {
+  if (in.dtypes.empty()) {
+    in.dtypes = {CommDtype::Fp32, gpu.bf16_native ? CommDtype::Bf16 : CommDtype::Fp16};
+  }
+  const auto bf16 = std::find(in.dtypes.begin(), in.dtypes.end(), CommDtype::Bf16);
+  if (bf16 != in.dtypes.end() && !gpu.bf16_native) {
+    return fail(Errc::InvalidArgument, "bf16 gradients need a GPU that computes bf16 natively "
+                                       "(Ampere or later); " + gpu.model + " (" +
+                                           topo::arch_name(gpu.arch) + ") does not: use fp16");
+  }
+  return {};
+}
+
+// The backend is known, and the framework can run on it (and on this instance).
+Expected<void> check_backend_and_framework(const PlanInputs& in) {
+  if (in.backend != kBackendNccl && in.backend != kBackendMpi) {
+    return fail(Errc::InvalidArgument, "unknown backend '" + in.backend + "' (nccl, mpi)");
+  }
+  // Without NCCL every candidate is a topotune schedule: topotune's runtime runs them all,
+  // and a DDP job on gloo runs hierarchical(ring) through topotune's comm hook.
+  if (in.backend == kBackendMpi && in.framework != Framework::Topotune &&
+      in.framework != Framework::Ddp) {
+    return fail(Errc::InvalidArgument, "--backend mpi runs topotune's schedules: it needs "
+                                       "--framework topotune or ddp (gloo with topotune's comm "
+                                       "hook), not " +
+                                           std::string(framework_name(in.framework)));
+  }
+  if (in.framework == Framework::Smddp && !smddp_supported(in.sagemaker_name)) {
+    return fail(Errc::InvalidArgument, in.instance + " does not run SMDDP (it runs on " +
+                                           smddp_instances_text() + ")");
+  }
+  return {};
+}
+
+// What the stages did, for the notes.
+void add_stage_notes(TuneReport& report, bool nccl, const std::string& rank_note,
+                     const SimulatorTimer* rank) {
+  if (!nccl) {
+    report.notes.push_back("backend mpi: every candidate is a topotune schedule (ring and dbtree "
+                           "too); the baselines' NCCL defaults stand for the better of topotune's "
+                           "ring and dbtree (closed forms), as no NCCL runs here");
+  }
+  if (!rank_note.empty()) report.notes.push_back(rank_note);
+  if (!rank) return;
+  std::vector<std::string> done = rank->summary();
+  if (done.empty()) {
+    done.push_back("rank stage: the top candidates are NCCL's own algorithms, timed by the NCCL "
+                   "predictor in both stages: nothing to simulate");
+  }
+  for (std::string& n : done) report.notes.push_back(std::move(n));
+}
+
+// The algorithm axis. NCCL's backend searches NCCL's algorithms and topotune's other
+// schedules by default; topotune's own ring and dbtree only when asked (--algos): NCCL runs its
+// ring and tree over every rail, topotune's over one. Without NCCL, topotune's schedules only.
+Expected<std::vector<AlgorithmChoice>> search_space(const PlanInputs& inputs, int hosts) {
+  const bool nccl = inputs.backend == kBackendNccl;
+  const auto& kinds = inputs.algorithm_kinds;
+  for (AlgoKind k : kinds) {
+    if (!nccl && algo::family_of(k).nccl) {
+      return fail(Errc::InvalidArgument, std::string(algo_kind_name(k)) + " needs the nccl backend");
+    }
+  }
+  std::vector<AlgorithmChoice> out;
+  for (const AlgorithmChoice& a : default_algorithms(hosts)) {
+    const bool wanted =
+        !kinds.empty() ? std::find(kinds.begin(), kinds.end(), a.kind) != kinds.end()
+        : nccl         ? a.kind != AlgoKind::Ring && a.kind != AlgoKind::DbTree
+                       : !a.is_nccl();
+    if (wanted) out.push_back(a);
+  }
+  if (out.empty()) {
+    return fail(Errc::Unsupported, "no algorithm of the requested families applies to " +
+                                       std::to_string(hosts) + " hosts");
+  }
+  return out;
+}
+
+// The recommendation for the plan's framework: the tuner's pick among what it runs (DDP, or
+// Horovod's sweep), kept only if it beats the framework's defaults by the margin; else the
+// defaults themselves (not with --backend mpi, which has none). SMDDP's algorithm is not
+// modelled: its defaults.
+void choose_for_framework(Plan& plan) {
+  TuneReport& r = plan.report;
+  const Framework f = plan.inputs.framework;
+  const Candidate& defaults = f == Framework::Horovod ? r.baseline_horovod : r.baseline_ddp;
+  Candidate pick = f == Framework::Horovod ? r.horovod_best : r.recommendation;
+  const bool runs = framework_runs(f, pick.algo);
+  const bool beats = pick.step.step.value < defaults.step.step.value * (1 - kDefaultDtypeMargin);
+  // Without NCCL (--backend mpi) there are no framework defaults to keep: the baselines'
+  // "NCCL defaults" only stand for topotune's ring/tree there.
+  const bool no_defaults = plan.inputs.backend == kBackendMpi;
+  plan.keeps_defaults = f == Framework::Smddp || !runs || (!beats && !no_defaults);
+  r.recommendation = plan.keeps_defaults ? defaults : std::move(pick);
+}
+
 }  // namespace
 
 Expected<Plan> make_plan(PlanInputs inputs) {
@@ -194,6 +305,7 @@ Expected<Plan> make_plan(PlanInputs inputs) {
   inputs.nodes = spec.hosts;
   inputs.placement = topo::placement_name(spec.placement);
   TT_TRY(inputs.shape, cluster_shape(spec));
+  TT_TRY_VOID(dtypes_for_hardware(inputs, spec.instance.gpu));
   if (inputs.compute.peak_flops <= 0) inputs.compute.peak_flops = inputs.shape.peak_flops;
   if (inputs.timer != kTimerClosedForm) {
     return fail(Errc::InvalidArgument, "unknown screening timer '" + inputs.timer + "' (" +
@@ -201,13 +313,11 @@ Expected<Plan> make_plan(PlanInputs inputs) {
   }
   // One model of time: every candidate on the same topology and parameters.
   TT_TRY(const algo::NcclModelParams params, nccl_params(inputs));
+  TT_TRY_VOID(check_backend_and_framework(inputs));
   TT_TRY(const std::unique_ptr<ModelTimers> timers,
          ModelTimers::create(spec, params, inputs.backend == kBackendNccl));
   const ClosedFormTimer& own = timers->closed_form();
   const NcclTimer* screen = &timers->screen();
-  if (inputs.backend != kBackendNccl && inputs.backend != kBackendMpi) {
-    return fail(Errc::InvalidArgument, "unknown backend '" + inputs.backend + "' (nccl, mpi)");
-  }
   const bool nccl = inputs.backend == kBackendNccl;
   const CollectiveTimer& screen_timer = nccl ? static_cast<const CollectiveTimer&>(*screen) : own;
   TuneRequest req;
@@ -218,20 +328,10 @@ Expected<Plan> make_plan(PlanInputs inputs) {
   req.dtypes = inputs.dtypes;
   req.bucket_caps = inputs.bucket_caps;
   req.channel_counts = default_channel_counts(screen->max_channels());
-  if (!inputs.algorithm_kinds.empty() || !nccl) {
-    const auto& kinds = inputs.algorithm_kinds;
-    if (!nccl && std::find(kinds.begin(), kinds.end(), AlgoKind::NcclDefault) != kinds.end()) {
-      return fail(Errc::InvalidArgument, "nccl-default needs the nccl backend");
-    }
-    for (const AlgorithmChoice& a : default_algorithms(req.hosts)) {
-      const bool wanted = kinds.empty() ? a.kind != AlgoKind::NcclDefault
-                                        : std::find(kinds.begin(), kinds.end(), a.kind) != kinds.end();
-      if (wanted) req.algorithms.push_back(a);
-    }
-    if (req.algorithms.empty()) {
-      return fail(Errc::Unsupported, "no algorithm of the requested families applies to " +
-                                         std::to_string(req.hosts) + " hosts");
-    }
+  TT_TRY(req.algorithms, search_space(inputs, req.hosts));
+  const Framework framework = inputs.framework;
+  if (framework != Framework::Smddp) {
+    req.eligible = [framework](const Candidate& c) { return framework_runs(framework, c.algo); };
   }
   std::unique_ptr<SimulatorTimer> rank;
   std::string rank_note;
@@ -241,47 +341,65 @@ Expected<Plan> make_plan(PlanInputs inputs) {
     else rank_note = "rank stage (flow simulator) skipped: " + made.error().message;
   }
   TT_TRY(TuneReport report, tune(req, screen_timer, rank.get()));
-  if (!nccl) {
-    report.notes.push_back("backend mpi: every candidate is a topotune schedule (ring and tree "
-                           "too); the baselines' NCCL defaults stand for the better of topotune's "
-                           "ring and tree (closed forms), as no NCCL runs here");
-  }
-  if (!rank_note.empty()) report.notes.push_back(rank_note);
-  if (rank) {
-    std::vector<std::string> done = rank->summary();
-    if (done.empty()) {
-      done.push_back("rank stage: the top candidates are NCCL's own algorithms, timed by the NCCL "
-                     "predictor in both stages: nothing to simulate");
-    }
-    for (std::string& n : done) report.notes.push_back(std::move(n));
-  }
+  add_stage_notes(report, nccl, rank_note, rank.get());
   Plan plan;
-  if (const Candidate* n = best_nccl_runnable(report); n && nccl) {
-    TT_TRY(plan.nccl_rules, nccl_rules(*n, *screen));
-  }
   plan.inputs = std::move(inputs);
   plan.report = std::move(report);
   plan.version = kVersion;
+  choose_for_framework(plan);
+  if (nccl) {
+    const Candidate& r = plan.report.recommendation;
+    TT_TRY(plan.nccl_rules, nccl_rules(r.algo.is_nccl() && r.framework == "ddp"
+                                           ? r : plan.report.baseline_ddp, *screen));
+  }
   return plan;
 }
 
-bool nccl_runnable(const AlgorithmChoice& a) { return is_nccl_algorithm(a); }
+const Candidate& framework_defaults(const Plan& plan) {
+  return plan.inputs.framework == Framework::Horovod ? plan.report.baseline_horovod
+                                                     : plan.report.baseline_ddp;
+}
 
-const Candidate* best_nccl_runnable(const TuneReport& report) {
-  return simplest_within_margin(report.candidates, kDefaultDtypeMargin,
-                                [](const Candidate& c) { return nccl_runnable(c.algo); });
+bool same_configuration(const Candidate& a, const Candidate& b) {
+  return a.algo == b.algo && a.dtype == b.dtype && a.bucket_cap == b.bucket_cap &&
+         a.first_bucket == b.first_bucket && a.framework == b.framework &&
+         a.cycle_time == b.cycle_time;
+}
+
+std::vector<const Candidate*> listed_candidates(const Plan& plan, int max) {
+  const Candidate& rec = plan.report.recommendation;
+  std::vector<const Candidate*> out = {&rec};
+  for (const Candidate& c : plan.report.candidates) {
+    if (static_cast<int>(out.size()) >= max) break;
+    if (!same_configuration(c, rec)) out.push_back(&c);
+  }
+  return out;
 }
 
 std::string recommendation_sentence(const Plan& plan) {
   const TuneReport& r = plan.report;
   const Candidate& c = r.recommendation;
-  return "Use " + c.algo.name() + " with " + mib(c.bucket_cap) + " DDP buckets and " +
+  const Candidate& d = framework_defaults(plan);
+  const std::string fw = framework_name(plan.inputs.framework);
+  if (plan.inputs.framework == Framework::Smddp) {
+    return "Keep SMDDP's defaults: topotune does not model SMDDP's own AllReduce, so no "
+           "candidate is timed as SMDDP runs it (the rows are NCCL's and topotune's).";
+  }
+  if (plan.keeps_defaults) {
+    return "Keep " + defaults_words(plan.inputs) + ": predicted step " + ms(d.step.step) +
+           "; nothing " + fw + " runs is predicted to beat them by more than " +
+           percent(kDefaultDtypeMargin).substr(1) + " (the emitted files change nothing).";
+  }
+  const double gain = d.step.step.value / c.step.step.value;
+  const std::string how = how_framework_runs(plan.inputs.framework, c.algo);
+  const std::string knobs =
+      c.framework == "horovod"
+          ? "fusion " + mib(c.bucket_cap) + ", cycle " + ms(c.cycle_time)
+          : mib(c.bucket_cap) + " buckets";
+  return "Use " + c.algo.name() + " (" + fw + ": " + how + ") with " + knobs + " and " +
          comm_dtype_name(c.dtype) + " gradients: predicted step " + ms(c.step.step) + " (" +
-         ms(c.step.exposed_comm) + " exposed communication), " +
-         ratio(r.baseline_ddp.step.step.value / c.step.step.value) +
-         " vs NCCL defaults with 25 MiB DDP buckets and " +
-         ratio(r.baseline_horovod.step.step.value / c.step.step.value) + " vs Horovod defaults" +
-         runnable_clause(r) + ".";
+         ms(c.step.exposed_comm) + " exposed communication), " + ratio(gain) + " (" +
+         percent(gain - 1) + ") vs " + defaults_words(plan.inputs) + ".";
 }
 
 std::string plan_to_json(const Plan& plan, int max_candidates) {
@@ -293,7 +411,9 @@ std::string plan_to_json(const Plan& plan, int max_candidates) {
   j["instance"] = plan.inputs.instance;
   j["nodes"] = plan.inputs.nodes;
   j["model"] = plan.inputs.model.name;
+  j["framework"] = framework_name(plan.inputs.framework);
   ordered_json rec = candidate_json(c);
+  rec["keeps_defaults"] = plan.keeps_defaults;
   rec["speedup_vs_ddp_defaults"] = r6(r.baseline_ddp.step.step.value / c.step.step.value);
   rec["speedup_vs_horovod_defaults"] = r6(r.baseline_horovod.step.step.value / c.step.step.value);
   rec["sentence"] = recommendation_sentence(plan);
@@ -309,11 +429,12 @@ std::string plan_to_json(const Plan& plan, int max_candidates) {
     rules.push_back({{"min_bytes", n.min_bytes}, {"max_bytes", n.max_bytes}, {"algo", n.algo},
                      {"proto", n.proto}, {"channels", n.channels}});
   }
-  const Candidate* runnable = best_nccl_runnable(r);
-  j["nccl"] = {{"algorithm", runnable ? runnable->algo.name() : ""}, {"buckets", rules}};
+  const bool rec_nccl = c.algo.is_nccl() && c.framework == "ddp";
+  j["nccl"] = {{"algorithm", (rec_nccl ? c : r.baseline_ddp).algo.name()}, {"buckets", rules}};
   ordered_json cands = ordered_json::array();
-  for (int i = 0; i < std::min<int>(max_candidates, r.candidates.size()); ++i) {
-    ordered_json x = candidate_json(r.candidates[i]);
+  const std::vector<const Candidate*> listed = listed_candidates(plan, max_candidates);
+  for (std::size_t i = 0; i < listed.size(); ++i) {
+    ordered_json x = candidate_json(*listed[i]);
     x["rank"] = i + 1;
     cands.push_back(x);
   }
@@ -348,6 +469,7 @@ Expected<StoredPlan> read_plan_json(const std::string& text, const std::string& 
       s.inputs.dtypes.push_back(dt);
     }
     s.inputs.backend = in.value("backend", std::string(kBackendNccl));
+    TT_TRY(s.inputs.framework, parse_framework(in.value("framework", std::string("ddp"))));
     if (in.contains("algorithms")) {
       for (const auto& k : in.at("algorithms")) {
         TT_TRY(AlgoKind kind, parse_algo_kind(k.get<std::string>()));

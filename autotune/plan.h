@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "autotune/cluster_shape.h"
+#include "autotune/framework.h"
 #include "autotune/model_profile.h"
 #include "autotune/step_model.h"
 #include "autotune/tuner.h"
@@ -44,9 +45,10 @@ struct PlanInputs {
   ClusterShape shape;                  ///< derived
   ModelProfile model;
   ComputeParams compute;
-  /// fp16 moves the same bytes as bf16 (identical predicted times), so the default search
-  /// leaves it out; --dtype fp16 asks for it.
-  std::vector<CommDtype> dtypes = {CommDtype::Fp32, CommDtype::Bf16};
+  /// Gradient dtypes searched. Empty: by hardware (make_plan fills it): fp32 and bf16 where
+  /// the GPU computes bf16 natively (the catalog's gpu.bf16_native: Ampere and later), fp32
+  /// and fp16 elsewhere (Volta, Turing). bf16 on a GPU without it is an error.
+  std::vector<CommDtype> dtypes;
   /// Algorithm families searched (--algos), e.g. only what a runtime without NCCL can run;
   /// empty: all of them (default_algorithms). The baselines are NCCL's defaults regardless.
   std::vector<AlgoKind> algorithm_kinds;
@@ -60,6 +62,9 @@ struct PlanInputs {
   /// simulator), nccl-default is not one, and the baselines' "NCCL defaults" stand for the
   /// better of topotune's ring and tree (closed forms).
   std::string backend = kBackendNccl;
+  /// What the job runs its allreduces with: the recommendation is a candidate it runs with
+  /// the emitted files, or its defaults.
+  Framework framework = Framework::Ddp;
   std::string calibration_json;        ///< the --calibration file's content, or empty
   /// The NCCL predictor's parameters (topotune.nccl_model/1). Empty: make_plan fills it with
   /// the defaults + data/nccl_model.json + calibration_json, so a replay uses exactly these.
@@ -84,8 +89,12 @@ struct NcclBucketRule {
 struct Plan {
   PlanInputs inputs;
   TuneReport report;
-  /// For best_nccl_runnable(report): its buckets grouped by what NCCL runs, ascending sizes.
+  /// For the NCCL candidate the emitted NCCL files configure (the recommendation, or NCCL's
+  /// defaults): its buckets grouped by what NCCL runs, ascending sizes.
   std::vector<NcclBucketRule> nccl_rules;
+  /// True when nothing the framework runs beats its defaults by kDefaultDtypeMargin: the
+  /// recommendation is then the defaults themselves and the emitted files change nothing.
+  bool keeps_defaults = false;
   std::string version;                 ///< topotune version that computed it
   std::optional<std::string> replay_note;  ///< set by a replay that changed the answer
 };
@@ -112,12 +121,15 @@ Expected<StoredPlan> read_plan_json(const std::string& text, const std::string& 
 /// One sentence: what to use and what it buys.
 std::string recommendation_sentence(const Plan& plan);
 
-/// True for the algorithms NCCL + DDP run as is (nccl-default, ring, tree; with a channel
-/// count through NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS).
-bool nccl_runnable(const AlgorithmChoice& a);
+/// The framework's defaults the recommendation is compared with: Horovod's for horovod,
+/// NCCL's own choice with DDP's buckets otherwise.
+const Candidate& framework_defaults(const Plan& plan);
 
-/// The best candidate NCCL + DDP can run as is, with the recommendation's rule; null if
-/// none was evaluated.
-const Candidate* best_nccl_runnable(const TuneReport& report);
+/// The rows a plan lists (table and JSON), at most `max`: the recommendation first, then the
+/// ranked candidates without it.
+std::vector<const Candidate*> listed_candidates(const Plan& plan, int max);
+
+/// True when `a` and `b` are the same configuration (algorithm, dtype, buckets, cycle).
+bool same_configuration(const Candidate& a, const Candidate& b);
 
 }  // namespace topotune::tune

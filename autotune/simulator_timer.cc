@@ -10,40 +10,11 @@
 namespace topotune::tune {
 namespace {
 
-std::int64_t ceil_log2(std::int64_t n) {
-  std::int64_t k = 0;
-  while ((std::int64_t{1} << k) < n) ++k;
-  return k;
-}
-
-// Transfers of a flat algorithm over n ranks (`servers` shards for ps).
-std::int64_t flat_transfers(AlgoKind kind, std::int64_t n, std::int64_t servers) {
-  switch (kind) {
-    case AlgoKind::Ring: return 2 * (n - 1) * n;
-    case AlgoKind::Tree: return 4 * n;
-    case AlgoKind::HalvingDoubling: return 2 * n * ceil_log2(n) + 2 * n;
-    case AlgoKind::ParameterServer: return 2 * n * std::max<std::int64_t>(1, servers);
-    default: return 0;
-  }
-}
-
 std::string with_count(const std::string& what, std::int64_t n) {
   return what + " (~" + std::to_string(n) + " transfers)";
 }
 
 }  // namespace
-
-std::int64_t estimated_transfers(const AlgorithmChoice& a, int hosts, int gpus_per_host) {
-  const std::int64_t h = hosts, g = gpus_per_host, c = std::max(1, a.channels);
-  switch (a.kind) {
-    case AlgoKind::HalvingDoubling:
-    case AlgoKind::ParameterServer: return c * flat_transfers(a.kind, h * g, a.servers);
-    case AlgoKind::Hierarchical:
-      // Intra-host reduce-scatter and allgather rings, then the inner algorithm on each rail.
-      return c * (2 * (g - 1) * h * g + g * flat_transfers(a.inner, h, a.servers));
-    default: return 0;
-  }
-}
 
 SimulatorTimer::SimulatorTimer(topo::Topology topology, const CollectiveTimer& nccl_like,
                                Bytes max_bytes, SimBudget budget, bool nccl_backend)
@@ -64,7 +35,9 @@ Expected<std::unique_ptr<SimulatorTimer>> SimulatorTimer::create(const topo::Clu
 }
 
 bool SimulatorTimer::delegated(const AlgorithmChoice& a) const {
-  return a.kind == AlgoKind::NcclDefault || (nccl_backend_ && is_nccl_algorithm(a));
+  // NCCL's own algorithms (nccl:*) are answered by the screening timer: the NCCL predictor on
+  // the nccl backend, topotune's ring/dbtree closed forms standing in for them on mpi.
+  return a.is_nccl();
 }
 
 std::string SimulatorTimer::model(const AlgorithmChoice& a) const {
@@ -72,8 +45,8 @@ std::string SimulatorTimer::model(const AlgorithmChoice& a) const {
 }
 
 std::string SimulatorTimer::name() const {
-  return nccl_backend_ ? "flow simulator (NCCL's nccl-default/ring/tree: as screened)"
-                       : "flow simulator (every schedule; nccl-default: as screened)";
+  return nccl_backend_ ? "flow simulator (NCCL's nccl:default/nccl:ring/nccl:tree: as screened)"
+                       : "flow simulator (every schedule; nccl:default: as screened)";
 }
 
 std::vector<Bytes> SimulatorTimer::samples(std::int64_t transfers) const {

@@ -16,12 +16,11 @@
 // whose inner ring has 2(H-1) steps per host (16.8 M transfers, ~45 s); the refusal is the
 // error of allreduce(), which the tuner turns into a plan note.
 //
-// With NCCL as the backend, nccl-default, ring and tree mean NCCL's own algorithms (the plan
-// emits NCCL_ALGO for them), which spread channels over all rails; topotune's ring/tree
-// schedules use one rail, so simulating them would misstate what NCCL does. Those choices are
-// delegated to `nccl_like` (the NCCL predictor) and the name says so. Without NCCL
-// (`nccl_backend` false: the job runs topotune's schedules, e.g. over MPI) ring and tree are
-// topotune's schedules and are simulated like the others; only nccl-default is delegated.
+// NCCL's own algorithms (nccl:default, nccl:ring, nccl:tree) spread channels over all rails;
+// topotune's ring/dbtree schedules use one rail, so simulating them would misstate what NCCL
+// does. They are delegated to `nccl_like` (the NCCL predictor) and the name says so.
+// topotune's schedules (ring and dbtree included) are simulated. `nccl_backend` only changes
+// the name.
 
 #include <cstdint>
 #include <map>
@@ -43,10 +42,6 @@ struct SimBudget {
   std::int64_t max_total = 3'000'000;    ///< all simulations of one timer
   std::int64_t coarse_above = 50'000;    ///< sample at 1 MiB x 64^k instead of x 8^k above
 };
-
-/// Transfers of `algo`'s allreduce schedule on hosts x gpus ranks, from its shape (within
-/// about 2x of the generated count; tests check it). NCCL's algorithms: 0 (never simulated).
-std::int64_t estimated_transfers(const AlgorithmChoice& algo, int hosts, int gpus_per_host);
 
 class SimulatorTimer final : public CollectiveTimer {
  public:

@@ -142,16 +142,20 @@ Expected<std::vector<Candidate>> screen_all(const TuneRequest& req, const Evalua
   return all;
 }
 
-// The best Horovod knobs per algorithm on `timer` (the screen), fastest first.
+// The best Horovod knobs per searched algorithm Horovod runs, on `timer` (the screen), fastest
+// first; empty when none of them is searched.
 Expected<std::vector<Candidate>> best_horovod(const TuneRequest& req, const Evaluator& eval,
                                               const CollectiveTimer& timer, CommDtype dtype) {
   std::vector<Candidate> out;
-  const AlgoKind kinds[] = {AlgoKind::NcclDefault, AlgoKind::Ring, AlgoKind::Tree,
+  const AlgoKind kinds[] = {AlgoKind::NcclDefault, AlgoKind::NcclRing, AlgoKind::NcclTree,
                             AlgoKind::Hierarchical};
   for (AlgoKind k : kinds) {
     AlgorithmChoice a;
     a.kind = k;  // Hierarchical: HOROVOD_HIERARCHICAL_ALLREDUCE, inner ring
-    if (!timer.allreduce(a, 1_MiB)) continue;
+    // Only what the request searches (--algos): a Horovod best outside it would contradict it.
+    const bool searched = std::any_of(req.algorithms.begin(), req.algorithms.end(),
+                                      [&a](const AlgorithmChoice& x) { return x == a; });
+    if (!searched || !timer.allreduce(a, 1_MiB)) continue;
     std::optional<Candidate> best;
     for (Bytes threshold : req.bucket_caps) {
       for (double ms : {1.0, 2.0, 5.0, 10.0}) {
@@ -161,7 +165,6 @@ Expected<std::vector<Candidate>> best_horovod(const TuneRequest& req, const Eval
     }
     out.push_back(std::move(*best));
   }
-  if (out.empty()) return fail(Errc::Unsupported, "no Horovod-runnable algorithm is supported");
   std::sort(out.begin(), out.end(), faster);
   return out;
 }
@@ -173,10 +176,7 @@ void add_note(TuneReport& report, std::string note) {
   }
 }
 
-bool is_topotune_schedule(const AlgorithmChoice& a) {
-  return a.kind == AlgoKind::HalvingDoubling || a.kind == AlgoKind::ParameterServer ||
-         a.kind == AlgoKind::Hierarchical;
-}
+bool is_topotune_schedule(const AlgorithmChoice& a) { return !a.is_nccl(); }
 
 // The closed forms of topotune's schedules do not depend on the channel count, so the screen
 // pruned every such variant; the flow simulator does see channels (spread over the NICs where
@@ -215,6 +215,23 @@ void rank_channel_variants(const TuneRequest& req, const Evaluator& eval,
   k += found.size();
 }
 
+// Ranks the best `count` candidates matching `pred` below the ranked block (the first `k`)
+// with `timer` and moves them into the block, unless the block already holds `count`.
+void pull_into_block(const Evaluator& eval, const CollectiveTimer& timer,
+                     std::vector<Candidate>& all, std::size_t& k,
+                     const std::function<bool(const Candidate&)>& pred, int count) {
+  int have = static_cast<int>(std::count_if(all.begin(), all.begin() + k, pred));
+  for (std::size_t i = k; i < all.size() && have < count; ++i) {
+    if (!pred(all[i])) continue;
+    auto again = eval.ddp(timer, all[i].algo, all[i].dtype, all[i].first_bucket, all[i].bucket_cap);
+    if (!again) continue;
+    all[i] = std::move(*again);
+    std::rotate(all.begin() + k, all.begin() + i, all.begin() + i + 1);
+    ++k;
+    ++have;
+  }
+}
+
 // Re-simulates the screen's best `top_k` candidates with the rank timer and re-orders them.
 void rank_top(const TuneRequest& req, const Evaluator& eval, const CollectiveTimer& timer,
               TuneReport& report) {
@@ -226,22 +243,29 @@ void rank_top(const TuneRequest& req, const Evaluator& eval, const CollectiveTim
     if (ranked) all[i] = std::move(*ranked);
     else add_note(report, c.algo.name() + ": rank timer: " + ranked.error().message);
   }
-  // The recommendation may fall back to the best fp32 candidate: rank it with the same timer
-  // so that the comparison is like for like.
+  // The recommendation may fall back to the best fp32 candidate, and must be one the job's
+  // framework runs: rank those with the same timer too, so the comparison is like for like.
   const auto is_fp32 = [](const Candidate& c) { return c.dtype == CommDtype::Fp32; };
-  auto fp32 = std::find_if(all.begin() + k, all.end(), is_fp32);
-  if (!std::any_of(all.begin(), all.begin() + k, is_fp32) && fp32 != all.end()) {
-    auto again = eval.ddp(timer, fp32->algo, fp32->dtype, fp32->first_bucket, fp32->bucket_cap);
-    if (again) {
-      *fp32 = std::move(*again);
-      std::rotate(all.begin() + k, fp32, fp32 + 1);
-      ++k;
-    }
-  }
+  pull_into_block(eval, timer, all, k, is_fp32, 1);
+  if (req.eligible) pull_into_block(eval, timer, all, k, req.eligible, req.top_k);
   std::sort(all.begin(), all.begin() + k, faster);
   if (req.channel_counts.empty()) return;
   rank_channel_variants(req, eval, timer, report, k);
   std::sort(all.begin(), all.begin() + k, faster);
+}
+
+// The recommendation comes from the rows the final timer timed (a screened-only row is not
+// comparable with them), among those the framework runs; if it runs none, the best of all,
+// which the caller sees it cannot run.
+Candidate recommend(const TuneRequest& req, const std::vector<Candidate>& ranked,
+                    const std::string& final_timer) {
+  const auto eligible = [&req, &final_timer](const Candidate& c) {
+    return c.timer == final_timer && (!req.eligible || req.eligible(c));
+  };
+  const Candidate* rec = simplest_within_margin(ranked, req.dtype_margin, eligible);
+  if (!rec) rec = simplest_within_margin(ranked, req.dtype_margin, req.eligible);
+  if (!rec) rec = simplest_within_margin(ranked, req.dtype_margin);
+  return *rec;
 }
 
 }  // namespace
@@ -251,8 +275,7 @@ const Candidate* simplest_within_margin(const std::vector<Candidate>& ranked, do
   const auto ok = [&eligible](const Candidate& c) { return !eligible || eligible(c); };
   const auto overrides = [](const Candidate& c) {
     const AlgoKind k = c.algo.kind;
-    const bool stock_nccl =
-        k == AlgoKind::NcclDefault || k == AlgoKind::Ring || k == AlgoKind::Tree;
+    const bool stock_nccl = c.algo.is_nccl();
     return (c.dtype != CommDtype::Fp32 ? 1 : 0) + (c.algo.channels > 0 ? 1 : 0) +
            (k != AlgoKind::NcclDefault ? 1 : 0) + (stock_nccl ? 0 : 1);
   };
@@ -269,15 +292,15 @@ const Candidate* simplest_within_margin(const std::vector<Candidate>& ranked, do
 
 std::vector<AlgorithmChoice> default_algorithms(int hosts) {
   std::vector<AlgorithmChoice> out;
-  for (AlgoKind k : {AlgoKind::NcclDefault, AlgoKind::Ring, AlgoKind::Tree,
-                     AlgoKind::HalvingDoubling}) {
+  for (AlgoKind k : {AlgoKind::NcclDefault, AlgoKind::NcclRing, AlgoKind::NcclTree,
+                     AlgoKind::Ring, AlgoKind::DbTree, AlgoKind::HalvingDoubling}) {
     out.push_back({k});
   }
   std::vector<int> ks;
   for (int k = 1; k < hosts; k *= 2) ks.push_back(k);
   if (hosts >= 2) ks.push_back(hosts);
   for (int k : ks) out.push_back({AlgoKind::ParameterServer, AlgoKind::Ring, k});
-  for (AlgoKind inner : {AlgoKind::Ring, AlgoKind::Tree, AlgoKind::HalvingDoubling}) {
+  for (AlgoKind inner : {AlgoKind::Ring, AlgoKind::DbTree, AlgoKind::HalvingDoubling}) {
     out.push_back({AlgoKind::Hierarchical, inner});
   }
   for (int k : ks) out.push_back({AlgoKind::Hierarchical, AlgoKind::ParameterServer, k});
@@ -334,7 +357,7 @@ Expected<TuneReport> tune(const TuneRequest& request, const CollectiveTimer& scr
                            "size on the screen)");
   }
   if (cached_rank) rank_top(req, eval, final_timer, report);
-  report.recommendation = *simplest_within_margin(report.candidates, req.dtype_margin);
+  report.recommendation = recommend(req, report.candidates, final_timer.name());
   const AlgorithmChoice nccl{AlgoKind::NcclDefault};
   TT_TRY(report.baseline_ddp, eval.ddp(final_timer, nccl, CommDtype::Fp32, 1_MiB, 25_MiB));
   TT_TRY(report.baseline_horovod,
@@ -350,7 +373,13 @@ Expected<TuneReport> tune(const TuneRequest& request, const CollectiveTimer& scr
     }
     std::sort(hvd.begin(), hvd.end(), faster);
   }
-  report.horovod_best = std::move(hvd.front());
+  if (hvd.empty()) {
+    report.horovod_best = report.baseline_horovod;
+    add_note(report, "horovod: no algorithm Horovod runs is among those searched (--algos): "
+                     "its best is its defaults");
+  } else {
+    report.horovod_best = std::move(hvd.front());
+  }
   return report;
 }
 

@@ -44,6 +44,8 @@
 
 namespace topotune::tune {
 
+struct Candidate;
+
 /// A 16-bit wire dtype or a channel count must beat the candidates without it by more than
 /// this to be recommended.
 inline constexpr double kDefaultDtypeMargin = 0.02;
@@ -61,6 +63,9 @@ struct TuneRequest {
   std::vector<int> channel_counts;
   int top_k = 8;
   double dtype_margin = kDefaultDtypeMargin;
+  /// The candidates the job's framework can run (all when empty): the recommendation is one
+  /// of them, and the rank stage also times the best `top_k` of them.
+  std::function<bool(const Candidate&)> eligible;
 };
 
 /// One evaluated point.

@@ -25,6 +25,7 @@ namespace {
 struct PlanArgs {
   std::string instance;
   int nodes = 1;
+  bool nodes_given = false;  ///< --nodes on the command line (it overrides a --cluster file's)
   std::string placement = "cluster";
   std::string cluster_file;
   std::string model = tune::kDefaultModel;
@@ -33,6 +34,7 @@ struct PlanArgs {
   std::string algos;
   std::string buckets;
   std::string backend = tune::kBackendNccl;
+  std::string framework;  ///< empty: topotune with --backend mpi, else ddp
   double efficiency = tune::kDefaultComputeEfficiency;
   double peak_tflops = 0;
   std::string calibration;
@@ -56,6 +58,7 @@ Expected<std::string> read_text(const std::string& path, const char* what) {
 Expected<std::string> cluster_json(const PlanArgs& a) {
   if (!a.cluster_file.empty()) {
     TT_TRY(topo::ClusterSpec spec, topo::load_cluster_file(a.cluster_file));
+    if (a.nodes_given) spec.hosts = a.nodes;  // --nodes overrides the file's, as everywhere
     TT_TRY_VOID(apply_calibration_file(a.calibration, spec).context("--calibration"));
     TT_TRY(const std::string text, read_text(a.cluster_file, "cluster file"));
     // Already validated by load_cluster_file, so these members exist and parse.
@@ -91,6 +94,9 @@ Expected<tune::PlanInputs> inputs_from_args(const PlanArgs& a) {
     TT_TRY(in.calibration_json, read_text(a.calibration, "calibration file"));
   }
   in.backend = a.backend;
+  const std::string framework =
+      !a.framework.empty() ? a.framework : a.backend == tune::kBackendMpi ? "topotune" : "ddp";
+  TT_TRY(in.framework, tune::parse_framework(framework).context("--framework"));
   for (const std::string& name : split_comma_list(a.algos)) {
     TT_TRY(tune::AlgoKind kind, tune::parse_algo_kind(name).context("--algos"));
     in.algorithm_kinds.push_back(kind);
@@ -102,6 +108,29 @@ Expected<tune::PlanInputs> inputs_from_args(const PlanArgs& a) {
     }
   }
   return in;
+}
+
+// A flag that would be ignored is an error: the user meant something by it.
+Expected<void> check_flags(const CLI::App& app) {
+  const auto given = [&app](const char* f) { return app.count(f) > 0; };
+  if (given("--out") && !given("--emit")) {
+    return fail(Errc::InvalidArgument, "--out needs --emit KIND (without it nothing is written)");
+  }
+  for (const char* f : {"--instance", "--placement"}) {
+    if (given("--cluster") && given(f)) {
+      return fail(Errc::InvalidArgument,
+                  std::string(f) + " would be ignored with --cluster (the file says it)");
+    }
+  }
+  for (const char* f : {"--instance", "--nodes", "--placement", "--cluster", "--model",
+                        "--batch-per-gpu", "--dtype", "--algos", "--backend", "--framework",
+                        "--compute-efficiency", "--peak-tflops", "--calibration"}) {
+    if (given("--replay") && given(f)) {
+      return fail(Errc::InvalidArgument, std::string(f) + " would be ignored with --replay "
+                                                          "(a replay uses the plan's own inputs)");
+    }
+  }
+  return {};
 }
 
 Expected<tune::Plan> compute_plan(const PlanArgs& a) {
@@ -126,6 +155,7 @@ Expected<void> write_emitted(const tune::Plan& plan, const PlanArgs& a) {
   if (a.out.empty()) return fail(Errc::InvalidArgument, "--emit needs --out DIR");
   TT_TRY(const std::vector<tune::EmittedFile> files, tune::emit(plan, a.emit));
   std::error_code ec;
+  if (!std::filesystem::exists(a.out, ec)) std::filesystem::create_directories(a.out, ec);
   if (!std::filesystem::is_directory(a.out, ec)) {
     return fail(Errc::Io, "--out '" + a.out + "' is not a directory");
   }
@@ -142,11 +172,17 @@ Expected<void> write_emitted(const tune::Plan& plan, const PlanArgs& a) {
   return write_files_atomically(pending);
 }
 
-Expected<void> run_plan(const PlanArgs& a, std::ostream& out) {
+Expected<void> run_plan(const PlanArgs& a, const CLI::App& app, std::ostream& out) {
+  TT_TRY_VOID(check_flags(app));
   if (a.format != "table" && a.format != "json") {
     return fail(Errc::InvalidArgument, "--format must be table or json");
   }
-  if (!a.emit.empty() && !a.out.empty()) TT_TRY_VOID(check_output_dir(a.out).context("--out"));
+  if (!a.emit.empty() && !a.out.empty()) {
+    // --out is created when missing (issue 13), then checked like every output target.
+    std::error_code ec;
+    if (!std::filesystem::exists(a.out, ec)) std::filesystem::create_directories(a.out, ec);
+    TT_TRY_VOID(check_output_dir(a.out).context("--out"));
+  }
   TT_TRY(tune::Plan plan, compute_plan(a));
   // Files first: a failed write must not be followed by output that looks like success.
   if (!a.emit.empty()) TT_TRY_VOID(write_emitted(plan, a));
@@ -169,8 +205,9 @@ CommandRun setup_plan(CLI::App& sub) {
       ->capture_default_str();
   sub.add_option("--batch-per-gpu", a->batch, "samples per GPU per step")->capture_default_str();
   sub.add_option("--dtype", a->dtype,
-                 "gradient dtype on the wire: fp32, bf16, fp16, or auto (search all; 16 bits "
-                 "only if > 2 % faster)")
+                 "gradient dtype on the wire: fp32, bf16, fp16, or auto (fp32 and bf16 where "
+                 "the GPU computes bf16 natively, Ampere and later; fp32 and fp16 on Volta and "
+                 "Turing; 16 bits only if > 2 % faster)")
       ->capture_default_str();
   sub.add_option("--algos", a->algos,
                  "search only these algorithm families (comma list of nccl-default, ring, tree, "
@@ -186,6 +223,11 @@ CommandRun setup_plan(CLI::App& sub) {
                  "measure` on a cluster without NCCL: ring and tree are simulated as topotune "
                  "runs them)")
       ->capture_default_str();
+  sub.add_option("--framework", a->framework,
+                 "what the job runs its allreduces with: ddp (PyTorch DDP on NCCL), horovod, "
+                 "smddp (SageMaker's library: its algorithm is not modelled), topotune "
+                 "(`topotune measure`). The recommendation is the best candidate it runs with "
+                 "the emitted files, or its defaults. Default: ddp (topotune with --backend mpi)");
   sub.add_option("--compute-efficiency", a->efficiency,
                  "achieved share of the GPU's bf16 tensor peak")
       ->capture_default_str();
@@ -202,10 +244,15 @@ CommandRun setup_plan(CLI::App& sub) {
   sub.footer(
       "Examples:\n"
       "  topotune plan --instance p4d.24xlarge --nodes 4\n"
+      "  topotune plan --instance p4d.24xlarge --nodes 4 --framework horovod\n"
       "  topotune plan --instance p5.48xlarge --nodes 16 --model gpt2-xl --format json\n"
       "  topotune plan --instance p4d.24xlarge --nodes 4 --emit all --out cfg/\n"
       "  topotune plan --replay plan.json");
-  return [a](std::ostream& out) { return run_plan(*a, out); };
+  const CLI::App* app = &sub;  // owned by the parent app, which outlives the run
+  return [a, app](std::ostream& out) {
+    a->nodes_given = app->count("--nodes") > 0;
+    return run_plan(*a, *app, out);
+  };
 }
 
 }  // namespace topotune::cli

@@ -23,14 +23,24 @@ const char* timer_tag(const tune::Candidate& c) {
   return ranked(c) ? "sim" : "screen";
 }
 
+// The frameworks that run the row as emitted ("ddp,horovod"; "-" for none).
+std::string runs_on(const tune::Candidate& c) {
+  std::string s;
+  for (tune::Framework f : tune::frameworks_running(c.algo)) {
+    s += (s.empty() ? "" : ",") + std::string(tune::framework_name(f));
+  }
+  return s.empty() ? "-" : s;
+}
+
 std::string row(const std::string& label, const tune::Candidate& c) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "%-5s %-24s %-8s %-5s %12s %9s %10s %11s  %s\n", label.c_str(),
-                c.algo.name().c_str(),
+  char buf[320];
+  std::snprintf(buf, sizeof buf, "%-5s %-24s %-8s %-5s %12s %9s %10s %11s  %-10s %s\n",
+                label.c_str(), c.algo.name().c_str(),
                 cell("%g", c.bucket_cap.as_double() / (1 << 20)).c_str(),
                 tune::comm_dtype_name(c.dtype), cell("%.2f", c.allreduce_all.value * 1e3).c_str(),
                 cell("%.1f", c.busbw / 1e9).c_str(), cell("%.2f", c.step.step.value * 1e3).c_str(),
-                cell("%.2f", c.step.exposed_comm.value * 1e3).c_str(), timer_tag(c));
+                cell("%.2f", c.step.exposed_comm.value * 1e3).c_str(), timer_tag(c),
+                runs_on(c).c_str());
   return buf;
 }
 
@@ -47,16 +57,19 @@ std::string plan_table(const tune::Plan& plan, int rows) {
     << in.placement << " placement)\n"
     << "timers: screen " << r.screen_timer
     << (r.rank_timer.empty() ? "" : ", rank " + r.rank_timer) << "; " << r.evaluated
-    << " DDP step simulations\n\n";
+    << " DDP step simulations\n"
+    << "framework: " << tune::framework_name(in.framework)
+    << " (row 1 is the recommendation; the others in ranked order)\n\n";
   o << "rank  algorithm                bucket   dtype  allreduce_ms  busbw_GB/s  step_ms "
-       "exposed_ms  timer\n"
+       "exposed_ms  timer      runs on\n"
     << "                                  (MiB)        (all grads)\n";
-  for (int i = 0; i < std::min<int>(rows, r.candidates.size()); ++i) {
+  const std::vector<const tune::Candidate*> listed = tune::listed_candidates(plan, rows);
+  for (std::size_t i = 0; i < listed.size(); ++i) {
     // The simulator re-ranks the best screened candidates; the rest keep the screen's order.
-    if (i > 0 && ranked(r.candidates[i]) != ranked(r.candidates[i - 1])) {
+    if (i > 1 && ranked(*listed[i]) != ranked(*listed[i - 1])) {
       o << "      -- below: screened only, not simulated --\n";
     }
-    o << row(std::to_string(i + 1), r.candidates[i]);
+    o << row(std::to_string(i + 1), *listed[i]);
   }
   o << "\nbaselines:\n" << row("(a)", r.baseline_ddp) << "      NCCL's own choice, DDP defaults "
     << "(first bucket 1 MiB, then 25 MiB), fp32\n"

@@ -31,6 +31,7 @@ struct PredictArgs {
   std::string nccl_version;
   std::string nccl_algo;
   std::string nccl_proto;
+  int nccl_channels = 0;  ///< from --algo nccl:X/chN: NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS
   std::string calibration;
   std::string format = "table";
   int gpus_per_thread = 1;
@@ -167,7 +168,9 @@ Expected<void> run_nccl_predict(const PredictArgs& a, sched::Collective coll,
   sys.gpus_per_thread = a.gpus_per_thread;
   TT_TRY(const algo::NcclOptions opts,
          make_nccl_options(a.nccl_version, a.nccl_algo, a.nccl_proto));
-  const algo::NcclPredictor predictor(sys, params, opts);
+  algo::NcclOptions with_channels = opts;
+  with_channels.min_channels = with_channels.max_channels = a.nccl_channels;
+  const algo::NcclPredictor predictor(sys, params, with_channels);
   const bool json = a.format == "json";
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   if (!json) {
@@ -209,8 +212,26 @@ Expected<void> run_predict(const PredictArgs& a, std::ostream& out) {
   if (a.format != "table" && a.format != "json") {
     return fail(Errc::InvalidArgument, "--format must be table or json");
   }
+  if (!a.cluster.empty() && !a.instance.empty()) {
+    return fail(Errc::InvalidArgument,
+                "--instance would be ignored with --cluster (the file says it)");
+  }
   TT_TRY(const sched::Collective coll, sched::parse_collective(a.collective));
   TT_TRY(const std::vector<Bytes> sizes, parse_size_list(a.sizes));
+  // NCCL's own algorithms by their names (nccl:default, nccl:ring, nccl:tree, /chN): the
+  // NCCL predictor with NCCL_ALGO and the channel count they stand for.
+  if (auto choice = algo::parse_algorithm_choice(a.algo); choice && choice->is_nccl()) {
+    PredictArgs n = a;
+    if (choice->kind != algo::AlgoKind::NcclDefault) {
+      if (!a.nccl_algo.empty()) {
+        return fail(Errc::InvalidArgument, "--algo " + a.algo + " already sets NCCL's algorithm: "
+                                           "drop --nccl-algo");
+      }
+      n.nccl_algo = choice->kind == algo::AlgoKind::NcclRing ? "ring" : "tree";
+    }
+    n.nccl_channels = choice->channels;
+    return run_nccl_predict(n, coll, sizes, out);
+  }
   if (a.algo != "nccl") {
     int ranks = 0, nodes = 0;
     TT_TRY(const std::vector<PredictRow> rows, predict_schedule(a, coll, sizes, ranks, nodes));
@@ -253,8 +274,8 @@ CommandRun setup_predict(CLI::App& sub) {
                  "allreduce | allgather | reduce_scatter | broadcast");
   sub.add_option(
       "--algo", a->algo,
-      "nccl (NCCL's model, default) or a schedule algorithm of the registry: ring, tree, "
-      "rhd, ps, hierarchical (closed-form time)");
+      "nccl:default (NCCL's model, default; also nccl:ring, nccl:tree, /chN) or one of "
+      "topotune's schedules (closed-form time): " + algo::algorithm_names_text());
   sub.add_option("--sizes", a->sizes, "A:B (A, 2A, ... B) or a list 1M,64M,1G (default 8:16G)");
   sub.add_option("--nccl-version", a->nccl_version, "NCCL release, e.g. 2.23.4 (default: latest)");
   sub.add_option("--nccl-algo", a->nccl_algo,
@@ -271,6 +292,12 @@ CommandRun setup_predict(CLI::App& sub) {
   sub.add_flag("--simulate", a->simulate,
                "schedule algorithms: run the flow simulator instead of the closed form");
   sub.add_flag("--explain", a->explain, "show every candidate's time and bottleneck");
+  sub.footer(
+      "Examples:\n"
+      "  topotune predict --instance p4d.24xlarge --nodes 2\n"
+      "  topotune predict --instance p4d.24xlarge --nodes 2 --algo nccl:ring --sizes 1M,64M\n"
+      "  topotune predict --instance p4d.24xlarge --nodes 2 --algo 'hierarchical(rhd)' "
+      "--sizes 64M --simulate");
   return [a](std::ostream& out) { return run_predict(*a, out); };
 }
 

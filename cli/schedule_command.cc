@@ -164,6 +164,13 @@ CommandRun setup_schedule(CLI::App& sub) {
   add_algorithm_flags(sub, a->algorithm);
   sub.add_option("--format", a->format, "table (default) or json (the schedule, docs/schedule.md)");
   sub.add_flag("--verify", a->verify, "prove the schedule with the symbolic interpreter even when large");
+  sub.footer(
+      "Examples:\n"
+      "  topotune schedule --algo ring --ranks 8 --size 64M\n"
+      "  topotune schedule --algo 'hierarchical(dbtree)' --instance p4d.24xlarge --nodes 4 "
+      "--size 1G\n"
+      "  topotune schedule --algo 'ps(k=2)' --instance p4d.24xlarge --nodes 2 --size 64M "
+      "--format json");
   return [a](std::ostream& out) { return run_schedule(*a, out); };
 }
 

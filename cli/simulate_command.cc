@@ -31,7 +31,7 @@ namespace {
 struct SimulateArgs {
   std::string instance;
   int nodes = -1;
-  std::string placement = "cluster";
+  std::string placement;  ///< empty: cluster
   std::string cluster_file;
   std::string algo;
   std::string size;
@@ -49,8 +49,10 @@ constexpr std::size_t kTopLinks = 5;
 
 Expected<topo::ClusterSpec> cluster_spec_of(const SimulateArgs& a) {
   if (!a.cluster_file.empty()) {
-    if (!a.instance.empty()) {
-      return fail(Errc::InvalidArgument, "give --instance or --cluster, not both");
+    if (!a.instance.empty() || !a.placement.empty()) {
+      const std::string flag = a.instance.empty() ? "--placement" : "--instance";
+      return fail(Errc::InvalidArgument,
+                  flag + " would be ignored with --cluster (the file says it)");
     }
     TT_TRY(topo::ClusterSpec spec, topo::load_cluster_file(a.cluster_file));
     if (a.nodes != -1) spec.hosts = a.nodes;  // the command line overrides the file
@@ -60,12 +62,13 @@ Expected<topo::ClusterSpec> cluster_spec_of(const SimulateArgs& a) {
   if (a.instance.empty()) {
     return fail(Errc::InvalidArgument, "give --instance NAME --nodes N, or --cluster FILE");
   }
-  if (a.nodes < 1) {
-    return fail(Errc::InvalidArgument,
-                "--nodes must be at least 1, got " + std::to_string(a.nodes));
+  const int nodes = a.nodes == -1 ? 1 : a.nodes;  // not given: 1, as in plan and predict
+  if (nodes < 1) {
+    return fail(Errc::InvalidArgument, "--nodes must be at least 1, got " + std::to_string(nodes));
   }
-  TT_TRY(const topo::Placement placement, topo::parse_placement(a.placement));
-  return topo::make_cluster_spec(a.instance, a.nodes, placement);
+  TT_TRY(const topo::Placement placement,
+         topo::parse_placement(a.placement.empty() ? "cluster" : a.placement));
+  return topo::make_cluster_spec(a.instance, nodes, placement);
 }
 
 Expected<sim::SimOptions> sim_options_of(const SimulateArgs& a) {
@@ -198,7 +201,8 @@ Expected<void> run_simulate(const SimulateArgs& a, std::ostream& out) {
 CommandRun setup_simulate(CLI::App& sub) {
   auto a = std::make_shared<SimulateArgs>();
   sub.add_option("--instance", a->instance, "catalog instance type, e.g. p4d.24xlarge");
-  sub.add_option("--nodes", a->nodes, "number of instances (overrides the --cluster file's)");
+  sub.add_option("--nodes", a->nodes,
+                 "number of instances (default 1; overrides the --cluster file's)");
   sub.add_option("--placement", a->placement, "cluster (default), partition or spread");
   sub.add_option("--cluster", a->cluster_file, "cluster JSON file instead of --instance");
   sub.add_option("--algo", a->algo, "algorithm: " + algo::algorithm_names_text())->required();
@@ -215,6 +219,12 @@ CommandRun setup_simulate(CLI::App& sub) {
   sub.add_option("--calibration", a->calibration,
                  "calibration file from `topotune calibrate`: its physical link parameters "
                  "replace the link-class defaults (docs/calibration.md)");
+  sub.footer(
+      "Examples:\n"
+      "  topotune simulate --instance p4d.24xlarge --nodes 4 --algo ring --size 1G\n"
+      "  topotune simulate --instance p4d.24xlarge --nodes 4 --algo 'hierarchical(rhd)' "
+      "--size 256M --format json\n"
+      "  topotune simulate --cluster my.json --algo dbtree --size 64M --trace trace.json");
   return [a](std::ostream& out) { return run_simulate(*a, out); };
 }
 

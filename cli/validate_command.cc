@@ -225,6 +225,10 @@ CommandRun setup_validate(CLI::App& sub) {
   sub.add_option("--calibration", a->calibration, "parameters from `topotune calibrate`");
   sub.add_option("--gpus-per-thread", a->gpus_per_thread, "nccl-tests -g (default: from the log)");
   sub.add_option("--plot", a->plot, "write measured and predicted busbw to FILE.svg or .png");
+  sub.footer(
+      "Examples:\n"
+      "  topotune validate --nccl-tests all_reduce_perf.log --instance p4d.24xlarge --nodes 2\n"
+      "  topotune validate --measured measured.json --cluster cluster.json");
   return [a](std::ostream& out) { return run_validate(*a, out); };
 }
 

@@ -40,6 +40,7 @@ TOP_KEYS = {"schema", "name", "vendor", "description", "sagemaker_name", "gpu", 
 SECTIONS = {
     "gpu": {
         "count": (True, "count"), "model": (True, "str"), "arch": (True, "arch"),
+        "bf16_native": (True, "bool"),
         "memory_GiB": (False, "pos"), "peak_fp16_TFLOPS": (False, "pos"),
         "peak_fp32_TFLOPS": (False, "pos"), "memory_bandwidth_GBps": (False, "pos"),
         "reduce_bandwidth_GBps": (False, "pos"),
@@ -147,6 +148,13 @@ def check_cross(vals, err):
         err("intra.nvlink_pairs", "required for an nvlink_mesh fabric")
     if fabric != "nvlink_mesh" and "intra.nvlink_pairs" in vals.get("_present", ()):
         err("intra.nvlink_pairs", "only allowed for an nvlink_mesh fabric")
+    # The planner searches bf16 gradients only where the GPU computes bf16 natively: Ampere
+    # and later (Volta's and Turing's Tensor Cores take fp16 only).
+    arch = g("gpu.arch")
+    if arch is not None and g("gpu.bf16_native") is not None and \
+            g("gpu.bf16_native") != (arch in ("ampere", "hopper", "blackwell")):
+        err("gpu.bf16_native", "bf16_native must be true exactly on Ampere and later, got %r "
+            "on %s" % (g("gpu.bf16_native"), arch))
     if g("intra.nvls") is True and fabric != "nvswitch":
         err("intra.nvls", "NVLS (in-switch reduction) needs an nvswitch fabric")
     if ("network.efa_version" in vals.get("_present", ())) != (g("network.transport") == "efa"):
@@ -380,6 +388,8 @@ def self_test():
         ("mesh without pairs", lambda d: delp(d, "intra.nvlink_pairs")),
         ("mesh without link rate", lambda d: delp(d, "intra.nvlink_GBps_per_link")),
         ("nvls on mesh", lambda d: setp(d, "intra.nvls.value", True)),
+        ("bf16 on volta", lambda d: (setp(d, "gpu.arch.value", "volta"),
+                                     setp(d, "gpu.bf16_native.value", True))),
         ("gpu_socket length", lambda d: setp(d, "host.gpu_socket.value", [0, 0, 0, 0, 1, 1, 1])),
         ("gpu_socket range", lambda d: setp(d, "host.gpu_socket.value", [0, 0, 0, 0, 1, 1, 1, 2])),
         ("efa_version on tcp", lambda d: setp(d, "network.efa_version", {"value": 1, "source": "instances.md §2.3"})),

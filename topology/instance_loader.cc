@@ -91,8 +91,8 @@ Expected<std::vector<int>> read_int_list(const Json& v, const JsonPath& at, int 
 Expected<void> read_gpu(const Json& s, const JsonPath& sp, Figures& f) {
   InstanceSpec& in = f.inst;
   TT_TRY_VOID(check_object(s, sp,
-                           {"count", "model", "arch", "memory_GiB", "peak_fp16_TFLOPS",
-                            "peak_fp32_TFLOPS", "memory_bandwidth_GBps", "reduce_bandwidth_GBps"}));
+                           {"count", "model", "arch", "bf16_native", "memory_GiB",
+                            "peak_fp16_TFLOPS", "peak_fp32_TFLOPS", "memory_bandwidth_GBps", "reduce_bandwidth_GBps"}));
   TT_TRY(const Json* count, f.get(s, sp, "count", true));
   TT_TRY(std::int64_t n, read_int(*count, sp / "count", 1, kMaxGpusPerHost));
   in.num_gpus = static_cast<int>(n);
@@ -105,6 +105,15 @@ Expected<void> read_gpu(const Json& s, const JsonPath& sp, Figures& f) {
                                           {"ampere", GpuArch::Ampere},
                                           {"hopper", GpuArch::Hopper},
                                           {"blackwell", GpuArch::Blackwell}}));
+  // Ampere and later compute bf16 natively; a file that says so explicitly wins.
+  in.gpu.bf16_native = in.gpu.arch == GpuArch::Ampere || in.gpu.arch == GpuArch::Hopper ||
+                       in.gpu.arch == GpuArch::Blackwell;
+  if (find_member(s, "bf16_native")) {
+    TT_TRY(const Json* bf16, f.get(s, sp, "bf16_native", false));
+    if (bf16) {
+      TT_TRY(in.gpu.bf16_native, read_bool(*bf16, sp / "bf16_native"));
+    }
+  }
   TT_TRY(auto mem, f.rate(s, sp, "memory_GiB", kGiB));
   if (mem) in.gpu.memory = Bytes(static_cast<std::int64_t>(mem->value));
   TT_TRY(auto fp16, f.rate(s, sp, "peak_fp16_TFLOPS", 1e12));

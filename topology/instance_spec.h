@@ -24,6 +24,7 @@ const char* transport_name(NetTransport t);
 struct GpuSpec {
   std::string model;                          ///< "A100-SXM4-40GB"
   GpuArch arch = GpuArch::Unknown;
+  bool bf16_native = false;                   ///< computes bf16 natively (Ampere and later)
   Bytes memory{0};
   double peak_fp16_flops = 0;                 ///< dense fp16/bf16 tensor FLOP/s
   double peak_fp32_flops = 0;                 ///< dense fp32 (non-tensor) FLOP/s

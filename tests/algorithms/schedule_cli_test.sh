@@ -21,7 +21,7 @@ expect 0 "proved by the symbolic interpreter" --algo hierarchical --inner rhd --
 expect 0 '"schema": "topotune.schedule/1"' --algo tree --ranks 5 --size 1K --format json
 expect 0 '"kind": "host_cpu"' --algo ps --ps-placement cpu --ranks 4 --gpus-per-node 2 --size 1K --format json
 expect 2 "--ranks must be at least 1" --algo ring --ranks 0 --size 1M
-expect 2 "unknown algorithm 'rong' (known: ring, tree, rhd, ps, hierarchical" --algo rong --ranks 4 --size 1M
+expect 2 "unknown algorithm 'rong' (known: ring, dbtree, rhd, ps(k=N), hierarchical" --algo rong --ranks 4 --size 1M
 expect 2 "9 shards is more than the 8 ranks" --algo ps --shards 9 --ranks 8 --size 1M
 expect 2 "not a multiple of the fp32 element size" --algo ring --ranks 4 --size 6
 expect 2 "not a multiple of the fp16 element size" --algo ring --ranks 4 --size 3 --dtype fp16

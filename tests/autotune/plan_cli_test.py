@@ -51,12 +51,13 @@ class PlanCliTest(unittest.TestCase):
         self.assertIn("p9.huge", p.stderr)
 
     def test_emit_to_unwritable_dir_writes_nothing(self):
-        # /proc refuses new files even for root; a missing directory and a file are refused
-        # before anything is staged.
+        # /proc refuses new files even for root; a file, and a directory that cannot be
+        # created (under a file), are refused before anything is staged. (A missing directory
+        # is created: test_flags_that_would_be_ignored_are_errors_and_out_is_created.)
         with tempfile.TemporaryDirectory() as d:
             a_file = os.path.join(d, "file")
             open(a_file, "w").close()
-            for out in ["/proc", os.path.join(d, "missing"), a_file]:
+            for out in ["/proc", os.path.join(a_file, "sub"), a_file]:
                 p = plan("--instance", "p4d.24xlarge", "--nodes", "4", "--emit", "all", "--out", out)
                 self.assertEqual(p.returncode, 2, out + ": " + p.stderr)
                 self.assertIn("topotune: error:", p.stderr)
@@ -118,24 +119,24 @@ class PlanCliTest(unittest.TestCase):
         self.assertIn("default bert-large", h.stdout)
 
     def test_algos_restricts_the_search_and_replays(self):
-        p = plan("--instance", "p4d.24xlarge", "--nodes", "2", "--algos", "ring,hierarchical",
+        p = plan("--instance", "p4d.24xlarge", "--nodes", "2", "--algos", "nccl:ring,hierarchical",
                  "--format", "json")
         self.assertEqual(p.returncode, 0, p.stderr)
         doc = json.loads(p.stdout)
         kinds = {c["algorithm"].split("(")[0].split("/")[0] for c in doc["candidates"]}
-        self.assertTrue(kinds and kinds <= {"ring", "hierarchical"}, kinds)
+        self.assertTrue(kinds and kinds <= {"nccl:ring", "hierarchical"}, kinds)
         self.assertIn(doc["recommendation"]["algorithm"].split("(")[0].split("/")[0], kinds)
-        self.assertEqual(doc["inputs"]["algorithms"], ["ring", "hierarchical"])
+        self.assertEqual(doc["inputs"]["algorithms"], ["nccl:ring", "hierarchical"])
         # Only the top candidates are listed; the counts searched show the filter: the two
         # complementary restrictions partition the unrestricted search.
         def evaluated(*extra):
             r = plan("--instance", "p4d.24xlarge", "--nodes", "2", *extra, "--format", "json")
             return json.loads(r.stdout)["candidates_evaluated"]
-        rest = evaluated("--algos", "nccl-default,tree,rhd,ps")
+        rest = evaluated("--algos", "nccl:default,nccl:tree,rhd,ps")
         self.assertEqual(doc["candidates_evaluated"] + rest, evaluated())
         self.assertGreater(rest, 0)
         # The baselines stay NCCL's defaults.
-        self.assertEqual(doc["baselines"][0]["algorithm"], "nccl-default")
+        self.assertEqual(doc["baselines"][0]["algorithm"], "nccl:default")
         self.assert_replays(p.stdout)
         bad = plan("--instance", "p4d.24xlarge", "--algos", "ring,bogus")
         self.assertEqual(bad.returncode, 2)
@@ -146,11 +147,11 @@ class PlanCliTest(unittest.TestCase):
                  "--format", "json")
         self.assertEqual(p.returncode, 0, p.stderr)
         doc = json.loads(p.stdout)
-        self.assertNotIn("nccl-default", {c["algorithm"] for c in doc["candidates"]})
+        self.assertNotIn("nccl:default", {c["algorithm"] for c in doc["candidates"]})
         # Only the top candidates are listed: the count searched shows nccl-default is out,
         # the same as naming every other family.
         named = plan("--instance", "p4d.24xlarge", "--nodes", "2", "--backend", "mpi",
-                     "--algos", "ring,tree,rhd,ps,hierarchical", "--format", "json")
+                     "--algos", "ring,dbtree,rhd,ps,hierarchical", "--format", "json")
         self.assertEqual(doc["candidates_evaluated"],
                          json.loads(named.stdout)["candidates_evaluated"])
         self.assertEqual(doc["inputs"]["backend"], "mpi")
@@ -161,7 +162,89 @@ class PlanCliTest(unittest.TestCase):
         self.assert_replays(p.stdout)
         bad = plan("--instance", "p4d.24xlarge", "--backend", "mpi", "--algos", "nccl-default")
         self.assertEqual(bad.returncode, 2)
-        self.assertIn("nccl-default needs the nccl backend", bad.stderr)
+        self.assertIn("nccl:default needs the nccl backend", bad.stderr)
+
+    def test_ddp_recommendation_is_the_first_row_and_runs_with_ddp(self):
+        p = plan("--instance", "p4d.24xlarge", "--nodes", "4", "--format", "json")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        doc = json.loads(p.stdout)
+        rec, first = doc["recommendation"], doc["candidates"][0]
+        self.assertEqual(doc["framework"], "ddp")
+        self.assertIn("ddp", rec["frameworks"])
+        for key in ("algorithm", "bucket_bytes", "comm_dtype", "step_time_s", "busbw_GBps"):
+            self.assertEqual(rec[key], first[key], key)
+        self.assertNotIn("topotune's runtime", rec["sentence"])
+        table = plan("--instance", "p4d.24xlarge", "--nodes", "4").stdout
+        row = [l for l in table.splitlines() if l.startswith("1 ")][0].split()
+        self.assertEqual(row[1], rec["algorithm"])
+        self.assertEqual(float(row[6]), round(rec["step_time_s"] * 1e3, 2))
+
+    def test_keeps_the_defaults_when_nothing_beats_them(self):
+        # GPT-2 XL on 16 x p5: nothing DDP runs is predicted 2 % faster than its defaults.
+        args = ("--instance", "p5.48xlarge", "--nodes", "16", "--model", "gpt2-xl")
+        doc = json.loads(plan(*args, "--format", "json").stdout)
+        rec = doc["recommendation"]
+        self.assertTrue(rec["keeps_defaults"])
+        self.assertTrue(rec["sentence"].startswith("Keep DDP's defaults"), rec["sentence"])
+        self.assertEqual(rec["step_time_s"], doc["baselines"][0]["step_time_s"])
+        self.assertEqual(doc["candidates"][0]["step_time_s"], rec["step_time_s"])
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "cfg")
+            os.mkdir(out)
+            r = plan(*args, "--emit", "all", "--out", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            env = open(os.path.join(out, "nccl.env")).read()
+            self.assertEqual([l for l in env.splitlines() if l and not l.startswith("#")], [])
+            ddp = open(os.path.join(out, "ddp_snippet.py")).read()
+            self.assertNotIn("bucket_cap_mb", ddp)
+            self.assertNotIn("comm_hook", ddp)
+            hvd = open(os.path.join(out, "horovod.env")).read()
+            self.assertNotIn("NCCL_ALGO", hvd)
+
+    def test_horovod_file_agrees_with_algos(self):
+        with tempfile.TemporaryDirectory() as d:
+            r = plan("--instance", "p4d.24xlarge", "--nodes", "4", "--algos",
+                     "nccl:default,nccl:ring,nccl:tree", "--emit", "horovod", "--out", d)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            hvd = open(os.path.join(d, "horovod.env")).read()
+            self.assertNotIn("HOROVOD_HIERARCHICAL_ALLREDUCE=1", hvd)
+            self.assertNotIn("hierarchical", hvd)
+
+    def test_gradient_dtype_follows_the_hardware(self):
+        # V100 (p3) and T4 (g4dn) have no bf16: never searched, fp16 instead; A100 has it.
+        for instance in ("p3.16xlarge", "g4dn.12xlarge", "p3dn.24xlarge"):
+            p = plan("--instance", instance, "--nodes", "4", "--format", "json")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            doc = json.loads(p.stdout)
+            self.assertEqual(doc["inputs"]["dtypes"], ["fp32", "fp16"], instance)
+            rows = doc["candidates"] + [doc["recommendation"], doc["horovod"]]
+            self.assertNotIn("bf16", {r["comm_dtype"] for r in rows}, instance)
+            self.assertIn("fp16", {r["comm_dtype"] for r in doc["candidates"]}, instance)
+            bad = plan("--instance", instance, "--nodes", "4", "--dtype", "bf16")
+            self.assertEqual(bad.returncode, 2)
+            self.assertIn("bf16 gradients need a GPU that computes bf16 natively", bad.stderr)
+        a100 = json.loads(plan("--instance", "p4d.24xlarge", "--nodes", "2", "--format",
+                               "json").stdout)
+        self.assertEqual(a100["inputs"]["dtypes"], ["fp32", "bf16"])
+
+    def test_flags_that_would_be_ignored_are_errors_and_out_is_created(self):
+        for args, said in ((["--instance", "p4d.24xlarge", "--out", "x"], "--out needs --emit"),
+                           (["--cluster", "c.json", "--placement", "spread"],
+                            "--placement would be ignored with --cluster"),
+                           (["--cluster", "c.json", "--instance", "p4d.24xlarge"],
+                            "--instance would be ignored with --cluster"),
+                           (["--replay", "p.json", "--nodes", "2"],
+                            "--nodes would be ignored with --replay")):
+            r = plan(*args)
+            self.assertEqual(r.returncode, 2, args)
+            self.assertIn(said, r.stderr)
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "cfg", "new")
+            r = plan("--instance", "p4d.24xlarge", "--nodes", "2", "--emit", "all", "--out", out)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertTrue(os.path.isfile(os.path.join(out, "nccl.env")))
+        help_ = subprocess.run([TOPOTUNE, "plan", "--help"], capture_output=True, text=True)
+        self.assertIn("Examples:", help_.stdout.rstrip().splitlines()[-6])
 
     def test_bad_options(self):
         for args in [["--instance", "p4d.24xlarge", "--nodes", "0"],

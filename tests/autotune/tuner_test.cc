@@ -1,5 +1,6 @@
 // Tuner and timers: hand-derived closed forms, and a search whose optimum is derived by hand.
 
+#include "autotune/framework.h"
 #include "autotune/tuner.h"
 
 #include <gtest/gtest.h>
@@ -18,8 +19,8 @@ class FakeTimer final : public CollectiveTimer {
     const double mib = b.as_double() / (1 << 20);
     switch (a.kind) {
       case AlgoKind::NcclDefault:
-      case AlgoKind::Ring: return Seconds(1e-3 + mib / 8 * 1e-3);  // 1 ms + 8 MiB/ms
-      case AlgoKind::Tree: return Seconds(0.5e-3 + mib / 4 * 1e-3);  // 0.5 ms + 4 MiB/ms
+      case AlgoKind::NcclRing: return Seconds(1e-3 + mib / 8 * 1e-3);  // 1 ms + 8 MiB/ms
+      case AlgoKind::NcclTree: return Seconds(0.5e-3 + mib / 4 * 1e-3);  // 0.5 ms + 4 MiB/ms
       default: return fail(Errc::Unsupported, "fake");
     }
   }
@@ -65,7 +66,7 @@ TEST(Tuner, FindsTheHandDerivedOptimum) {
   ASSERT_TRUE(report) << report.error().message;
   const Candidate& best = report->candidates.front();
   EXPECT_EQ(best.dtype, CommDtype::Bf16);
-  EXPECT_EQ(best.algo.kind, AlgoKind::Tree);
+  EXPECT_EQ(best.algo.kind, AlgoKind::NcclTree);
   EXPECT_EQ(best.bucket_cap, 1_MiB);
   EXPECT_NEAR(best.step.step.value, 13e-3, 1e-12);
   EXPECT_NEAR(best.step.exposed_comm.value, 1e-3, 1e-12);
@@ -100,7 +101,7 @@ TEST(Tuner, RankTimerReordersTheTopCandidates) {
     std::string name() const override { return "tree-fast"; }
     Expected<Seconds> allreduce(const AlgorithmChoice& a, Bytes b) const override {
       const double t = b.as_double() / (64.0 * (1 << 20)) * 1e-3;
-      return Seconds(a.kind == AlgoKind::Tree ? t : 10 * t);
+      return Seconds(a.kind == AlgoKind::NcclTree ? t : 10 * t);
     }
   };
   const ModelProfile m = eight_layers();
@@ -110,7 +111,7 @@ TEST(Tuner, RankTimerReordersTheTopCandidates) {
   auto report = tune(r, FakeTimer{}, &rank);
   ASSERT_TRUE(report);
   EXPECT_EQ(report->rank_timer, "tree-fast");
-  EXPECT_EQ(report->recommendation.algo.kind, AlgoKind::Tree);
+  EXPECT_EQ(report->recommendation.algo.kind, AlgoKind::NcclTree);
   EXPECT_EQ(report->recommendation.timer, "tree-fast");
 }
 
@@ -122,21 +123,21 @@ TEST(Tuner, KeepsOnlyChannelVariantsThatAreFasterSomewhere) {
     Expected<Seconds> allreduce(const AlgorithmChoice& a, Bytes b) const override {
       const double mib = b.as_double() / (1 << 20);
       if (a.kind == AlgoKind::NcclDefault) return Seconds(1e-3 + mib / 8 * 1e-3);
-      if (a.kind != AlgoKind::Ring) return fail(Errc::Unsupported, "channels fake");
+      if (a.kind != AlgoKind::NcclRing) return fail(Errc::Unsupported, "channels fake");
       const double rate = a.channels == 4 ? 16 : a.channels == 8 ? 4 : 8;  // MiB per ms
       return Seconds(1e-3 + mib / rate * 1e-3);
     }
   };
   const ModelProfile m = eight_layers();
   TuneRequest r = request(m);
-  r.algorithms = {AlgorithmChoice{AlgoKind::NcclDefault}, AlgorithmChoice{AlgoKind::Ring}};
+  r.algorithms = {AlgorithmChoice{AlgoKind::NcclDefault}, AlgorithmChoice{AlgoKind::NcclRing}};
   r.channel_counts = {2, 4, 8};
   auto report = tune(r, ChannelTimer{});
   ASSERT_TRUE(report) << report.error().message;
   // ring/ch2 equals ring, ring/ch8 is slower, nccl-default ignores channels: 5 pruned.
   EXPECT_EQ(report->channel_variants_kept, 1);
   EXPECT_EQ(report->channel_variants_pruned, 5);
-  EXPECT_EQ(report->candidates.front().algo.name(), "ring/ch4");
+  EXPECT_EQ(report->candidates.front().algo.name(), "nccl:ring/ch4");
   for (const Candidate& c : report->candidates) {
     EXPECT_TRUE(c.algo.channels == 0 || c.algo.channels == 4) << c.algo.name();
   }
@@ -201,8 +202,8 @@ TEST(Tuner, RecommendsTheSimplestCandidateWithinTheMargin) {
     return c;
   };
   const std::vector<Candidate> ranked = {
-      cand("ring/ch4", CommDtype::Bf16, 100), cand("ring/ch4", CommDtype::Fp32, 101),
-      cand("ring", CommDtype::Bf16, 101.5), cand("ring", CommDtype::Fp32, 103)};
+      cand("nccl:ring/ch4", CommDtype::Bf16, 100), cand("nccl:ring/ch4", CommDtype::Fp32, 101),
+      cand("nccl:ring", CommDtype::Bf16, 101.5), cand("nccl:ring", CommDtype::Fp32, 103)};
   // 2 %: limit 102 ms. No override-free candidate is inside; of those with one override,
   // ring/ch4 fp32 (101) comes first.
   EXPECT_EQ(simplest_within_margin(ranked, 0.02), &ranked[1]);
@@ -224,7 +225,7 @@ TEST(Tuner, PrefersWhatStockNcclRunsWithinTheMargin) {
     return c;
   };
   const std::vector<Candidate> ranked = {cand("rhd", 100), cand("hierarchical(ring)", 100.5),
-                                         cand("ring", 101.5), cand("nccl-default", 103)};
+                                         cand("nccl:ring", 101.5), cand("nccl:default", 103)};
   // 2 %: limit 102 ms. nccl-default (0 overrides) is outside; ring (1) is inside.
   EXPECT_EQ(simplest_within_margin(ranked, 0.02), &ranked[2]);
   EXPECT_EQ(simplest_within_margin(ranked, 0.05), &ranked[3]);  // limit 105: nccl-default
@@ -232,7 +233,7 @@ TEST(Tuner, PrefersWhatStockNcclRunsWithinTheMargin) {
   // Without ring and NCCL's own (the emulated clusters' --algos): rhd and hierarchical(ring)
   // have two overrides each; the faster comes first.
   const auto topotune_only = [](const Candidate& c) {
-    return c.algo.kind != AlgoKind::Ring && c.algo.kind != AlgoKind::NcclDefault;
+    return c.algo.kind != AlgoKind::NcclRing && c.algo.kind != AlgoKind::NcclDefault;
   };
   EXPECT_EQ(simplest_within_margin(ranked, 0.02, topotune_only), &ranked[0]);
 }
@@ -250,7 +251,7 @@ TEST(AlgorithmChoice, NamesRoundTrip) {
 TEST(CachedTimer, AsksOncePerSize) {
   const FakeTimer t;
   const CachedTimer c(t);
-  const AlgorithmChoice ring{AlgoKind::Ring};
+  const AlgorithmChoice ring{AlgoKind::NcclRing};
   for (int i = 0; i < 3; ++i) {
     ASSERT_TRUE(c.allreduce(ring, 1_MiB));
     ASSERT_TRUE(c.allreduce(ring, 2_MiB));
@@ -322,10 +323,44 @@ TEST(ClosedFormTimer, AddsTheLaunchCostToTheAlgorithmsClosedForm) {
     EXPECT_DOUBLE_EQ(got->value, want->value + 5e-6) << name;
   }
   const double ring = timer.allreduce({AlgoKind::Ring}, 64_MiB)->value;
-  const double tree = timer.allreduce({AlgoKind::Tree}, 64_MiB)->value;
+  const double tree = timer.allreduce({AlgoKind::DbTree}, 64_MiB)->value;
   EXPECT_DOUBLE_EQ(timer.allreduce({AlgoKind::NcclDefault}, 64_MiB)->value, std::min(ring, tree));
   EXPECT_TRUE(timer.allreduce(*parse_algorithm_choice("hierarchical(rhd)"), 64_MiB));
   EXPECT_TRUE(timer.allreduce(*parse_algorithm_choice("ps(k=2)"), 64_MiB));
+}
+
+}  // namespace
+}  // namespace topotune::tune
+
+namespace topotune::tune {
+namespace {
+
+// The capability table: DDP and Horovod run NCCL's algorithms (any channel count); Horovod
+// also hierarchical(ring) (HOROVOD_HIERARCHICAL_ALLREDUCE), DDP only once topotune's comm hook
+// ships; SMDDP none (its algorithm is not modelled); topotune's runtime every schedule.
+TEST(Framework, CapabilityTable) {
+  const auto runs = [](Framework f, const char* name) {
+    return framework_runs(f, *parse_algorithm_choice(name));
+  };
+  for (const char* n : {"nccl:default", "nccl:ring", "nccl:tree/ch4"}) {
+    EXPECT_TRUE(runs(Framework::Ddp, n)) << n;
+    EXPECT_TRUE(runs(Framework::Horovod, n)) << n;
+    EXPECT_FALSE(runs(Framework::Topotune, n)) << n;
+    EXPECT_FALSE(runs(Framework::Smddp, n)) << n;
+  }
+  EXPECT_TRUE(runs(Framework::Horovod, "hierarchical(ring)"));
+  EXPECT_FALSE(runs(Framework::Horovod, "hierarchical(rhd)"));
+  EXPECT_FALSE(runs(Framework::Horovod, "hierarchical(ring)/ch2"));
+  EXPECT_EQ(runs(Framework::Ddp, "hierarchical(ring)"), kDdpHierarchicalHook);
+  EXPECT_FALSE(runs(Framework::Ddp, "hierarchical(rhd)"));
+  for (const char* n : {"ring", "dbtree", "rhd", "ps(k=2)", "hierarchical(ps(k=2))/ch4"}) {
+    EXPECT_TRUE(runs(Framework::Topotune, n)) << n;
+    EXPECT_FALSE(runs(Framework::Ddp, n)) << n;
+  }
+  for (Framework f : all_frameworks()) EXPECT_EQ(*parse_framework(framework_name(f)), f);
+  EXPECT_FALSE(parse_framework("pytorch"));
+  EXPECT_TRUE(smddp_supported("ml.p4d.24xlarge"));
+  EXPECT_FALSE(smddp_supported("ml.p5.48xlarge"));
 }
 
 }  // namespace

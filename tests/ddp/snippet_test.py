@@ -41,14 +41,15 @@ def run(cmd, **kw):
 
 def plan(topotune, cluster, profile, out, *extra):
     os.makedirs(out, exist_ok=True)
-    run([topotune, "plan", "--cluster", cluster, "--backend", "mpi", "--dtype", "fp32",
+    run([topotune, "plan", "--cluster", cluster, "--backend", "mpi", "--framework", "ddp",
+         "--dtype", "fp32",
          "--model", profile, "--batch-per-gpu", "1", "--emit", "ddp", "--out", out, *extra])
     with open(os.path.join(out, "ddp_snippet.py")) as f:
         return f.read()
 
 
 def rank_main(rank, port, snippet, results):
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), LOCAL_RANK=str(rank))
     dist.init_process_group("gloo", rank=rank, world_size=4)
     model = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.Linear(8, 2))
     scope = {"model": model, "local_rank": rank}

@@ -5,13 +5,11 @@ What `topotune plan` ranks first on an emulated cluster, per size: for each size
 in SIZES (a comma list such as 1M,16M,64M), a model profile with one fp32 gradient tensor of
 that size and no compute (so a training step is exactly one allreduce of it) is planned with
 `plan --cluster CLUSTER_JSON --dtype fp32 --backend mpi` (no NCCL: every candidate is one of
-topotune's schedules, as `measure` runs them), and the recommendation's algorithm is recorded. Prints a JSON object {"<bytes>": {"plan": LABEL, "measure": NAME}, ...}: LABEL as
-plan prints it (e.g. "hierarchical(ring)"), NAME the `topotune measure --algos` name that runs
-the same schedule. Labels without servers or channels are the registry's generators with
-default options ("hierarchical(rhd)" = "hierarchical:rhd", autotune/schedule_algorithm.cc), so
-they share rows with the algorithms the check measures anyway; other labels ("ps(k=2)",
-"ring/ch4") are measured under the label itself, which `measure` accepts. The profiles and
-plans are left in OUT_DIR for inspection. Python standard library only."""
+topotune's schedules, as `measure` runs them), and the recommendation's algorithm is recorded. Prints a JSON object
+{"<bytes>": {"plan": NAME, "measure": NAME}, ...}: NAME as plan prints it (e.g.
+"hierarchical(ring)"), which `topotune measure --algos` accepts as is (one name grammar for
+every command, docs/algorithms.md): nothing here maps or copies names. The profiles and plans
+are left in OUT_DIR for inspection. Python standard library only."""
 import argparse
 import json
 import os
@@ -24,16 +22,6 @@ UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 def parse_size(text):
     unit = text[-1].upper() if text[-1].isalpha() else ""
     return int(text[: len(text) - len(unit)]) * UNITS[unit]
-
-
-def measure_name(label):
-    if label in ("ring", "tree", "rhd"):
-        return label
-    if label == "hierarchical(ring)":
-        return "hierarchical"
-    if label in ("hierarchical(tree)", "hierarchical(rhd)"):
-        return "hierarchical:" + label[len("hierarchical("):-1]
-    return label
 
 
 def one_tensor_profile(size):
@@ -77,7 +65,7 @@ def main():
         with open(os.path.join(a.out_dir, f"plan-{size}.json"), "w") as f:
             f.write(run.stdout)
         label = json.loads(run.stdout)["recommendation"]["algorithm"]
-        first[str(size)] = {"plan": label, "measure": measure_name(label)}
+        first[str(size)] = {"plan": label, "measure": label}
     print(json.dumps(first, sort_keys=True))
     return 0
 

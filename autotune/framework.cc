@@ -1,0 +1,129 @@
+#include "autotune/framework.h"
+
+#include <algorithm>
+#include <array>
+
+namespace topotune::tune {
+namespace {
+
+using algo::AlgoKind;
+using algo::AlgorithmChoice;
+
+struct FrameworkName {
+  Framework framework;
+  const char* name;
+};
+constexpr std::array<FrameworkName, 4> kNames = {{{Framework::Ddp, "ddp"},
+                                                  {Framework::Horovod, "horovod"},
+                                                  {Framework::Smddp, "smddp"},
+                                                  {Framework::Topotune, "topotune"}}};
+
+// One row of the capability table: `framework` runs `kind` (over `inner` for hierarchical;
+// with any channel count if `channels`), told so by `how`, when `enabled`.
+struct Capability {
+  Framework framework;
+  AlgoKind kind;
+  AlgoKind inner;
+  bool channels;
+  bool enabled;
+  const char* how;
+};
+
+constexpr std::array<Capability, 13> kCapabilities = {{
+    {Framework::Ddp, AlgoKind::NcclDefault, AlgoKind::Ring, true, true, "NCCL's own choice"},
+    {Framework::Ddp, AlgoKind::NcclRing, AlgoKind::Ring, true, true, "NCCL_ALGO=Ring"},
+    {Framework::Ddp, AlgoKind::NcclTree, AlgoKind::Ring, true, true, "NCCL_ALGO=Tree"},
+    {Framework::Ddp, AlgoKind::Hierarchical, AlgoKind::Ring, false, kDdpHierarchicalHook,
+     "topotune's comm hook (topotune.ddp_hooks)"},
+    {Framework::Horovod, AlgoKind::NcclDefault, AlgoKind::Ring, true, true, "NCCL's own choice"},
+    {Framework::Horovod, AlgoKind::NcclRing, AlgoKind::Ring, true, true, "NCCL_ALGO=Ring"},
+    {Framework::Horovod, AlgoKind::NcclTree, AlgoKind::Ring, true, true, "NCCL_ALGO=Tree"},
+    {Framework::Horovod, AlgoKind::Hierarchical, AlgoKind::Ring, false, true,
+     "HOROVOD_HIERARCHICAL_ALLREDUCE=1"},
+    {Framework::Topotune, AlgoKind::Ring, AlgoKind::Ring, true, true, "topotune measure"},
+    {Framework::Topotune, AlgoKind::DbTree, AlgoKind::Ring, true, true, "topotune measure"},
+    {Framework::Topotune, AlgoKind::HalvingDoubling, AlgoKind::Ring, true, true,
+     "topotune measure"},
+    {Framework::Topotune, AlgoKind::ParameterServer, AlgoKind::Ring, true, true,
+     "topotune measure"},
+    {Framework::Topotune, AlgoKind::Hierarchical, AlgoKind::Ring, true, true, "topotune measure"},
+}};
+
+const Capability* capability(Framework f, const AlgorithmChoice& a) {
+  for (const Capability& c : kCapabilities) {
+    if (c.framework != f || c.kind != a.kind || !c.enabled) continue;
+    if (!c.channels && a.channels > 0) continue;
+    // topotune's runtime runs every inner algorithm; the others only a ring across hosts.
+    if (a.kind == AlgoKind::Hierarchical && f != Framework::Topotune && a.inner != c.inner) {
+      continue;
+    }
+    return &c;
+  }
+  return nullptr;
+}
+
+// SMDDP's instance types: aws/sagemaker-python-sdk src/sagemaker/fw_utils.py
+// SM_DATAPARALLEL_SUPPORTED_INSTANCE_TYPES (ml.p3.16xlarge, ml.p3dn.24xlarge, ml.p4d.24xlarge,
+// ml.p4de.24xlarge) lists what the SDK accepts; AWS's SMDDP FAQ narrows SMDDP v2 to "P4d and
+// P4de instances with NVIDIA A100 GPUs and EFA" (docs.aws.amazon.com/sagemaker/latest/dg/
+// data-parallel-faq.html). No P5: the current library is the FAQ's.
+constexpr std::array<const char*, 2> kSmddpInstances = {"ml.p4d.24xlarge", "ml.p4de.24xlarge"};
+
+}  // namespace
+
+const char* framework_name(Framework f) {
+  for (const FrameworkName& n : kNames) {
+    if (n.framework == f) return n.name;
+  }
+  return "?";
+}
+
+Expected<Framework> parse_framework(std::string_view name) {
+  for (const FrameworkName& n : kNames) {
+    if (name == n.name) return n.framework;
+  }
+  return fail(Errc::InvalidArgument, "unknown framework '" + std::string(name) + "' (known: " +
+                                         framework_names_text() + ")");
+}
+
+std::vector<Framework> all_frameworks() {
+  std::vector<Framework> out;
+  for (const FrameworkName& n : kNames) out.push_back(n.framework);
+  return out;
+}
+
+std::string framework_names_text() {
+  std::string s;
+  for (const FrameworkName& n : kNames) s += (s.empty() ? "" : ", ") + std::string(n.name);
+  return s;
+}
+
+bool framework_runs(Framework f, const AlgorithmChoice& a) { return capability(f, a) != nullptr; }
+
+std::vector<Framework> frameworks_running(const AlgorithmChoice& a) {
+  std::vector<Framework> out;
+  for (Framework f : all_frameworks()) {
+    if (framework_runs(f, a)) out.push_back(f);
+  }
+  return out;
+}
+
+std::string how_framework_runs(Framework f, const AlgorithmChoice& a) {
+  const Capability* c = capability(f, a);
+  if (!c) return "";
+  if (f == Framework::Topotune) return std::string(c->how) + " --algos " + a.name();
+  return c->how;
+}
+
+bool smddp_supported(const std::string& name) {
+  return std::find(kSmddpInstances.begin(), kSmddpInstances.end(), name) !=
+         kSmddpInstances.end();
+}
+
+std::string smddp_instances_text() {
+  std::string s;
+  for (const char* n : kSmddpInstances) s += (s.empty() ? "" : ", ") + std::string(n);
+  return s;
+}
+
+}  // namespace topotune::tune
