@@ -2,7 +2,9 @@
 // Calibration: fits the NCCL predictor's physical parameters to measured runs.
 //
 // The objective is the mean squared error of log(measured time / predicted time), averaged per
-// run first so that a long sweep does not outweigh a short one; within a run, sizes >= 1 MiB
+// run first so that a long sweep does not outweigh a short one, and made robust across runs
+// (each run's mean counts as s2 log(1 + m/s2), s2 = 0.2^2: a run the model cannot explain does
+// not drag the shared parameters); within a run, sizes >= 1 MiB
 // weigh twice (the bandwidth regime decides plans, and its acceptance bound is tighter). The optimiser is a bounded
 // coordinate descent in log-parameter space (each parameter is multiplied up or down by a step
 // that grows on success and halves on failure), started from the given parameters; it is
@@ -65,7 +67,8 @@ struct CalibrationResult {
   int evaluations = 0;
 };
 
-/// Mean over cases of the mean squared log(measured / predicted) time.
+/// Mean over cases of the robust per-run loss: s2 log(1 + m/s2), m = the run's mean squared
+/// log(measured / predicted) time, s2 = 0.04.
 Expected<double> calibration_loss(const std::vector<CalibrationCase>& cases,
                                   const algo::NcclModelParams& params);
 

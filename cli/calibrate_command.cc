@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ostream>
 #include <string>
@@ -208,13 +209,81 @@ Expected<std::string> fit_links(const CalibrateArgs& a, const std::vector<tune::
   return tune::link_params_section(res);
 }
 
+/// The parameters to fit: those asked for (default: every fittable one) that the logs can
+/// determine, i.e. that move the loss when scaled by 20 %. Asking for one the logs cannot
+/// determine, or for more parameters than the logs have sizes, is an error.
+Expected<std::vector<std::string>> determinable(const CalibrateArgs& a,
+                                                const std::vector<tune::CalibrationCase>& cases,
+                                                const algo::NcclModelParams& start,
+                                                std::ostream& out) {
+  const std::vector<std::string> asked = split_comma_list(a.params);
+  std::vector<std::string> names = asked, kept;
+  if (names.empty()) {
+    for (const algo::ParamInfo& p : algo::param_table())
+      if (p.fittable) names.push_back(p.name);
+  }
+  TT_TRY(const double base, tune::calibration_loss(cases, start));
+  std::vector<std::string> out_names;
+  for (const std::string& name : names) {
+    const algo::ParamInfo* info = algo::find_param(name);
+    if (!info || !info->fittable) {
+      out_names.push_back(name);  // tune::calibrate names the error
+      continue;
+    }
+    algo::NcclModelParams probe = start;
+    double& v = *info->ref(probe);
+    v = std::clamp(v * 1.2 > info->max ? v / 1.2 : v * 1.2, info->min, info->max);
+    TT_TRY(const double moved, tune::calibration_loss(cases, probe));
+    if (std::abs(moved - base) > 1e-12 * std::max(1.0, base)) {
+      out_names.push_back(name);
+    } else if (!asked.empty()) {
+      return fail(Errc::InvalidArgument, "the logs cannot determine '" + name +
+                                             "' (no run's prediction depends on it)");
+    } else {
+      kept.push_back(name);
+    }
+  }
+  std::size_t sizes = 0;
+  for (const tune::CalibrationCase& c : cases) sizes += c.points.size();
+  if (out_names.size() > sizes) {
+    return fail(Errc::InvalidArgument,
+                std::to_string(out_names.size()) + " parameters but only " +
+                    std::to_string(sizes) + " measured sizes: give fewer with --params");
+  }
+  if (!kept.empty()) {
+    out << "# not determined by these logs (kept at their start values):";
+    for (const std::string& n : kept) out << " " << n;
+    out << "\n";
+  }
+  return out_names;
+}
+
+/// Warns about fitted parameters that ended at a bound: the logs ask for more than the
+/// parameter's physical range allows, so something else in the model is off.
+void warn_at_bounds(const tune::CalibrationResult& res, std::ostream& out) {
+  algo::NcclModelParams copy = res.params;
+  for (const std::string& name : res.fitted) {
+    const algo::ParamInfo* info = algo::find_param(name);
+    const double v = *info->ref(copy);
+    const bool lo = v <= info->min * (1 + 1e-3), hi = v >= info->max * (1 - 1e-3);
+    if (!lo && !hi) continue;
+    char line[240];
+    std::snprintf(line, sizeof line,
+                  "# warning: %s ended at its %s bound (%g): the logs ask for a value outside its "
+                  "physical range, so another part of the model does not fit them\n",
+                  name.c_str(), lo ? "lower" : "upper", v);
+    out << line;
+  }
+}
+
 /// The NCCL fit and its report; returns the fitted parameters.
 Expected<algo::NcclModelParams> fit_nccl(const CalibrateArgs& a,
                                          const std::vector<tune::CalibrationCase>& cases,
                                          const algo::NcclModelParams& start, std::ostream& out) {
   tune::CalibrationOptions opt;
   opt.max_rounds = a.rounds;
-  opt.parameters = split_comma_list(a.params);
+  TT_TRY(opt.parameters, determinable(a, cases, start, out));
+  if (opt.parameters.empty()) return fail(Errc::InvalidArgument, "the logs determine no parameter");
   TT_TRY(const tune::CalibrationResult res, tune::calibrate(cases, start, opt));
   char line[200];
   std::snprintf(line, sizeof line,
@@ -222,6 +291,7 @@ Expected<algo::NcclModelParams> fit_nccl(const CalibrateArgs& a,
                 res.loss_before, res.loss_after, res.evaluations);
   out << line;
   report(out, cases, start, res.params);
+  warn_at_bounds(res, out);
   algo::NcclModelParams copy = res.params;
   for (const std::string& name : res.fitted) {
     std::snprintf(line, sizeof line, "#   %-36s %.6g\n", name.c_str(),

@@ -17,6 +17,7 @@
 #include "cli/busbw_plot.h"
 #include "cli/commands.h"
 #include "cli/file_output.h"
+#include "cli/log_health.h"
 #include "cli/nccl_common.h"
 
 namespace topotune::cli {
@@ -205,7 +206,14 @@ Expected<void> run_validate(const ValidateArgs& a, std::ostream& out) {
   out << "# topotune validate: " << sys.instance << " x " << sys.nodes << " node(s), " << m.ranks
       << " ranks, " << sched::collective_name(m.collective) << ", NCCL " << opts.version.str()
       << "\n";
+  for (const std::string& w : log_contradictions(m, cluster, a.nodes.has_value()))
+    out << "# warning: " << w << "\n";
   print_rows(out, rows);
+  if (!a.nccl_tests.empty()) {
+    std::vector<HealthPoint> points;
+    for (const Row& r : rows) points.push_back({r.bytes, r.measured_busbw, r.predicted_busbw});
+    out << "# verdict: " << judge_health(points, sys).text << "\n";
+  }
   if (!a.plot.empty()) out << "# plot written to " << a.plot << "\n";
   return {};
 }

@@ -47,6 +47,9 @@ struct Measurement {
   /// absent means 1. validate regenerates the same schedules from them.
   std::optional<int> channels;
   std::optional<int> chunks;
+  /// GPU names of an nccl-tests log's Rank lines ("NVIDIA H100 80GB HBM3"), distinct, in
+  /// first-seen order; empty when the log has none. Not part of the JSON schema.
+  std::vector<std::string> gpu_names;
   std::vector<MeasurementRow> rows;
 };
 

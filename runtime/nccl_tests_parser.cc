@@ -1,5 +1,6 @@
 #include "runtime/nccl_tests_parser.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -119,6 +120,17 @@ void read_version(std::string_view line, State& st) {
   }
 }
 
+/// The GPU name after a Rank line's bus id ("device 0 [0x0f] NVIDIA H100 80GB HBM3").
+void add_gpu_name(const std::vector<std::string_view>& tok, std::vector<std::string>& names) {
+  std::size_t i = 0;
+  while (i < tok.size() && !(tok[i].size() > 2 && tok[i].front() == '[' && tok[i].back() == ']'))
+    ++i;
+  std::string name;
+  for (++i; i < tok.size(); ++i) name += (name.empty() ? "" : " ") + std::string(tok[i]);
+  if (!name.empty() && std::find(names.begin(), names.end(), name) == names.end())
+    names.push_back(name);
+}
+
 /// A "#" line: the run header, a Rank line, or the table's column header.
 void read_comment(std::string_view body, State& st) {
   const auto tok = split(body);
@@ -133,6 +145,7 @@ void read_comment(std::string_view body, State& st) {
     for (std::size_t i = 2; i + 1 < tok.size(); ++i) {
       if (tok[i] == "on") st.hosts.insert(std::string(tok[i + 1]));
     }
+    add_gpu_name(tok, st.m.gpu_names);
     return;
   }
   bool has_size = false, has_count = false;

@@ -16,8 +16,22 @@ namespace topotune::algo {
 namespace {
 
 constexpr const char* kSchema = "topotune.nccl_model/1";
-constexpr const char* kTuningCc =
-    "NCCL 2.30.7 src/graph/tuning.cc ncclTunerConstantsDefaults (anchors.md §2.1)";
+// NCCL's constants as NVIDIA/nccl v2.30.7-1 ships them (the defaults: what a run of an unknown
+// NCCL version is assumed to use). Values per release, with the tag each changed in:
+// docs/nccl-model.md "NCCL's constants by release".
+constexpr const char* kBaseLat =
+    "NVIDIA/nccl v2.30.7-1 src/graph/tuning.cc ncclTunerConstantsDefaults baseLatencies "
+    "(unchanged since v2.23.4-1)";
+constexpr const char* kNvlinkLat =
+    "NVIDIA/nccl v2.30.7-1 src/graph/tuning.cc ncclTunerConstantsDefaults "
+    "hwLatencies[NCCL_HW_NVLINK] (unchanged since v2.23.4-1)";
+constexpr const char* kNetLat =
+    "NVIDIA/nccl v2.30.7-1 src/graph/tuning.cc ncclTunerConstantsDefaults hwLatencies[NCCL_HW_NET] "
+    "(NVLSTree/Simple 20.9 since v2.28.9-1, 14 in v2.19.1-1..v2.28.7-1; others unchanged since "
+    "v2.23.4-1)";
+constexpr const char* kLlMax =
+    "NVIDIA/nccl v2.30.7-1 src/graph/tuning.cc ncclTunerConstantsDefaults llMaxBws (Hopper row "
+    "since v2.21.5-1, Blackwell row since v2.25.1-1)";
 constexpr const char* kFitted =
     "fitted by `topotune calibrate` on all 7 entries of validation/nccl_tests_calibration.json "
     "(scripts/accuracy.py --refit)";
@@ -77,36 +91,43 @@ void add_nccl_constants(const TableBuilder& add) {
   for (int a = 0; a < kNumNcclAlgos; ++a) {
     for (int q = 0; q < kNumNcclProtos; ++q) {
       const std::string suffix = std::string(kAlgoKeys[a]) + "." + kProtoKeys[q];
-      add("nccl.base_latency_us." + suffix, kTuningCc, false, 0, 1e3,
+      add("nccl.base_latency_us." + suffix, kBaseLat, false, 0, 1e3,
           [a, q](NcclModelParams& p) { return &p.base_latency_us[a][q]; });
-      add("nccl.nvlink_latency_us." + suffix, kTuningCc, false, 0, 1e3,
+      add("nccl.nvlink_latency_us." + suffix, kNvlinkLat, false, 0, 1e3,
           [a, q](NcclModelParams& p) { return &p.nvlink_latency_us[a][q]; });
-      add("nccl.net_latency_us." + suffix, kTuningCc, false, 0, 1e3,
+      add("nccl.net_latency_us." + suffix, kNetLat, false, 0, 1e3,
           [a, q](NcclModelParams& p) { return &p.net_latency_us[a][q]; });
     }
   }
   for (int r = 0; r < kNumArchRows; ++r) {
     for (int s = 0; s < 3; ++s) {
       static const char* const kScale[3] = {"1node", "2nodes", "4nodes"};
-      add(std::string("nccl.ll_max_busbw_GBps.") + kArchKeys[r] + "." + kScale[s], kTuningCc, false,
+      add(std::string("nccl.ll_max_busbw_GBps.") + kArchKeys[r] + "." + kScale[s], kLlMax, false,
           1, 1e4, [r, s](NcclModelParams& p) { return &p.ll_max_busbw_GBps[r][s]; });
     }
   }
   for (int q = 0; q < kNumNcclProtos; ++q) {
     add(std::string("nccl.proto_efficiency.") + kProtoKeys[q],
-        "NCCL LL: 8-byte lines carry 4 data bytes; LL128: 120 of 128 bytes (anchors.md §2.1-2.2)",
+        "NVIDIA/nccl v2.30.7-1 src/include/device.h: LL lines of 8 bytes carry 4 data bytes "
+        "(union ncclLLFifoLine: data1, flag1, data2, flag2); LL128 NCCL_LL128_DATAELEMS = "
+        "NCCL_LL128_LINEELEMS - 1 (120 of 128 bytes)",
         false, 0.1, 1, [q](NcclModelParams& p) { return &p.proto_efficiency[q]; });
   }
-  add("nccl.nvlink_channel_GBps", "NCCL src/graph/topo.h SM80_NVLINK_BW (anchors.md §2.1)", false,
+  add("nccl.nvlink_channel_GBps", "NVIDIA/nccl v2.30.7-1 src/graph/topo.h SM80_NVLINK_BW 20.0 (SM90 20.6, "
+      "SM100 40.1 per link; one figure is used for every generation)", false,
       1, 1e3, [](NcclModelParams& p) { return &p.nvlink_channel_GBps; });
-  add("nccl.max_channels", "NCCL MAXCHANNELS (32 before 2.24)", false, 1, 64,
+  add("nccl.max_channels", "NVIDIA/nccl src/include/device.h MAXCHANNELS: 32 in v2.24.3-1 and "
+      "before, 64 in v2.28.7-1 and after (the model keeps 32: the search's channel counts stay "
+      "below it on every catalog instance)", false, 1, 64,
       [](NcclModelParams& p) { return &p.max_channels; });
-  add("nccl.nvls_channels", "NCCL NVLS default channel count on Hopper (NCCL_NVLS_NCHANNELS=16)",
+  add("nccl.nvls_channels", "NVIDIA/nccl v2.30.7-1 src/transport/nvls.cc NVLS_NCHANNELS_SM90 16 "
+      "(NCCL_NVLS_NCHANNELS overrides)",
       false, 1, 64, [](NcclModelParams& p) { return &p.nvls_channels; });
   for (int q = 0; q < kNumNcclProtos; ++q) {
     add(std::string("nccl.buffer_bytes.") + kProtoKeys[q],
-        "NCCL src/include/device.h DEFAULT_LL_BUFFSIZE (8 lines x 512 threads x 8 steps x 16 B), "
-        "DEFAULT_LL128_BUFFSIZE (120 x 640 x 8 steps x 8 B), DEFAULT_BUFFSIZE (4 MiB)",
+        "NVIDIA/nccl v2.30.7-1 src/init.cc DEFAULT_LL_BUFFSIZE (NCCL_LL_LINES_PER_THREAD 8 x "
+        "512 threads x NCCL_STEPS 8 x 16 B), DEFAULT_LL128_BUFFSIZE (NCCL_LL128_ELEMS_PER_THREAD "
+        "120 x 640 threads x 8 steps x 8 B), DEFAULT_BUFFSIZE (1 << 22)",
         false, 4096, 1e9, [q](NcclModelParams& p) { return &p.buffer_bytes[q]; });
   }
 }

@@ -169,5 +169,38 @@ check 0 'sizes >= 1 MiB:  6, median |busbw error|   0.0%' validate --measured "$
 check 2 'give --instance or --cluster' calibrate --measured "$tmp/sim-runs.json" -o "$tmp/none.json"
 check 2 "unknown link parameter 'network.eficiency'" calibrate --measured "$tmp/sim-runs.json" --instance g4dn.12xlarge --link-params network.eficiency -o "$tmp/none.json"
 [ -e "$tmp/none.json" ] && { echo "FAIL: failed calibrate left a file"; fails=$((fails + 1)); }
+# validate as a health check on a real healthy log (data/validation's p4d 2.23.4 entry, as
+# scripts/accuracy.py writes it) and on the same log with its rows >= 64 MiB at 30 % busbw.
+root=$(cd "$(dirname "$0")/../.." && pwd)
+python3 - "$root" "$tmp" <<'PY' || fails=$((fails + 1))
+import json, sys
+sys.path.insert(0, sys.argv[1] + '/scripts')
+import accuracy
+entries = json.load(open(sys.argv[1] + '/data/validation/nccl_tests_calibration.json'))
+e = next(x for x in entries if x['id'] == 'aws_p4d_2n_dlami_nccl2.23.4')
+open(sys.argv[2] + '/healthy.log', 'w').write(accuracy.to_log(e))
+gb = next(x for x in entries if x['id'] == 'oci_gb300_2n_1rack_mnnvl_nccl2.28.7')
+open(sys.argv[2] + '/gb300.log', 'w').write(accuracy.to_log(gb))
+for r in e['rows']:
+    if r['bytes'] >= 64 << 20:
+        for side in ('oop', 'ip'):
+            r[side + '_time_us'] /= 0.3
+            r[side + '_algbw'] *= 0.3
+            r[side + '_busbw'] *= 0.3
+open(sys.argv[2] + '/degraded.log', 'w').write(accuracy.to_log(e))
+PY
+check 0 'verdict: healthy: within the model' validate --nccl-tests "$tmp/healthy.log" --instance p4d.24xlarge --nodes 2
+check 0 'verdict: underperforming: busbw at 3' validate --nccl-tests "$tmp/degraded.log" --instance p4d.24xlarge --nodes 2
+check 0 'of predicted from 64 MiB' validate --nccl-tests "$tmp/degraded.log" --instance p4d.24xlarge --nodes 2
+check 0 'line rate 4 x 100 Gbps = 50.0 GB/s per node): check EFA/GPUDirect RDMA' validate --nccl-tests "$tmp/degraded.log" --instance p4d.24xlarge --nodes 2
+check 0 "warning: the log's GPUs are 'NVIDIA A100-SXM4-40GB' but dgx-h100" validate --nccl-tests "$tmp/healthy.log" --instance dgx-h100 --nodes 2
+check 0 "warning: the log's Rank lines name 2 host(s) but --nodes is 1" validate --nccl-tests "$tmp/gb300.log" --cluster "$root/data/validation/clusters/oci_gb300_2n_1rack_mnnvl_nccl2.28.7.json" --nodes 1
+if "$bin" validate --nccl-tests "$tmp/healthy.log" --instance p4d.24xlarge --nodes 2 | grep -q warning; then
+  echo "FAIL: warning on a log that matches its instance"; fails=$((fails + 1))
+fi
+# calibrate: parameters at their bounds are reported; one the logs cannot determine is refused.
+check 2 "cannot determine 'net_efficiency.efa_srd'" calibrate --nccl-tests "$tmp/a100.log" --instance dgx-a100 --params net_efficiency.efa_srd -o "$tmp/y.json"
+check 2 '8 parameters but only 4 measured sizes' calibrate --nccl-tests "$tmp/a100.log" --instance dgx-a100 -o "$tmp/z.json"
+check 0 'not determined by these logs' calibrate --nccl-tests "$tmp/healthy.log" --instance p4d.24xlarge --rounds 2 -o "$tmp/z.json"
 [ "$fails" -eq 0 ] && echo "nccl cli: all checks passed"
 exit $((fails > 0))

@@ -55,6 +55,7 @@ TEST(NcclTestsParser, ModernLog) {
   EXPECT_EQ(m.gpus_per_node, 8);
   EXPECT_EQ(m.gpus_per_thread, 1);
   EXPECT_EQ(m.nccl_version, "2.19.3+cuda12.3");
+  EXPECT_EQ(m.gpu_names, std::vector<std::string>{"NVIDIA H100 80GB HBM3"});
   EXPECT_EQ(m.collective, sched::Collective::Allreduce);
   ASSERT_EQ(m.rows.size(), 3u);
   EXPECT_EQ(m.rows[2].bytes, 17179869184);
