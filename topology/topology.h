@@ -73,6 +73,9 @@ class Topology {
   int gpus_per_host() const;
   int num_ranks() const;  ///< hosts x gpus_per_host
   int num_racks() const;
+  /// Leaf switches per rack: 1 (its top-of-rack switch) unless the fabric is rail-optimised
+  /// (FabricParams::rails_per_leaf), then one per group of rails.
+  int leaves_per_rack() const;
   int rack_of_host(int host) const;
 
   std::size_t num_devices() const;

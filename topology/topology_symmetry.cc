@@ -8,47 +8,40 @@
 
 namespace topotune::topo {
 
-int Topology::host_period() const {
-  const Impl& t = *impl_;
-  const int racks = static_cast<int>(t.tor_of_rack.size());
-  if (racks <= 1) return 1;
-  if (t.hosts % racks != 0) return 0;
-  // Equal racks of contiguous hosts: shifting by one rack maps rack r onto rack r + 1 (mod).
-  const int per_rack = t.hosts / racks;
-  for (int h = 0; h < t.hosts; ++h)
-    if (t.rack_of_host[static_cast<std::size_t>(h)] != h / per_rack) return 0;
-  return per_rack;
-}
+int Topology::host_period() const { return impl_->host_period; }
 
 LinkId Topology::link_orbit(LinkId id) const {
   const Impl& t = *impl_;
   TT_ASSERT(id.valid() && id.index() < t.links.size(), "bad LinkId %d", id.value);
-  const int period = host_period();
+  const int period = t.host_period;
   TT_ASSERT(period > 0, "link_orbit() on a topology without translation symmetry");
   const int per_host = t.tmpl.num_links;
   if (id.value < t.hosts * per_host) {
     const int host = id.value / per_host;
     return t.link_id(host % period, id.value % per_host);
   }
-  // A rack uplink (added in rack order, up then down, after every host's links). With one
-  // rack there are none; otherwise the period is one rack, so every rack maps onto rack 0.
+  // A leaf's uplink (added in leaf order, up then down, after every host's links). With one
+  // leaf there are none; otherwise the period is one rack, so every rack's leaf for a group
+  // of rails maps onto rack 0's.
   const int u = id.value - t.hosts * per_host;
-  const auto rack = static_cast<std::size_t>(u / 2);
-  TT_ASSERT(rack < t.uplink_up.size(), "link %d is neither a host link nor an uplink", id.value);
-  return u % 2 == 0 ? t.uplink_up[0] : t.uplink_down[0];
+  const auto leaf = static_cast<std::size_t>(u / 2);
+  TT_ASSERT(leaf < t.uplink_up.size(), "link %d is neither a host link nor an uplink", id.value);
+  const auto group = leaf % static_cast<std::size_t>(t.leaves_per_rack);
+  return u % 2 == 0 ? t.uplink_up[group] : t.uplink_down[group];
 }
 
 NodeId Topology::device_orbit(NodeId id) const {
   const Impl& t = *impl_;
   TT_ASSERT(id.valid() && id.index() < t.devices.size(), "bad NodeId %d", id.value);
-  const int period = host_period();
+  const int period = t.host_period;
   TT_ASSERT(period > 0, "device_orbit() on a topology without translation symmetry");
   if (t.in_host(id)) {
     const int nd = t.tmpl.num_devices;
     return t.device_id((id.value / nd) % period, id.value % nd);
   }
   const Device& d = t.devices[id.index()];
-  if (d.kind == DeviceKind::TorSwitch) return t.tor_of_rack[0];
+  if (d.kind == DeviceKind::TorSwitch)
+    return t.tor_of_rack[static_cast<std::size_t>(d.index % t.leaves_per_rack)];
   return id;  // the spine
 }
 

@@ -138,6 +138,26 @@ TEST(Symmetry, ReducedRunEqualsFullRunOnCatalogInstances) {
   EXPECT_LT(counts.reduced, counts.cases);
 }
 
+// Rail-optimised racks (a leaf per group of rails, a spine): twins cross shifted leaves.
+TEST(Symmetry, ReducedRunEqualsFullRunOnRailOptimisedFabrics) {
+  Counts counts;
+  for (const auto& [instance, rails] : {std::pair{"p5.48xlarge", 4}, std::pair{"p4d.24xlarge", 1},
+                                        std::pair{"p4d.24xlarge", 2}}) {
+    for (const auto& [hosts, per_rack] : {std::pair{4, 2}, std::pair{6, 3}}) {
+      topo::ClusterSpec spec = *topo::make_cluster_spec(instance, hosts);
+      spec.fabric.hosts_per_rack = per_rack;
+      spec.fabric.rails_per_leaf = rails;
+      spec.fabric.oversubscription = 2;
+      auto topo = topo::build_topology(spec);
+      ASSERT_TRUE(topo) << topo.error().message;
+      EXPECT_GT(topo->leaves_per_rack(), 1);
+      EXPECT_EQ(topo->host_period(), per_rack);
+      check_all(*topo, std::string(instance) + " rails " + std::to_string(rails), counts);
+    }
+  }
+  EXPECT_GE(counts.reduced, counts.cases / 4) << counts.reduced << " of " << counts.cases;
+}
+
 TEST(Symmetry, ReducedRunEqualsFullRunOnUniformClusters) {
   Counts counts;
   for (int hosts : {2, 3, 5, 8, 16}) {
@@ -289,6 +309,15 @@ TEST(Symmetry, TopologyTranslationMapsRoutesOntoRoutes) {
       ASSERT_TRUE(topo);
       expect_translation_invariant(*topo);
     }
+  }
+  for (int rails : {1, 4}) {
+    topo::ClusterSpec spec = *topo::make_cluster_spec("p5.48xlarge", 6);
+    spec.fabric.hosts_per_rack = 2;
+    spec.fabric.rails_per_leaf = rails;
+    auto topo = topo::build_topology(spec);
+    ASSERT_TRUE(topo);
+    SCOPED_TRACE("p5 rails_per_leaf " + std::to_string(rails));
+    expect_translation_invariant(*topo);
   }
 }
 
