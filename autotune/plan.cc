@@ -148,6 +148,8 @@ std::string cluster_spec_json(const topo::ClusterSpec& spec, const std::string& 
   j["placement"] = topo::placement_name(spec.placement);
   ordered_json fabric = {{"oversubscription", spec.fabric.oversubscription}};
   if (spec.fabric.hosts_per_rack > 0) fabric["hosts_per_rack"] = spec.fabric.hosts_per_rack;
+  // With racks, say whether they are rail-optimised (0 too: large clusters default to it).
+  if (spec.fabric.hosts_per_rack > 0) fabric["rails_per_leaf"] = spec.fabric.rails_per_leaf;
   j["fabric"] = fabric;
   ordered_json links = ordered_json::object();
   for (int k = 0; k < topo::kNumLinkKinds; ++k) {

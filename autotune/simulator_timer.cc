@@ -14,6 +14,33 @@ std::string with_count(const std::string& what, std::int64_t n) {
   return what + " (~" + std::to_string(n) + " transfers)";
 }
 
+// Schedules generated in full before the simulator reduces them: generation and the symmetry
+// check are linear (~40 ns a transfer) but the schedule is ~36 bytes a transfer.
+constexpr std::int64_t kMaxGenerated = 20'000'000;
+
+// How many transfers each simulated one stands for: ring and hierarchical over an inner ring
+// are invariant under a shift by whole racks, which the simulator exploits (simulator/symmetry.h)
+// when the cluster has such a shift. A conservative estimate (1 where it may not apply).
+std::int64_t symmetry_of(const AlgorithmChoice& a, const topo::Topology& t) {
+  const int period = t.host_period();
+  if (period <= 0 || period >= t.num_hosts()) return 1;
+  const bool shift_invariant =
+      a.kind == AlgoKind::Ring ||
+      (a.kind == AlgoKind::Hierarchical && a.inner == AlgoKind::Ring);
+  return shift_invariant ? t.num_hosts() / period : 1;
+}
+
+// Transfers of the schedule the rank stage would generate: estimated_transfers(), which
+// leaves NCCL's ring and tree out (0), plus topotune's own ring and tree, which a backend
+// without NCCL simulates.
+std::int64_t generated_transfers(const AlgorithmChoice& a, const topo::Topology& t) {
+  if (a.kind == AlgoKind::Ring || a.kind == AlgoKind::Tree) {
+    return std::max(1, a.channels) *
+           flat_transfers(a.kind, std::int64_t{t.num_hosts()} * t.gpus_per_host(), a.servers);
+  }
+  return estimated_transfers(a, t.num_hosts(), t.gpus_per_host());
+}
+
 }  // namespace
 
 SimulatorTimer::SimulatorTimer(topo::Topology topology, const CollectiveTimer& nccl_like,
@@ -71,19 +98,25 @@ Expected<Seconds> SimulatorTimer::simulate(const AlgorithmChoice& a, Bytes bytes
   options.record_transfers = false;
   TT_TRY(const sim::SimResult r, sim::Simulator(topology_, options).run(schedule));
   ++simulations_;
-  transfers_ += static_cast<std::int64_t>(schedule.size());
+  transfers_ += static_cast<std::int64_t>(schedule.size()) / r.symmetry;  // the work done
   return r.makespan;
 }
 
 Expected<std::vector<Seconds>> SimulatorTimer::sample(const AlgorithmChoice& a) const {
-  const std::int64_t n =
-      estimated_transfers(a, topology_.num_hosts(), topology_.gpus_per_host());
+  const std::int64_t full = generated_transfers(a, topology_);
+  // The budget is the simulator's work: transfers once symmetry has reduced them.
+  const std::int64_t n = full / symmetry_of(a, topology_);
+  if (full > kMaxGenerated) {
+    return fail(Errc::Unsupported, with_count(a.name(), full) + " is above the " +
+                                       std::to_string(kMaxGenerated) +
+                                       " transfers the rank stage generates");
+  }
   if (n > budget_.max_transfers) {
     return fail(Errc::Unsupported, with_count(a.name(), n) + " is above the " +
                                        std::to_string(budget_.max_transfers) +
-                                       " transfers the rank stage simulates");
+                                       " distinct transfers the rank stage simulates");
   }
-  const std::vector<Bytes> sizes = samples(n);
+  const std::vector<Bytes> sizes = samples(full);
   if (transfers_ + n * static_cast<std::int64_t>(sizes.size()) > budget_.max_total) {
     return fail(Errc::Unsupported, with_count(a.name(), n) + ": the rank stage's budget of " +
                                        std::to_string(budget_.max_total) +
@@ -111,8 +144,7 @@ Expected<Seconds> SimulatorTimer::interpolated(const AlgorithmChoice& a, Bytes b
   if (it == sampled_.end()) it = sampled_.emplace(a, sample(a)).first;
   if (!it->second) return Unexpected(it->second.error());
   const std::vector<Seconds>& t = *it->second;
-  const std::vector<Bytes> at = samples(
-      estimated_transfers(a, topology_.num_hosts(), topology_.gpus_per_host()));
+  const std::vector<Bytes> at = samples(generated_transfers(a, topology_));
   // Piecewise linear through the samples; the first and last segments extend outwards.
   if (at.size() == 1) return t[0] * (bytes.as_double() / at[0].as_double());
   std::size_t i = 1;
@@ -126,11 +158,18 @@ std::vector<std::string> SimulatorTimer::summary() const {
   std::string done;
   for (const auto& [a, times] : sampled_) {
     if (!times) continue;  // the caller reports the refusal where it asked
+    const std::int64_t m = symmetry_of(a, topology_);
     done += (done.empty() ? "" : ", ") + a.name() + " (" + std::to_string(times->size()) +
-            " sizes)";
+            " sizes" + (m > 1 ? ", one flow per " + std::to_string(m) + " twins" : "") + ")";
   }
   if (done.empty()) return {};
-  return {"rank stage simulated " + done};
+  const topo::Topology& t = topology_;
+  const std::string fabric =
+      t.num_racks() * t.leaves_per_rack() > 1
+          ? std::to_string(t.num_racks() * t.leaves_per_rack()) + " leaves and a spine"
+          : "one switch";
+  return {"rank stage simulated " + done + " on the full " + std::to_string(t.num_hosts()) +
+          "-node fabric (" + fabric + ")"};
 }
 
 }  // namespace topotune::tune

@@ -11,10 +11,11 @@
 // Work is bounded deterministically (no wall clock, so plans stay reproducible): a schedule
 // whose transfer count, estimated from its shape before generating it, is above
 // SimBudget::max_transfers is refused (Unsupported), and so is any simulation once the
-// transfers simulated so far reach SimBudget::max_total. At 1024 p4d hosts this admits
-// hierarchical(rhd|tree|ps) (~0.1-0.3 M transfers, ~1 s each) and refuses hierarchical(ring),
-// whose inner ring has 2(H-1) steps per host (16.8 M transfers, ~45 s); the refusal is the
-// error of allreduce(), which the tuner turns into a plan note.
+// transfers simulated so far reach SimBudget::max_total. Transfers count as the simulator's
+// work: ring and hierarchical(ring) on a cluster with a host shift are simulated one flow per
+// orbit of twins (simulator/symmetry.h), so at 1024 p4d hosts hierarchical(ring)'s 16.8 M
+// transfers are 16 k distinct ones (a schedule is still generated in full: at most 20 M). There
+// is no rank cut-off. A refusal is the error of allreduce(), which the tuner turns into a note.
 //
 // NCCL's own algorithms (nccl:default, nccl:ring, nccl:tree) spread channels over all rails;
 // topotune's ring/dbtree schedules use one rail, so simulating them would misstate what NCCL

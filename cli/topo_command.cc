@@ -69,6 +69,22 @@ std::string link_class_rows(const topo::Topology& t) {
   return o.str();
 }
 
+// The tiers above the hosts: leaves (one per rack, or one per group of rails), then a spine.
+std::string fabric_line(const topo::Topology& t) {
+  const topo::FabricParams& f = t.spec().fabric;
+  const int leaves = t.num_racks() * t.leaves_per_rack();
+  std::string s = "fabric          " + std::to_string(leaves) + (leaves == 1 ? " leaf" : " leaves");
+  if (t.leaves_per_rack() > 1) {
+    s += " (rail-optimised: " + std::to_string(t.leaves_per_rack()) + " per rack of " +
+         std::to_string(t.num_hosts() / t.num_racks()) + " nodes, " +
+         std::to_string(f.rails_per_leaf) + " NIC rail(s) each)";
+  }
+  if (leaves > 1) {
+    s += " -> spine, " + std::to_string(f.oversubscription).substr(0, 4) + ":1";
+  }
+  return s + "\n";
+}
+
 std::string table(const topo::Topology& t) {
   const topo::InstanceSpec& in = t.spec().instance;
   std::ostringstream o;
@@ -85,7 +101,7 @@ std::string table(const topo::Topology& t) {
     << topo::transport_name(in.transport) << ", GPUDirect RDMA "
     << (in.gpudirect_rdma ? "yes" : "no") << ")\nNIC per node    "
     << format_rate(t.host_nic_bandwidth()) << "\nbisection       "
-    << format_rate(t.bisection_bandwidth()) << "\n";
+    << format_rate(t.bisection_bandwidth()) << "\n" << fabric_line(t);
   for (const topo::NvLinkDomain& d : topo::nvlink_domains(t))
     o << "NVLink domain   " << d.gpus.size() << " GPUs per node, "
       << format_rate(d.per_gpu_bandwidth) << " per GPU per direction\n";

@@ -143,7 +143,7 @@ void FlowEngine::complete(std::uint32_t t) {
 }
 
 int FlowEngine::reduce_constraint(NodeId device) {
-  int& c = reduce_constraint_[device.index()];
+  int& c = reduce_constraint_[network_.reduction_resource(device).index()];
   if (c < 0) c = solver_.add_constraint(network_.reduce_bandwidth(device).value);
   return c;
 }

@@ -43,6 +43,23 @@ class NetworkModel {
 
   /// Sum-reduction throughput of a device (bytes of incoming data reduced per second).
   virtual BytesPerSec reduce_bandwidth(NodeId device) const = 0;
+
+  /// The shared reduction resource a device's reductions go through: the device itself,
+  /// except in a symmetry-reduced run (symmetry.cc), where it is the device's orbit.
+  virtual NodeId reduction_resource(NodeId device) const { return device; }
+
+  /// A translation symmetry of the network: shifting every rank by `shift_ranks` (mod `ranks`)
+  /// maps every device, link, route, cap and reduction throughput onto an equal one, and no
+  /// link or host device onto itself. `shift_ranks` = 0: none known (the default).
+  struct Translation {
+    int shift_ranks = 0;
+    int ranks = 0;
+  };
+  virtual Translation translation() const { return {}; }
+  /// Under translation(): the representative of a link's orbit (every orbit has
+  /// ranks / shift_ranks links), and of a device's.
+  virtual LinkId link_orbit(LinkId link) const { return link; }
+  virtual NodeId device_orbit(NodeId device) const { return device; }
 };
 
 }  // namespace topotune::sim

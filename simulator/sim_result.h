@@ -46,6 +46,9 @@ struct SimResult {
   /// Indexed by LinkId, one entry per link of the network.
   std::vector<LinkStats> links;
   std::uint64_t events = 0;  ///< events processed (a measure of the simulation's work)
+  /// Transfers each simulated flow stood for: 1 for a full run, m when the run was reduced by
+  /// a symmetry of m twins (symmetry.h; `events` then counts the reduced run's events).
+  int symmetry = 1;
 
   /// busy / makespan of a link: its average load, in [0, 1] (0 when the makespan is 0).
   double utilisation(LinkId link) const;

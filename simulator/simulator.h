@@ -54,6 +54,10 @@ struct SimOptions {
   bool apply_flow_caps = true;
   /// Keep per-transfer ready/end times in SimResult::transfers (16 bytes a transfer).
   bool record_transfers = true;
+  /// Simulate one representative of each set of twin transfers when the schedule and the
+  /// network share a translation symmetry (symmetry.h): the same answer (to rounding) at a
+  /// fraction of the cost. Off: every transfer is simulated.
+  bool exploit_symmetry = true;
 };
 
 class Simulator {

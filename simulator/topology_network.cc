@@ -45,6 +45,12 @@ std::optional<BytesPerSec> TopologyNetwork::flow_cap(NodeId from, NodeId to) con
 Simulator::Simulator(const topo::Topology& topo, SimOptions options)
     : owned_(std::make_unique<TopologyNetwork>(topo)), network_(owned_.get()), options_(options) {}
 
+NetworkModel::Translation TopologyNetwork::translation() const {
+  const int period = topo_->host_period();
+  if (period <= 0 || period >= topo_->num_hosts()) return {};
+  return {period * topo_->gpus_per_host(), topo_->num_ranks()};
+}
+
 BytesPerSec TopologyNetwork::reduce_bandwidth(NodeId device) const {
   return topo_->reduce_bandwidth(device);
 }

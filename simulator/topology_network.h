@@ -20,6 +20,10 @@ class TopologyNetwork final : public NetworkModel {
   topo::Route route(NodeId from, NodeId to, int channel) const override;
   std::optional<BytesPerSec> flow_cap(NodeId from, NodeId to) const override;
   BytesPerSec reduce_bandwidth(NodeId device) const override;
+  /// Hosts shifted by Topology::host_period() (none when the period is 0 or all hosts).
+  Translation translation() const override;
+  LinkId link_orbit(LinkId link) const override { return topo_->link_orbit(link); }
+  NodeId device_orbit(NodeId device) const override { return topo_->device_orbit(device); }
 
  private:
   const topo::Topology* topo_;

@@ -3,6 +3,8 @@
 
 #include "topology/cluster_spec.h"
 
+#include <algorithm>
+
 #include "topology/instance_catalog.h"
 #include "topology/instance_loader.h"
 #include "topology/instance_loader_detail.h"
@@ -20,6 +22,13 @@ Expected<ClusterSpec> make_cluster_spec(InstanceSpec instance, int hosts, Placem
   spec.hosts = hosts;
   spec.placement = placement;
   if (placement != Placement::Cluster) spec.fabric.oversubscription = kDefaultSpineOversubscription;
+  if (placement == Placement::Cluster && hosts > kScalableUnitHosts) {
+    // Beyond one scalable unit: rail-optimised leaves and a spine (model_defaults.h).
+    spec.fabric.hosts_per_rack = kScalableUnitHosts;
+    spec.fabric.rails_per_leaf =
+        std::max(1, spec.instance.num_nics / std::max(1, spec.instance.num_gpus));
+    spec.fabric.oversubscription = kScalableUnitOversubscription;
+  }
   spec.link_params = default_link_params(placement);
   spec.link_params_set = true;
   return spec;
@@ -45,10 +54,15 @@ using detail::Json;
 using detail::JsonPath;
 
 Expected<void> read_fabric(const Json& v, const JsonPath& at, FabricParams& fabric) {
-  TT_TRY_VOID(detail::check_object(v, at, {"hosts_per_rack", "oversubscription"}));
+  TT_TRY_VOID(
+      detail::check_object(v, at, {"hosts_per_rack", "rails_per_leaf", "oversubscription"}));
   if (const Json* h = detail::find_member(v, "hosts_per_rack")) {
     TT_TRY(std::int64_t n, detail::read_int(*h, at / "hosts_per_rack", 1, kMaxHosts));
     fabric.hosts_per_rack = static_cast<int>(n);
+  }
+  if (const Json* r = detail::find_member(v, "rails_per_leaf")) {
+    TT_TRY(std::int64_t n, detail::read_int(*r, at / "rails_per_leaf", 0, kMaxNicsPerHost));
+    fabric.rails_per_leaf = static_cast<int>(n);
   }
   if (const Json* o = detail::find_member(v, "oversubscription")) {
     TT_TRY(fabric.oversubscription, detail::read_number(*o, at / "oversubscription", true));

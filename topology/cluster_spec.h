@@ -39,10 +39,15 @@ struct LinkClassParams {
   double efficiency = 1.0;
 };
 
-/// The network outside the hosts.
+/// The network outside the hosts: leaves, and a spine when there is more than one leaf.
+/// A rack (a scalable unit) is a block of consecutive hosts. Its NICs meet either one switch
+/// (rails_per_leaf 0, a top-of-rack switch) or, rail-optimised, one leaf per group of
+/// `rails_per_leaf` NIC indices: NIC n of every host of the rack on leaf n / rails_per_leaf,
+/// so same-rail traffic inside the rack is one hop and anything else crosses the spine.
 struct FabricParams {
   int hosts_per_rack = 0;          ///< 0: the placement's default (all in one for cluster)
-  double oversubscription = 1.0;   ///< rack uplink = rack NIC bandwidth / oversubscription
+  int rails_per_leaf = 0;          ///< 0: one switch per rack; k: a leaf per k NIC indices
+  double oversubscription = 1.0;   ///< leaf uplink = leaf NIC bandwidth / oversubscription
   std::optional<BytesPerSec> per_flow_cap;  ///< cap per flow (AWS TCP limits); set by builder
 };
 

@@ -27,6 +27,17 @@ inline constexpr double kDefaultGpuReduceGBps = 100.0;
 inline constexpr double kDefaultSpineOversubscription = 4.0;
 /// AWS: at most 7 partitions per Availability Zone; partition placement uses min(7, hosts) racks.
 inline constexpr int kMaxPartitionRacks = 7;
+/// Cluster placement beyond one scalable unit: rail-optimised leaves per unit of this many
+/// hosts, a non-blocking spine above. NVIDIA's DGX SuperPOD H100 reference architecture
+/// (docs.nvidia.com/dgx-superpod/reference-architecture-scalable-infrastructure-h100, "Network
+/// Fabrics"): "Each group of 32 nodes is rail-aligned. Traffic per rail of the DGX H100 systems
+/// is always one hop away from the other 31 nodes in a SU. Traffic between nodes, or between
+/// rails, traverses the spine layer", with as many leaf-spine cables as node-leaf cables
+/// (Table 4: 1:1). AWS publishes no tier figures for EC2 UltraClusters: for AWS instances this
+/// is an ASSUMPTION borrowed from NVIDIA's design, overridable by a cluster file's "fabric".
+inline constexpr int kScalableUnitHosts = 32;
+inline constexpr double kScalableUnitOversubscription = 1.0;
+
 /// AWS per-flow TCP limits (instances.md 2.2): inside a cluster placement group, and outside.
 inline constexpr double kTcpFlowCapClusterGbps = 10.0;
 inline constexpr double kTcpFlowCapOtherGbps = 5.0;

@@ -22,7 +22,10 @@ const ClusterSpec& Topology::spec() const { return impl_->spec; }
 int Topology::num_hosts() const { return impl_->hosts; }
 int Topology::gpus_per_host() const { return impl_->gpus_per_host; }
 int Topology::num_ranks() const { return impl_->hosts * impl_->gpus_per_host; }
-int Topology::num_racks() const { return static_cast<int>(impl_->tor_of_rack.size()); }
+int Topology::num_racks() const {
+  return static_cast<int>(impl_->tor_of_rack.size()) / impl_->leaves_per_rack;
+}
+int Topology::leaves_per_rack() const { return impl_->leaves_per_rack; }
 int Topology::rack_of_host(int host) const {
   TT_ASSERT(host >= 0 && host < impl_->hosts, "host %d out of range", host);
   return impl_->rack_of_host[host];
@@ -114,9 +117,10 @@ Route Topology::route(NodeId from, NodeId to, int channel) const {
     const int nic = nic_for(t.tmpl, ls, channel);
     w.add_local(hs, t.tmpl.egress[static_cast<std::size_t>(ls) * nics + nic]);
     w.add_host_link(hs, t.tmpl.nic_up_link[nic]);
-    at = t.tor_of_rack[t.rack_of_host[hs]];
+    at = t.leaf_of(hs, nic);
   }
-  const NodeId goal = dst_host ? t.tor_of_rack[t.rack_of_host[hd]] : to;
+  const int dst_nic = dst_host ? nic_for(t.tmpl, ld, channel) : 0;
+  const NodeId goal = dst_host ? t.leaf_of(hd, dst_nic) : to;
   if (at != goal) {
     if (t.devices[at.index()].kind == DeviceKind::TorSwitch) {
       w.add(t.uplink_up[t.devices[at.index()].index]);
@@ -126,9 +130,8 @@ Route Topology::route(NodeId from, NodeId to, int channel) const {
     }
   }
   if (dst_host) {
-    const int nic = nic_for(t.tmpl, ld, channel);
-    w.add_host_link(hd, t.tmpl.nic_down_link[nic]);
-    w.add_local(hd, t.tmpl.ingress[static_cast<std::size_t>(nic) * nd + ld]);
+    w.add_host_link(hd, t.tmpl.nic_down_link[dst_nic]);
+    w.add_local(hd, t.tmpl.ingress[static_cast<std::size_t>(dst_nic) * nd + ld]);
   }
   return r;
 }
@@ -194,7 +197,10 @@ BytesPerSec Topology::bisection_bandwidth() const {
   // of the racks do too (racks are balanced, so any half of them carries the same uplinks).
   const BytesPerSec nic_bound = host_nic_bandwidth() * static_cast<double>(t.hosts / 2);
   if (!t.spine.valid()) return nic_bound;
-  const BytesPerSec spine_bound = t.uplink_bandwidth * static_cast<double>(num_racks() / 2);
+  // Rail-optimised racks: a half of the racks sends through all of their leaves' uplinks.
+  const BytesPerSec spine_bound =
+      t.uplink_bandwidth * static_cast<double>(num_racks() / 2 * t.leaves_per_rack);
+  if (num_racks() < 2) return nic_bound;
   return std::min(nic_bound, spine_bound);
 }
 

@@ -73,6 +73,9 @@ class Topology {
   int gpus_per_host() const;
   int num_ranks() const;  ///< hosts x gpus_per_host
   int num_racks() const;
+  /// Leaf switches per rack: 1 (its top-of-rack switch) unless the fabric is rail-optimised
+  /// (FabricParams::rails_per_leaf), then one per group of rails.
+  int leaves_per_rack() const;
   int rack_of_host(int host) const;
 
   std::size_t num_devices() const;
@@ -111,6 +114,17 @@ class Topology {
   BytesPerSec host_nic_bandwidth() const;
   /// Bisection bandwidth of the inter-host network (per direction), 0 for one host.
   BytesPerSec bisection_bandwidth() const;
+
+  /// Translation symmetry (topology_symmetry.cc): shifting every host by `host_period()`
+  /// (mod num_hosts()) maps each device, link, route and flow cap onto one of the same kind,
+  /// capacity and latency, and moves every link and host device (none is fixed). 0 when the
+  /// network has no such shift short of num_hosts() (e.g. racks of unequal size).
+  int host_period() const;
+  /// The representative of a link's orbit under that shift: the same link of the first
+  /// host_period() hosts (or of the first racks). Every orbit has num_hosts() / period links.
+  LinkId link_orbit(LinkId id) const;
+  /// The representative of a device's orbit (switches shared by all hosts map to themselves).
+  NodeId device_orbit(NodeId id) const;
 
  private:
   friend class TopologyBuilder;

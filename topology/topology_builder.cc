@@ -27,6 +27,7 @@ class TopologyBuilder {
   void place_racks();
   void add_network();
   void finish_graph();
+  int host_period() const;
   Expected<void> finish_template();
 
   std::unique_ptr<Topology::Impl> impl_;
@@ -121,9 +122,19 @@ void TopologyBuilder::place_racks() {
                             ? h / t.spec.fabric.hosts_per_rack
                             : static_cast<int>(static_cast<std::int64_t>(h) * racks / hosts);
   }
-  for (int r = 0; r < racks; ++r)
-    t.tor_of_rack.push_back(add_device(DeviceKind::TorSwitch, -1, r, "tor" + std::to_string(r)));
-  if (racks > 1) t.spine = add_device(DeviceKind::Spine, -1, 0, "spine");
+  const int nics = inst().num_nics, split = t.spec.fabric.rails_per_leaf;
+  t.nics_per_leaf = split > 0 && split < nics ? split : std::max(1, nics);
+  t.leaves_per_rack = (nics + t.nics_per_leaf - 1) / t.nics_per_leaf;
+  for (int r = 0; r < racks; ++r) {
+    for (int g = 0; g < t.leaves_per_rack; ++g) {
+      const int leaf = r * t.leaves_per_rack + g;
+      const std::string name = t.leaves_per_rack == 1
+                                   ? "tor" + std::to_string(r)
+                                   : "leaf" + std::to_string(r) + "." + std::to_string(g);
+      t.tor_of_rack.push_back(add_device(DeviceKind::TorSwitch, -1, leaf, name));
+    }
+  }
+  if (t.tor_of_rack.size() > 1) t.spine = add_device(DeviceKind::Spine, -1, 0, "spine");
 }
 
 void TopologyBuilder::add_network() {
@@ -131,25 +142,41 @@ void TopologyBuilder::add_network() {
   place_racks();
   const int nics = inst().num_nics;
   for (int h = 0; h < t.hosts; ++h) {
-    const NodeId tor = t.tor_of_rack[t.rack_of_host[h]];
     for (int n = 0; n < nics; ++n) {
-      t.links[t.link_id(h, t.tmpl.nic_up_link[n]).index()].dst = tor;
-      t.links[t.link_id(h, t.tmpl.nic_down_link[n]).index()].src = tor;
+      const NodeId leaf = t.leaf_of(h, n);
+      t.links[t.link_id(h, t.tmpl.nic_up_link[n]).index()].dst = leaf;
+      t.links[t.link_id(h, t.tmpl.nic_down_link[n]).index()].src = leaf;
     }
   }
   if (!t.spine.valid()) return;
-  const int racks = static_cast<int>(t.tor_of_rack.size());
+  const int racks = static_cast<int>(t.tor_of_rack.size()) / t.leaves_per_rack;
   std::vector<int> per_rack(static_cast<std::size_t>(racks), 0);
   for (int r : t.rack_of_host) ++per_rack[r];
   const int largest = *std::max_element(per_rack.begin(), per_rack.end());
   const double oversub = t.spec.fabric.oversubscription > 0 ? t.spec.fabric.oversubscription : 1.0;
-  // Every rack gets the uplink its fullest sibling needs: switches are bought in one model.
-  t.uplink_bandwidth = inst().nic_bandwidth * (static_cast<double>(nics) * largest / oversub);
-  for (int r = 0; r < racks; ++r) {
+  // Every leaf gets the uplink its fullest sibling needs: switches are bought in one model.
+  t.uplink_bandwidth =
+      inst().nic_bandwidth * (static_cast<double>(t.nics_per_leaf) * largest / oversub);
+  for (const NodeId leaf : t.tor_of_rack) {
     t.uplink_up.push_back(LinkId(static_cast<std::int32_t>(t.links.size())));
     t.uplink_down.push_back(LinkId(static_cast<std::int32_t>(t.links.size() + 1)));
-    add_cable(t.tor_of_rack[r], t.spine, LinkKind::Uplink, t.uplink_bandwidth);
+    add_cable(leaf, t.spine, LinkKind::Uplink, t.uplink_bandwidth);
   }
+}
+
+// The smallest host shift that maps the cluster onto itself (Topology::host_period). One
+// switch: every host alike. Otherwise whole racks, so that no leaf (and no uplink) is mapped
+// onto itself; a single rail-optimised rack has no shift short of all its hosts.
+int TopologyBuilder::host_period() const {
+  const Topology::Impl& t = *impl_;
+  if (!t.spine.valid()) return 1;
+  const int racks = static_cast<int>(t.tor_of_rack.size()) / t.leaves_per_rack;
+  if (t.hosts % racks != 0) return 0;
+  // Equal racks of contiguous hosts: shifting by one rack maps rack r onto rack r + 1 (mod).
+  const int per_rack = t.hosts / racks;
+  for (int h = 0; h < t.hosts; ++h)
+    if (t.rack_of_host[static_cast<std::size_t>(h)] != h / per_rack) return 0;
+  return per_rack;
 }
 
 void TopologyBuilder::finish_graph() {
@@ -219,6 +246,7 @@ Expected<Topology> TopologyBuilder::build() {
   }
   add_network();
   finish_graph();
+  t.host_period = host_period();
   Topology topo;
   topo.impl_ = std::move(impl_);
   return topo;

@@ -48,10 +48,15 @@ struct Topology::Impl {
   int gpus_per_host = 0;
   HostTemplate tmpl;
   std::vector<int> rack_of_host;
+  /// The leaves: rack r's leaf for NIC group g is tor_of_rack[r * leaves_per_rack + g] (one
+  /// per rack, its top-of-rack switch, unless FabricParams::rails_per_leaf splits the rails).
   std::vector<NodeId> tor_of_rack;
-  NodeId spine;                                ///< invalid when there is one rack
-  std::vector<LinkId> uplink_up, uplink_down;  ///< per rack: ToR->spine, spine->ToR
-  BytesPerSec uplink_bandwidth;                ///< nominal, per rack and direction
+  int leaves_per_rack = 1;
+  int nics_per_leaf = 1;                       ///< NIC indices per leaf (all when one per rack)
+  NodeId spine;                                ///< invalid when there is one leaf
+  std::vector<LinkId> uplink_up, uplink_down;  ///< per leaf: leaf->spine, spine->leaf
+  BytesPerSec uplink_bandwidth;                ///< nominal, per leaf and direction
+  int host_period = 0;                         ///< Topology::host_period(), set by the builder
 
   std::vector<std::vector<int>> rings;        ///< intra-host rings (local GPU indices)
   std::vector<std::vector<int>> nics_of_gpu;  ///< per local GPU
@@ -59,6 +64,12 @@ struct Topology::Impl {
   NodeId device_id(int host, int local) const { return NodeId(host * tmpl.num_devices + local); }
   LinkId link_id(int host, int local) const { return LinkId(host * tmpl.num_links + local); }
   bool in_host(NodeId id) const { return id.value < hosts * tmpl.num_devices; }
+  /// The leaf that NIC `nic` of `host` is cabled to.
+  NodeId leaf_of(int host, int nic) const {
+    return tor_of_rack[static_cast<std::size_t>(rack_of_host[static_cast<std::size_t>(host)] *
+                                                    leaves_per_rack +
+                                                nic / nics_per_leaf)];
+  }
 };
 
 /// Computes the template's routes (Dijkstra on the host graph; GPUs and NICs are never

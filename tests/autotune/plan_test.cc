@@ -297,7 +297,26 @@ TEST(SimulatorTimer, BudgetRefusesBigSchedulesAndSaysSo) {
   EXPECT_NE(spent.error().message.find("budget"), std::string::npos);
   const std::vector<std::string> summary = t.summary();
   ASSERT_EQ(summary.size(), 1u);
-  EXPECT_EQ(summary[0], "rank stage simulated hierarchical(dbtree) (3 sizes)");
+  EXPECT_EQ(summary[0],
+            "rank stage simulated hierarchical(dbtree) (3 sizes) on the full 4-node fabric (one "
+            "switch)");
+}
+
+// The budget counts the simulator's work: hierarchical(ring) on one switch is simulated one
+// flow per 4 twins (simulator/symmetry.h), so its 640 transfers count as 160; the tree, which
+// has no such symmetry, counts in full.
+TEST(SimulatorTimer, BudgetCountsSymmetryReducedTransfers) {
+  const ConstTimer nccl;
+  SimBudget budget;
+  budget.max_transfers = 200;
+  auto timer = SimulatorTimer::create(p4d(4), nccl, 64_MiB, budget);
+  ASSERT_TRUE(timer) << timer.error().message;
+  const SimulatorTimer& t = **timer;
+  EXPECT_TRUE(t.allreduce(*parse_algorithm_choice("hierarchical(ring)"), 8_MiB));
+  EXPECT_EQ(t.transfers_simulated(), 3 * 640 / 4);
+  EXPECT_FALSE(t.allreduce(*parse_algorithm_choice("hierarchical(dbtree)"), 8_MiB));
+  ASSERT_EQ(t.summary().size(), 1u);
+  EXPECT_NE(t.summary()[0].find("one flow per 4 twins"), std::string::npos) << t.summary()[0];
 }
 
 }  // namespace

@@ -105,3 +105,77 @@ TEST(ReduceBandwidth, DefaultsAndMeasured) {
 
 }  // namespace
 }  // namespace topotune::topo
+
+namespace topotune::topo {
+namespace {
+
+int uplinks_on(const Topology& t, const Route& r) {
+  int n = 0;
+  for (LinkId id : r.view()) n += t.link(id).kind == LinkKind::Uplink;
+  return n;
+}
+
+// Rail-optimised racks (NVIDIA DGX SuperPOD: NIC n of every node of a scalable unit on leaf n,
+// traffic between nodes or rails through the spine): same-rail traffic inside a rack is one
+// hop, another rail or another rack crosses the spine.
+TEST(Placement, RailOptimisedLeavesAndSpine) {
+  ClusterSpec spec = testing::cluster_of(testing::p4d_like(), 4, Placement::Cluster);
+  spec.fabric.hosts_per_rack = 2;
+  spec.fabric.rails_per_leaf = 1;
+  auto topo = build_topology(spec);
+  ASSERT_TRUE(topo) << topo.error().message;
+  EXPECT_EQ(topo->num_racks(), 2);
+  EXPECT_EQ(topo->leaves_per_rack(), 4);  // p4d: 4 NICs, one leaf each
+  int uplinks = 0;
+  for (std::size_t i = 0; i < topo->num_links(); ++i)
+    uplinks += topo->link(LinkId(static_cast<std::int32_t>(i))).kind == LinkKind::Uplink;
+  EXPECT_EQ(uplinks, 16);  // 8 leaves, up and down
+  // Leaf uplink: 1 NIC x 2 hosts x 12.5 GB/s / 1 = 25 GB/s; bisection min(2 nodes x 50,
+  // 4 leaves x 25) = 100 GB/s.
+  EXPECT_DOUBLE_EQ(topo->bisection_bandwidth().value, 100e9);
+  auto r = [&](int a, int b) { return topo->route(topo->gpu_of(RankId(a)), topo->gpu_of(RankId(b))); };
+  EXPECT_EQ(uplinks_on(*topo, r(0, 8)), 0);   // GPU 0 of hosts 0 and 1: same rail, same rack
+  EXPECT_EQ(uplinks_on(*topo, r(0, 16)), 2);  // host 2 is in the other rack
+  EXPECT_EQ(uplinks_on(*topo, r(0, 10)), 2);  // GPU 2 uses another NIC: another rail
+  EXPECT_EQ(topo->host_period(), 2);
+}
+
+TEST(Placement, LargeClusterPlacementDefaultsToRailOptimisedScalableUnits) {
+  auto small = make_cluster_spec("p5.48xlarge", 32);
+  ASSERT_TRUE(small);
+  EXPECT_EQ(small->fabric.rails_per_leaf, 0);
+  EXPECT_EQ(small->fabric.hosts_per_rack, 0);
+  auto large = make_cluster_spec("p5.48xlarge", 1024);
+  ASSERT_TRUE(large);
+  EXPECT_EQ(large->fabric.hosts_per_rack, 32);
+  EXPECT_EQ(large->fabric.rails_per_leaf, 4);  // 32 NICs / 8 GPUs: a leaf per GPU's rails
+  EXPECT_EQ(large->fabric.oversubscription, 1.0);
+  auto topo = build_topology(*large);
+  ASSERT_TRUE(topo);
+  EXPECT_EQ(topo->num_racks(), 32);
+  EXPECT_EQ(topo->leaves_per_rack(), 8);
+  EXPECT_EQ(topo->host_period(), 32);
+  auto spread = make_cluster_spec("p5.48xlarge", 1024, Placement::Spread);
+  ASSERT_TRUE(spread);
+  EXPECT_EQ(spread->fabric.rails_per_leaf, 0);
+}
+
+TEST(Placement, ClusterFileSetsRailsPerLeaf) {
+  const std::string doc = R"({"schema": "topotune.cluster/1", "instance": "p4d.24xlarge",
+      "nodes": 4, "fabric": {"hosts_per_rack": 2, "rails_per_leaf": 2}})";
+  auto spec = parse_cluster_json(doc, "test");
+  ASSERT_TRUE(spec) << spec.error().message;
+  EXPECT_EQ(spec->fabric.rails_per_leaf, 2);
+  auto topo = build_topology(*spec);
+  ASSERT_TRUE(topo);
+  EXPECT_EQ(topo->leaves_per_rack(), 2);
+  const std::string bad = R"({"schema": "topotune.cluster/1", "instance": "p4d.24xlarge",
+      "nodes": 4, "fabric": {"rails_per_leaf": -1}})";
+  auto refused = parse_cluster_json(bad, "test");
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("rails_per_leaf"), std::string::npos)
+      << refused.error().message;
+}
+
+}  // namespace
+}  // namespace topotune::topo
