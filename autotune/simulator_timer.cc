@@ -30,14 +30,9 @@ std::int64_t symmetry_of(const AlgorithmChoice& a, const topo::Topology& t) {
   return shift_invariant ? t.num_hosts() / period : 1;
 }
 
-// Transfers of the schedule the rank stage would generate: estimated_transfers(), which
-// leaves NCCL's ring and tree out (0), plus topotune's own ring and tree, which a backend
-// without NCCL simulates.
+// Transfers of the schedule the rank stage would generate (algo::estimated_transfers counts
+// every topotune schedule, ring and dbtree included; NCCL's own algorithms are not simulated).
 std::int64_t generated_transfers(const AlgorithmChoice& a, const topo::Topology& t) {
-  if (a.kind == AlgoKind::Ring || a.kind == AlgoKind::Tree) {
-    return std::max(1, a.channels) *
-           flat_transfers(a.kind, std::int64_t{t.num_hosts()} * t.gpus_per_host(), a.servers);
-  }
   return estimated_transfers(a, t.num_hosts(), t.gpus_per_host());
 }
 

@@ -291,7 +291,7 @@ TEST(SimulatorTimer, BudgetRefusesBigSchedulesAndSaysSo) {
   ASSERT_FALSE(big);
   EXPECT_EQ(big.error().code, Errc::Unsupported);
   // 3 samples (1, 8, 64 MiB) of ~576 transfers fit the total once, not twice.
-  EXPECT_TRUE(t.allreduce(*parse_algorithm_choice("hierarchical(tree)"), 8_MiB));
+  EXPECT_TRUE(t.allreduce(*parse_algorithm_choice("hierarchical(dbtree)"), 8_MiB));
   auto spent = t.allreduce(*parse_algorithm_choice("hierarchical(ring)"), 8_MiB);
   ASSERT_FALSE(spent);
   EXPECT_NE(spent.error().message.find("budget"), std::string::npos);
