@@ -1,6 +1,6 @@
 // The planner end to end (profile load, cluster shape, screen, simulator rank, baselines,
 // Horovod sweep, JSON): `topotune plan --instance p4d.24xlarge --nodes 4` must stay well under
-// 1 s and --nodes 1024 under 30 s (issue 6). The CLI's wall time adds process start only.
+// 1 s and --nodes 1024 under 30 s. The CLI's wall time adds process start only.
 
 #include <benchmark/benchmark.h>
 

@@ -1,4 +1,4 @@
-// topotune's flow simulator against SimGrid, side by side (issue 17): the same schedule on the
+// topotune's flow simulator against SimGrid, side by side: the same schedule on the
 // same network (p4d.24xlarge hosts, cluster placement: one switch up to 32 nodes, then
 // rail-optimised 32-node units under a spine, docs/cluster.md) through the SimGrid replay the oracle test uses
 // (tests/simulator/simgrid_replay.h: S4U activity DAG, CM02 reduced to plain max-min) and

@@ -7,7 +7,7 @@
 // non-blocking switch; 4 x 100 Gbps EFA, GPUDirect RDMA, NVSwitch), with the ring orders the
 // topology discovers (ring_order(), intra_host_ring()).
 //
-// Targets (issue 4): 64 hosts hierarchical < 0.2 s, 1024 hosts hierarchical < 5 s, memory
+// Targets: 64 hosts hierarchical < 0.2 s, 1024 hosts hierarchical < 5 s, memory
 // < 2 GiB. The memory target is read as applying to the hierarchical case at 1024 hosts, as the
 // issue's time targets do: the flat ring at 1024 hosts is 134 M transfers and needs ~9 GB
 // whatever the simulator does (32 bytes a transfer for the schedule alone). That ring is run

@@ -1,7 +1,7 @@
 #pragma once
 // validate --plot: measured and predicted busbw per size, drawn by gnuplot.
 //
-// No untrusted text reaches gnuplot's command line (issue 18): gnuplot runs through
+// No untrusted text reaches gnuplot's command line: gnuplot runs through
 // run_program (argv, no shell) and reads the script on stdin; the data are inline datablocks
 // of numbers only; the image comes back on gnuplot's stdout (no `set output` path in the
 // script) and is written by write_file_atomically. The only strings in the script, the title

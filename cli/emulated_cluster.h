@@ -2,7 +2,7 @@
 // An emulated cluster on one Linux machine (root only): one network namespace per host, veth
 // pairs into a bridge per rack inside a "switch" namespace, racks joined to a spine bridge by
 // shaped uplinks, and a launcher namespace that runs mpirun. Recipe, numbers and pitfalls:
-// ../shared/reference/testbed.md; summary in docs/emulation.md.
+// docs/reference/testbed.md; summary in docs/emulation.md.
 //
 // Every device lives inside a namespace that this code creates (veths are created directly in
 // their namespaces), so deleting the namespaces removes everything: bridges, veths and qdiscs.

@@ -1,7 +1,7 @@
 #pragma once
 // Writing result files (--trace, --plot, calibrate -o, measure --out, plan --emit, emulate's
 // files) so that a failure never leaves half a file behind and nothing but a regular file is
-// ever replaced (issue 18):
+// ever replaced:
 //
 //  - check_output_path() runs before the work starts: the parent directory exists and is
 //    writable; the target is absent or a regular file we may write. A symbolic link (even one

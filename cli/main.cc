@@ -2,12 +2,14 @@
 // This file owns the subcommand table and is the only place that turns an Error into a
 // message on stderr and an exit code (2 for bad input, 1 for failures at run time).
 //
-// Exit codes tell the truth (issue 18): a command's stdout is printed only when it succeeded
+// Exit codes tell the truth: a command's stdout is printed only when it succeeded
 // (except the streaming commands, measure and emulate), a failed write to stdout (a full
 // disk, a closed pipe, a closed descriptor) is an error with exit status 1, and no exception
 // escapes: each is reported as `topotune: error: ...` (exit 2 when the input caused it).
 
 #include <CLI/CLI.hpp>
+
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "core/closest_name.h"
 #include "core/version.h"
 
 namespace topotune::cli {
@@ -77,6 +80,42 @@ int run_command(const CommandInfo& info, const CommandRun& run) {
   return 0;
 }
 
+/// Did-you-mean for a mistyped subcommand or long flag, after CLI11's own message.
+void suggest(const std::vector<std::pair<CLI::App*, CommandRun>>& runs, int argc, char** argv) {
+  if (argc < 2) return;
+  const std::string_view first = argv[1];
+  const CLI::App* sub = nullptr;
+  std::vector<std::string> names;
+  for (const auto& r : runs) {
+    names.push_back(r.first->get_name());
+    if (r.first->get_name() == first) sub = r.first;
+  }
+  if (sub == nullptr) {
+    if (first.starts_with("-")) return;
+    if (auto s = closest_name(first, names)) {
+      std::fprintf(stderr, "topotune: unknown command '%s': did you mean '%s'?\n", argv[1],
+                   s->c_str());
+    }
+    return;
+  }
+  std::vector<std::string> flags;
+  for (const CLI::Option* o : sub->get_options()) {
+    for (const std::string& n : o->get_lnames()) flags.push_back(n);
+  }
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view token = argv[i];
+    if (!token.starts_with("--") || token.size() == 2) continue;
+    const std::string name(token.substr(2, token.find('=') == std::string_view::npos
+                                               ? std::string_view::npos
+                                               : token.find('=') - 2));
+    if (std::find(flags.begin(), flags.end(), name) != flags.end()) continue;
+    if (auto s = closest_name(name, flags)) {
+      std::fprintf(stderr, "topotune: unknown flag '--%s': did you mean '--%s'?\n", name.c_str(),
+                   s->c_str());
+    }
+  }
+}
+
 int run(int argc, char** argv) {
   CLI::App app{
       "topotune: predict, tune and measure collective communication on GPU clusters.\n"
@@ -95,6 +134,7 @@ int run(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
+    suggest(runs, argc, argv);
     return 2;
   }
   for (std::size_t i = 0; i < runs.size(); ++i) {

@@ -178,7 +178,7 @@ Expected<void> run_plan(const PlanArgs& a, const CLI::App& app, std::ostream& ou
     return fail(Errc::InvalidArgument, "--format must be table or json");
   }
   if (!a.emit.empty() && !a.out.empty()) {
-    // --out is created when missing (issue 13), then checked like every output target.
+    // --out is created when missing, then checked like every output target.
     std::error_code ec;
     if (!std::filesystem::exists(a.out, ec)) std::filesystem::create_directories(a.out, ec);
     TT_TRY_VOID(check_output_dir(a.out).context("--out"));

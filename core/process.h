@@ -4,7 +4,7 @@
 // is ever interpreted: there is no command line to inject into. Data for the program goes
 // through its stdin, never through the argument list or a script built from untrusted text.
 //
-// std::system and popen are not used anywhere in topotune (issue 18: a --plot path with
+// std::system and popen are not used anywhere in topotune (a --plot path with
 // `';touch PWNED;'` ran `touch` through `std::system("gnuplot '…'")`).
 
 #include <cstddef>

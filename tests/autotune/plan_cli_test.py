@@ -246,6 +246,20 @@ class PlanCliTest(unittest.TestCase):
         help_ = subprocess.run([TOPOTUNE, "plan", "--help"], capture_output=True, text=True)
         self.assertIn("Examples:", help_.stdout.rstrip().splitlines()[-6])
 
+    def test_unknown_commands_and_flags_get_a_did_you_mean(self):
+        for args, said in ((["plna"], "unknown command 'plna': did you mean 'plan'?"),
+                           (["simulat", "--nodes", "2"], "did you mean 'simulate'?"),
+                           (["plan", "--instance", "p4d.24xlarge", "--nodse", "4"],
+                            "unknown flag '--nodse': did you mean '--nodes'?"),
+                           (["predict", "--placment=spread"], "did you mean '--placement'?")):
+            r = subprocess.run([TOPOTUNE, *args], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 2, args)
+            self.assertIn(said, r.stderr, args)
+            self.assertEqual(r.stdout, "", args)
+        far = subprocess.run([TOPOTUNE, "zzzzzz"], capture_output=True, text=True)
+        self.assertEqual(far.returncode, 2)
+        self.assertNotIn("did you mean", far.stderr)
+
     def test_bad_options(self):
         for args in [["--instance", "p4d.24xlarge", "--nodes", "0"],
                      ["--instance", "p4d.24xlarge", "--format", "xml"],

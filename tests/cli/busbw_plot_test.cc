@@ -1,4 +1,4 @@
-// validate --plot's gnuplot script (issue 18 item 1): untrusted names stay inside single-quoted
+// validate --plot's gnuplot script: untrusted names stay inside single-quoted
 // literals, the script names no file, and gnuplot (when installed) runs it without a shell.
 
 #include "cli/busbw_plot.h"

@@ -1,4 +1,4 @@
-// The safe output writer (issue 18 item 2): nothing but a regular file is ever replaced, links
+// The safe output writer: nothing but a regular file is ever replaced, links
 // are never followed, failures leave no half file and no temp file, and sets are all or none.
 
 #include "cli/file_output.h"
@@ -101,7 +101,7 @@ TEST_F(FileOutput, NeverFollowsAPlantedSymlink) {
 }
 
 TEST_F(FileOutput, TheOldPredictableTempNameIsNotUsed) {
-  // Before issue 18 the temp file was "<path>.tmp.<pid>", opened with truncation through
+  // Before the safe writer the temp file was "<path>.tmp.<pid>", opened with truncation through
   // links: a link planted under that name overwrote its target.
   put(at("victim"), "precious\n");
   fs::create_symlink(at("victim"), at("t.json.tmp." + std::to_string(::getpid())));

@@ -1,4 +1,4 @@
-// One model of time (issue 13 item 1): NCCL's algorithms and topotune's schedules timed on the same
+// One model of time: NCCL's algorithms and topotune's schedules timed on the same
 // topology with the same parameters. Placement and an oversubscribed spine slow every candidate and
 // no candidate beats the bisection; the screen agrees with the rank stage within the stated margin;
 // parameters fitted by calibrate on a real log move topotune's schedules.
@@ -129,7 +129,7 @@ TEST(OneModel, ScreenAgreesWithRankStageWithinTheStatedMargin) {
 }
 
 // nccl-tests all_reduce_perf, 2 x p4d.24xlarge, NCCL 2.23.4, out-of-place times (us), from the AWS
-// DLAMI developer guide's EFA page (shared/validation/nccl_tests_calibration.json entry
+// DLAMI developer guide's EFA page (data/validation/nccl_tests_calibration.json entry
 // aws_p4d_2n_dlami_nccl2.23.4).
 const std::vector<MeasuredPoint> kP4dLog = {
     {Bytes(65536), 238.6},      {Bytes(262144), 248.3},      {Bytes(1048576), 408.7},

@@ -1,6 +1,6 @@
 #pragma once
 // Hand-built systems for the NCCL model tests, from the figures of
-// shared/reference/instances.md (§4.1 p4d, §5.1 p5, §7.1 DGX A100, §7.2 DGX H100), so the
+// docs/reference/instances.md (§4.1 p4d, §5.1 p5, §7.1 DGX A100, §7.2 DGX H100), so the
 // tests need neither the catalog nor the topology library.
 
 #include "algorithms/nccl/nccl_system.h"
