@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/decimal_options.h"
 #include "core/version.h"
 
 namespace topotune::cli {
@@ -59,6 +60,7 @@ int run(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(c.name, c.summary);
     runs.emplace_back(sub, c.setup(*sub));
   }
+  require_decimal_integers(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

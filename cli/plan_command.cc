@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/file_output.h"
 #include "cli/nccl_common.h"
+#include "core/input_file.h"
 #include "core/quantity_parse.h"
 #include "cli/plan_table.h"
 #include "topology/cluster_spec.h"
@@ -42,11 +43,7 @@ struct PlanArgs {
 };
 
 Expected<std::string> read_text(const std::string& path, const char* what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail(Errc::NotFound, std::string("cannot read ") + what + " '" + path + "'");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return read_input_file(path, what);
 }
 
 // The cluster as a topotune.cluster/1 document, for the plan to embed and replay. Its
