@@ -1,6 +1,10 @@
 #include "algorithms/algorithm.h"
 
+#include <cstdint>
+#include <limits>
 #include <string>
+
+#include "core/memory_budget.h"
 
 namespace topotune::algo {
 
@@ -55,6 +59,27 @@ Expected<void> Algorithm::check_common(const sched::CollectiveSpec& spec, const 
   for (sched::Collective c : collectives) list += (list.empty() ? "" : ", ") + std::string(sched::collective_name(c));
   return fail(Errc::Unsupported, name() + " does not implement " +
                                      sched::collective_name(spec.collective) + " (only " + list + ")");
+}
+
+Expected<void> Algorithm::reserve(sched::ScheduleBuilder& b, std::int64_t transfers,
+                                  std::int64_t deps) const {
+  constexpr std::int64_t kMaxTransfers = std::numeric_limits<std::int32_t>::max();
+  constexpr std::int64_t kMaxDeps = std::numeric_limits<std::uint32_t>::max();
+  if (transfers > kMaxTransfers || deps > kMaxDeps) {
+    return fail(Errc::InvalidArgument,
+                name() + " would build " + std::to_string(transfers) + " transfers with " +
+                    std::to_string(deps) + " dependencies, more than a schedule can hold (2^31 "
+                    "transfers, 2^32 dependencies): use fewer ranks, channels or chunks");
+  }
+  const std::int64_t per_transfer = static_cast<std::int64_t>(sizeof(sched::Transfer)) +
+                                    options_.memory.consumer_bytes_per_transfer;
+  const std::int64_t need =
+      saturating_add(saturating_mul(transfers, per_transfer),
+                     saturating_mul(deps, static_cast<std::int64_t>(sizeof(TransferId))));
+  TT_TRY_VOID(check_memory(Bytes(need), options_.memory.available,
+                           name() + " (" + std::to_string(transfers) + " transfers)"));
+  b.reserve(static_cast<std::size_t>(transfers), static_cast<std::size_t>(deps));
+  return {};
 }
 
 }  // namespace topotune::algo

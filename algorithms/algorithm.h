@@ -32,6 +32,14 @@ Expected<PsPlacement> parse_ps_placement(const std::string& name);
 const char* inner_algorithm_name(InnerAlgorithm a);
 Expected<InnerAlgorithm> parse_inner_algorithm(const std::string& name);
 
+/// What a schedule may cost in memory, checked before any transfer is built: the budget
+/// (0: unlimited) and the bytes the schedule's consumer (the simulator) keeps per transfer on
+/// top of the schedule itself. Set by cli/ from the machine's available memory.
+struct MemoryBudget {
+  Bytes available{0};
+  std::int64_t consumer_bytes_per_transfer = 0;
+};
+
 /// Knobs shared by the algorithms; each uses the ones that apply to it.
 struct AlgorithmOptions {
   int channels = 1;  ///< parallel rings/trees, each on its own part of the buffer
@@ -39,6 +47,7 @@ struct AlgorithmOptions {
   int shards = 0;    ///< parameter server shards; 0: one per rank (colocated) or per host (cpu)
   PsPlacement ps_placement = PsPlacement::Colocated;
   InnerAlgorithm inner = InnerAlgorithm::Ring;  ///< hierarchical only
+  MemoryBudget memory;  ///< refuse schedules that would not fit (not part of name())
 };
 
 /// A schedule generator. Stateless apart from its options; generate() is const and reentrant.
@@ -67,6 +76,13 @@ class Algorithm {
   /// chunks are in range, and the collective is one of `collectives`.
   Expected<void> check_common(const sched::CollectiveSpec& spec, const RankLayout& layout,
                               std::initializer_list<sched::Collective> collectives) const;
+
+  /// Refuses a schedule of `transfers` transfers with `deps` dependencies in all (saturating
+  /// estimates from the header's formula) that the schedule IR cannot index (2^31 transfers,
+  /// 2^32 dependencies) or that needs more than options().memory, with "needs X GiB, Y
+  /// available"; otherwise reserves room for them in `b`. Called before the first transfer.
+  Expected<void> reserve(sched::ScheduleBuilder& b, std::int64_t transfers,
+                         std::int64_t deps) const;
 
   AlgorithmOptions options_;
 };

@@ -1,4 +1,5 @@
 #include "algorithms/double_binary_tree.h"
+#include "core/memory_budget.h"
 
 #include <algorithm>
 
@@ -145,9 +146,9 @@ Expected<sched::Schedule> DoubleBinaryTree::generate(const sched::CollectiveSpec
                                                      const RankLayout& layout) const {
   TT_TRY_VOID(supports(spec, layout));
   sched::ScheduleBuilder b(spec, name());
-  const std::size_t transfers = 4 * static_cast<std::size_t>(spec.ranks) *
-                                static_cast<std::size_t>(options_.channels * options_.chunks);
-  b.reserve(transfers, 3 * transfers);
+  const std::int64_t transfers =
+      saturating_product({4, spec.ranks, options_.channels, options_.chunks});
+  TT_TRY_VOID(reserve(b, transfers, saturating_mul(3, transfers)));
   std::vector<EndpointId> order;
   for (RankId r : layout.ring(0)) order.push_back(sched::endpoint_of(r));
   add_tree_allreduce(PhaseContext{b, sched::dtype_size(spec.dtype)}, order,

@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "algorithms/cost_model.h"
+#include "core/memory_budget.h"
 
 namespace topotune::algo {
 namespace {
@@ -121,6 +122,11 @@ Expected<sched::Schedule> HalvingDoubling::generate(const sched::CollectiveSpec&
                                                     const RankLayout& layout) const {
   TT_TRY_VOID(supports(spec, layout));
   sched::ScheduleBuilder b(spec, name());
+  // Transfers: 2·p·log2 p + 2r (header), at most 2·n·(log2 n + 1); each has a few deps.
+  const std::int64_t n = spec.ranks;
+  const std::int64_t transfers =
+      saturating_product({2, n, static_cast<std::int64_t>(std::bit_width(static_cast<std::uint64_t>(n))) + 1});
+  TT_TRY_VOID(reserve(b, transfers, saturating_mul(3, transfers)));
   std::vector<EndpointId> order;
   for (RankId r : layout.ring(0)) order.push_back(sched::endpoint_of(r));
   add_rhd_allreduce(PhaseContext{b, sched::dtype_size(spec.dtype)}, order,

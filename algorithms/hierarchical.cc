@@ -9,6 +9,7 @@
 #include "algorithms/phase_context.h"
 #include "algorithms/ring_allreduce.h"
 #include "algorithms/ring_pass.h"
+#include "core/memory_budget.h"
 
 namespace topotune::algo {
 namespace {
@@ -113,11 +114,15 @@ Expected<sched::Schedule> Hierarchical::generate(const sched::CollectiveSpec& sp
                                                  const RankLayout& layout) const {
   TT_TRY_VOID(supports(spec, layout));
   sched::ScheduleBuilder b(spec, name());
-  const std::size_t G = static_cast<std::size_t>(layout.gpus_per_host);
-  const std::size_t H = static_cast<std::size_t>(layout.hosts);
-  const std::size_t CK = static_cast<std::size_t>(options_.channels * options_.chunks);
-  const std::size_t estimate = 2 * CK * H * G * (G - 1) + 2 * CK * G * H * (H > 0 ? H - 1 : 0);
-  b.reserve(estimate, 2 * estimate + 8 * H * G * CK);
+  const std::int64_t G = layout.gpus_per_host;
+  const std::int64_t H = layout.hosts;
+  const std::int64_t CK = saturating_mul(options_.channels, options_.chunks);
+  const std::int64_t estimate =
+      saturating_add(saturating_product({2, CK, H, G, G > 0 ? G - 1 : 0}),
+                     saturating_product({2, CK, G, H, H > 0 ? H - 1 : 0}));
+  TT_TRY_VOID(reserve(b, estimate,
+                      saturating_add(saturating_mul(2, estimate),
+                                     saturating_product({8, H, G, CK}))));
   const int elem = sched::dtype_size(spec.dtype);
   EndpointDeps after_rs, after_inter;
   std::vector<EndpointId> cpus(H);

@@ -1,6 +1,7 @@
 #include "algorithms/parameter_server.h"
 
 #include "algorithms/cost_model.h"
+#include "core/memory_budget.h"
 
 namespace topotune::algo {
 
@@ -74,8 +75,8 @@ Expected<sched::Schedule> ParameterServer::generate(const sched::CollectiveSpec&
   } else {
     for (int j = 0; j < k; ++j) servers.push_back(sched::endpoint_of(colocated_server(layout, j)));
   }
-  b.reserve(2 * static_cast<std::size_t>(k) * members.size(),
-            static_cast<std::size_t>(k) * members.size() * (members.size() + 1));
+  const auto m = static_cast<std::int64_t>(members.size());
+  TT_TRY_VOID(reserve(b, saturating_product({2, k, m}), saturating_product({k, m, m + 1})));
   add_ps_allreduce(PhaseContext{b, sched::dtype_size(spec.dtype)}, members,
                    sched::Slice{Bytes(0), spec.bytes}, servers, 0);
   return std::move(b).build();

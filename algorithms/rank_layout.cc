@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "algorithms/schedule/collective_spec.h"
+
 namespace topotune::algo {
 
 Expected<void> RankLayout::check() const {
@@ -39,6 +41,11 @@ Expected<void> RankLayout::check() const {
 
 Expected<RankLayout> flat_layout(int ranks, int gpus_per_host) {
   if (ranks < 1) return fail(Errc::InvalidArgument, "ranks must be at least 1, got " + std::to_string(ranks));
+  // Checked before the per-rank arrays are built (2^31 ranks took 12 s and 30 GB to refuse).
+  if (ranks > sched::kMaxRanks) {
+    return fail(Errc::InvalidArgument, "ranks must be at most " + std::to_string(sched::kMaxRanks) +
+                                           ", got " + std::to_string(ranks) + " (docs/limits.md)");
+  }
   if (gpus_per_host < 1 || ranks % gpus_per_host != 0) {
     return fail(Errc::InvalidArgument, std::to_string(ranks) + " ranks do not fill hosts of " +
                                            std::to_string(gpus_per_host) + " GPUs");

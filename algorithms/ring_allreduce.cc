@@ -2,6 +2,7 @@
 
 #include "algorithms/cost_model.h"
 #include "algorithms/ring_pass.h"
+#include "core/memory_budget.h"
 
 namespace topotune::algo {
 
@@ -40,10 +41,9 @@ Expected<sched::Schedule> RingAllreduce::generate(const sched::CollectiveSpec& s
   TT_TRY_VOID(supports(spec, layout));
   sched::ScheduleBuilder b(spec, name());
   const int n = spec.ranks;
-  const std::size_t transfers = static_cast<std::size_t>(options_.channels) *
-                                static_cast<std::size_t>(options_.chunks) * 2 *
-                                static_cast<std::size_t>(n - 1) * static_cast<std::size_t>(n);
-  b.reserve(transfers, 2 * transfers);
+  const std::int64_t transfers =
+      saturating_product({options_.channels, options_.chunks, 2, n - 1, n});
+  TT_TRY_VOID(reserve(b, transfers, saturating_mul(2, transfers)));
   std::vector<std::vector<EndpointId>> orders;
   for (int c = 0; c < options_.channels && c < static_cast<int>(layout.rings.size()); ++c) {
     orders.push_back(ring_endpoints(layout, c));

@@ -5,6 +5,7 @@
 
 #include "algorithms/cost_model.h"
 #include "algorithms/phase_context.h"
+#include "core/memory_budget.h"
 
 namespace topotune::algo {
 
@@ -23,8 +24,7 @@ Expected<sched::Schedule> RingBroadcast::generate(const sched::CollectiveSpec& s
   TT_TRY_VOID(supports(spec, layout));
   sched::ScheduleBuilder b(spec, name());
   const int n = spec.ranks, C = options_.channels, K = options_.chunks;
-  b.reserve(static_cast<std::size_t>(C * K) * static_cast<std::size_t>(n - 1),
-            2 * static_cast<std::size_t>(C * K) * static_cast<std::size_t>(n - 1));
+  TT_TRY_VOID(reserve(b, saturating_product({C, K, n - 1}), saturating_product({2, C, K, n - 1})));
   PhaseContext ctx{b, sched::dtype_size(spec.dtype)};
   const sched::Slice whole{Bytes(0), spec.bytes};
   std::vector<TransferId> tail(static_cast<std::size_t>(n)), got(tail);

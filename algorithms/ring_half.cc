@@ -6,6 +6,7 @@
 #include "algorithms/rank_layout.h"
 #include "algorithms/ring_allreduce.h"
 #include "algorithms/ring_pass.h"
+#include "core/memory_budget.h"
 
 namespace topotune::algo {
 namespace {
@@ -15,10 +16,6 @@ namespace {
 void add_owned_ring_half(const PhaseContext& ctx, const RankLayout& layout, int channels,
                          int chunks, bool reduce) {
   const int n = layout.ranks();
-  const std::size_t transfers = static_cast<std::size_t>(channels) *
-                                static_cast<std::size_t>(chunks) * static_cast<std::size_t>(n - 1) *
-                                static_cast<std::size_t>(n);
-  ctx.builder.reserve(transfers, 2 * transfers);
   const sched::Slice whole{Bytes(0), ctx.builder.spec().bytes};
   for (int c = 0; c < channels; ++c) {
     const std::vector<EndpointId> order = ring_endpoints(layout, c);
@@ -49,6 +46,10 @@ Expected<sched::Schedule> RingHalf::generate(const sched::CollectiveSpec& spec,
                                              const RankLayout& layout) const {
   TT_TRY_VOID(supports(spec, layout));
   sched::ScheduleBuilder b(spec, name());
+  const int n = layout.ranks();
+  const std::int64_t transfers =
+      saturating_product({options_.channels, options_.chunks, n - 1, n});
+  TT_TRY_VOID(reserve(b, transfers, saturating_mul(2, transfers)));
   add_owned_ring_half(PhaseContext{b, sched::dtype_size(spec.dtype)}, layout, options_.channels,
                       options_.chunks, reduce());
   return std::move(b).build();

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/algorithm.h"
 #include "algorithms/schedule/collective_spec.h"
 #include "core/expected.h"
 #include "core/units.h"
@@ -34,6 +35,7 @@ struct LinkFitPoint {
 struct LinkFitCase {
   std::string name;
   topo::ClusterSpec cluster;
+  algo::MemoryBudget memory;  ///< refuse schedules larger than this (0: unlimited)
   int channels = 1;
   int chunks = 1;
   sched::Collective collective = sched::Collective::Allreduce;

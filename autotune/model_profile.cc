@@ -1,12 +1,13 @@
 #include "autotune/model_profile.h"
 
 #include <algorithm>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 
 #include "autotune/embedded_models.h"
+#include "core/duplicate_key_check.h"
+#include "core/input_file.h"
 
 namespace topotune::tune {
 namespace {
@@ -14,6 +15,13 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kSchema = "topotune.model_profile/1";
+
+// Bounds (docs/limits.md): far above any model trained today (the largest have ~2^41
+// parameters), low enough that every sum and byte count of the step model fits in 64 bits.
+constexpr std::int64_t kMaxTensorNumel = std::int64_t{1} << 40;
+constexpr std::int64_t kMaxModelParams = std::int64_t{1} << 44;
+constexpr std::size_t kMaxEntries = 1 << 20;  // layers, params
+constexpr double kMaxNumber = 1e24;            // FLOPs of one layer; seconds are far below
 
 Unexpected bad(const std::string& where, const std::string& what) {
   return fail(Errc::ParseError, where + ": " + what);
@@ -24,6 +32,9 @@ Expected<double> non_negative_number(const json& j, const char* key, const std::
   if (!v.is_number()) return bad(where, std::string("'") + key + "' must be a number");
   const double d = v.get<double>();
   if (!(d >= 0)) return bad(where, std::string("'") + key + "' must be >= 0, got " + v.dump());
+  if (!(d <= kMaxNumber)) {
+    return bad(where, std::string("'") + key + "' must be at most 1e24, got " + v.dump());
+  }
   return d;
 }
 
@@ -59,8 +70,14 @@ Expected<ParamTensor> parse_param(const json& j, const std::string& where, int n
   if (!j.contains("numel") || !j["numel"].is_number_integer()) {
     return bad(at, "needs an integer 'numel'");
   }
+  if (j["numel"].is_number_unsigned() && j["numel"].get<std::uint64_t>() > kMaxTensorNumel) {
+    return bad(at, "numel must be at most 2^40, got " + j["numel"].dump());
+  }
   p.numel = j["numel"].get<std::int64_t>();
   if (p.numel <= 0) return bad(at, "numel must be positive, got " + std::to_string(p.numel));
+  if (p.numel > kMaxTensorNumel) {
+    return bad(at, "numel must be at most 2^40, got " + std::to_string(p.numel));
+  }
   if (!j.contains("layer") || !j["layer"].is_number_integer()) {
     return bad(at, "needs an integer 'layer'");
   }
@@ -99,6 +116,10 @@ Expected<void> parse_header(const json& j, ModelProfile& m) {
     if (!j.contains(key) || !j[key].is_array() || j[key].empty()) {
       return bad("profile", std::string("needs a non-empty array '") + key + "'");
     }
+    if (j[key].size() > kMaxEntries) {
+      return bad("profile", std::string("'") + key + "' has " + std::to_string(j[key].size()) +
+                                " entries, more than the limit of 2^20");
+    }
   }
   return {};
 }
@@ -114,6 +135,10 @@ Expected<void> check_consistency(const json& j, const ModelProfile& m) {
     return bad("profile", "measured times need 'measured_batch_per_gpu'");
   }
   if (m.trainable_params() == 0) return bad("profile", "no trainable parameter");
+  if (m.total_params() > kMaxModelParams) {
+    return bad("profile", std::to_string(m.total_params()) +
+                              " parameters in all, more than the limit of 2^44");
+  }
   if (j.contains("total_params") &&
       (!j["total_params"].is_number_integer() ||
        j["total_params"].get<std::int64_t>() != m.total_params())) {
@@ -167,7 +192,9 @@ std::int64_t ModelProfile::trainable_params() const {
 Expected<ModelProfile> parse_model_profile(const std::string& text, const std::string& origin) {
   // The JSON library throws on malformed text and on type mismatches; both become errors here.
   try {
-    const json j = json::parse(text);
+    DuplicateKeyCheck<json> dup;
+    const json j = json::parse(text, dup.callback());
+    if (dup.found()) return fail(Errc::ParseError, origin + ": " + dup.message());
     auto m = parse_json(j).context(origin);
     if (m) m->json = j.dump();
     return m;
@@ -188,11 +215,8 @@ Expected<ModelProfile> load_model_profile(const std::string& name_or_path) {
                        (name_or_path.size() > 5 &&
                         name_or_path.compare(name_or_path.size() - 5, 5, ".json") == 0);
   if (is_file) {
-    std::ifstream in(name_or_path, std::ios::binary);
-    if (!in) return fail(Errc::NotFound, "cannot read model profile '" + name_or_path + "'");
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse_model_profile(text.str(), name_or_path);
+    TT_TRY(const std::string text, read_input_file(name_or_path, "model profile"));
+    return parse_model_profile(text, name_or_path);
   }
   for (const detail::EmbeddedModel& m : detail::embedded_models()) {
     if (name_or_path == m.name) {

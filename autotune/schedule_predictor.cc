@@ -70,8 +70,9 @@ algo::RankLayout measured_layout(const MeasuredAlgorithm& a, const algo::RankLay
 }
 
 Expected<SchedulePredictor> SchedulePredictor::create(const topo::ClusterSpec& spec, int channels,
-                                                      int chunks) {
+                                                      int chunks, algo::MemoryBudget memory) {
   SchedulePredictor p;
+  p.memory_ = memory;
   TT_TRY(p.topology_, topo::build_topology(spec));
   TT_TRY(p.layout_, algo::layout_from_topology(p.topology_, channels));
   p.channels_ = channels;
@@ -81,7 +82,8 @@ Expected<SchedulePredictor> SchedulePredictor::create(const topo::ClusterSpec& s
 
 Expected<sim::SimResult> SchedulePredictor::simulate(const std::string& algorithm,
                                                      const sched::CollectiveSpec& spec) const {
-  TT_TRY(const MeasuredAlgorithm a, measured_algorithm(algorithm, channels_, chunks_));
+  TT_TRY(MeasuredAlgorithm a, measured_algorithm(algorithm, channels_, chunks_));
+  a.options.memory = memory_;
   TT_TRY(const std::unique_ptr<algo::Algorithm> gen, make_measured_algorithm(a, spec.collective));
   TT_TRY(const algo::RankLayout layout, layout_for(a.options.channels));
   TT_TRY(const sched::Schedule schedule, gen->generate(spec, measured_layout(a, layout)));

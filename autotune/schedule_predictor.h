@@ -55,8 +55,9 @@ algo::RankLayout measured_layout(const MeasuredAlgorithm& a, const algo::RankLay
 class SchedulePredictor {
  public:
   /// Builds the cluster's topology and the layout `measure --cluster` uses (`channels` rings).
+  /// Schedules that would not fit `memory` are refused before they are built.
   static Expected<SchedulePredictor> create(const topo::ClusterSpec& spec, int channels = 1,
-                                            int chunks = 1);
+                                            int chunks = 1, algo::MemoryBudget memory = {});
 
   /// The simulated time of `algorithm` (a measure name) for `spec` (its ranks must be ranks()).
   Expected<Seconds> time(const std::string& algorithm, const sched::CollectiveSpec& spec) const;
@@ -75,6 +76,7 @@ class SchedulePredictor {
   algo::RankLayout layout_;
   int channels_ = 1;
   int chunks_ = 1;
+  algo::MemoryBudget memory_;
 };
 
 }  // namespace topotune::tune

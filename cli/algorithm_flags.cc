@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/memory_budget.h"
+
 namespace topotune::cli {
 
 void add_algorithm_flags(CLI::App& sub, AlgorithmFlags& f) {
@@ -22,7 +24,16 @@ Expected<algo::AlgorithmOptions> algorithm_options_of(const AlgorithmFlags& f) {
   o.shards = f.shards;
   TT_TRY(o.ps_placement, algo::parse_ps_placement(f.ps_placement));
   TT_TRY(o.inner, algo::parse_inner_algorithm(f.inner));
+  // Schedules larger than the machine's memory are refused before they are built.
+  TT_TRY(o.memory.available, available_memory());
   return o;
+}
+
+Expected<algo::MemoryBudget> simulation_budget() {
+  algo::MemoryBudget m;
+  TT_TRY(m.available, available_memory());
+  m.consumer_bytes_per_transfer = kSimulatorBytesPerTransfer;
+  return m;
 }
 
 }  // namespace topotune::cli

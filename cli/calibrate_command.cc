@@ -14,6 +14,7 @@
 
 #include "autotune/calibration.h"
 #include "autotune/link_fit.h"
+#include "cli/algorithm_flags.h"
 #include "cli/commands.h"
 #include "cli/file_output.h"
 #include "cli/nccl_common.h"
@@ -109,6 +110,7 @@ Expected<tune::LinkFitCase> make_link_case(const CalibrateArgs& a, std::size_t i
   }
   c.channels = m.channels.value_or(1);
   c.chunks = m.chunks.value_or(1);
+  TT_TRY(c.memory, simulation_budget());
   c.collective = m.collective;
   for (const rt::MeasurementRow& r : m.rows) {
     c.points.push_back({r.algorithm, Bytes(r.bytes), r.dtype, r.time_us});

@@ -11,6 +11,8 @@
 
 #include "cli/emulated_cluster.h"
 #include "cli/file_output.h"
+#include "core/duplicate_key_check.h"
+#include "core/input_file.h"
 #include "topology/topology.h"
 
 namespace topotune::cli {
@@ -157,12 +159,15 @@ Expected<void> write_emulation_files(const EmulatedClusterSpec& s) {
 
 Expected<EmulatedClusterSpec> read_emulation_state(const std::string& dir) {
   const std::string path = dir + "/emulate.json";
-  std::ifstream in(path);
-  if (!in) return fail(Errc::NotFound, "no emulated cluster in '" + dir + "' (" + path + " missing)");
-  std::stringstream text;
-  text << in.rdbuf();
+  Expected<std::string> text = read_input_file(path, "emulation state");
+  if (!text && text.error().code == Errc::NotFound) {
+    return fail(Errc::NotFound, "no emulated cluster in '" + dir + "' (" + path + " missing)");
+  }
+  if (!text) return Unexpected(std::move(text).error());
   try {
-    const json j = json::parse(text.str());
+    DuplicateKeyCheck<json> dup;
+    const json j = json::parse(*text, dup.callback());
+    if (dup.found()) return fail(Errc::ParseError, path + ": " + dup.message());
     if (j.value("schema", std::string()) != kStateSchema) return fail(Errc::ParseError, path + ": wrong schema");
     EmulatedClusterSpec s;
     s.dir = dir;

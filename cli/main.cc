@@ -23,6 +23,7 @@
 
 #include "cli/commands.h"
 #include "core/closest_name.h"
+#include "cli/decimal_options.h"
 #include "core/version.h"
 
 namespace topotune::cli {
@@ -128,6 +129,7 @@ int run(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(c.name, c.summary);
     runs.emplace_back(sub, c.setup(*sub));
   }
+  require_decimal_integers(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

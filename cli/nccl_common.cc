@@ -3,10 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "autotune/link_calibration.h"
+#include "core/input_file.h"
 #include "runtime/nccl_tests_parser.h"
 #include "topology/cluster_spec.h"
 #include "topology/model_defaults.h"
@@ -118,11 +117,8 @@ Expected<void> apply_calibration_file(const std::string& calibration, topo::Clus
     if (!default_links(spec)) return {};
     return tune::apply_model_to_links(base, spec);
   }
-  std::ifstream in(calibration);
-  if (!in) return fail(Errc::Io, "cannot read '" + calibration + "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  TT_TRY(const tune::LinkCalibration c, tune::parse_link_calibration(ss.str(), calibration, base));
+  TT_TRY(const std::string text, read_input_file(calibration, "calibration file"));
+  TT_TRY(const tune::LinkCalibration c, tune::parse_link_calibration(text, calibration, base));
   return tune::apply_calibration(c, spec, calibration);
 }
 
@@ -150,11 +146,8 @@ Expected<rt::Measurement> load_measurement(const std::string& nccl_tests_log,
     return fail(Errc::InvalidArgument, "give exactly one of --nccl-tests LOG or --measured FILE");
   }
   if (!nccl_tests_log.empty()) return rt::load_nccl_tests_log(nccl_tests_log, {});
-  std::ifstream in(measured_json);
-  if (!in) return fail(Errc::Io, "cannot read '" + measured_json + "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return rt::measurement_from_json(ss.str(), measured_json);
+  TT_TRY(const std::string text, read_input_file(measured_json, "measurement"));
+  return rt::measurement_from_json(text, measured_json);
 }
 
 }  // namespace topotune::cli

@@ -16,6 +16,7 @@
 #include "core/quantity_parse.h"
 #include "cli/file_output.h"
 #include "cli/nccl_common.h"
+#include "core/input_file.h"
 #include "cli/plan_table.h"
 #include "topology/cluster_spec.h"
 
@@ -45,11 +46,7 @@ struct PlanArgs {
 };
 
 Expected<std::string> read_text(const std::string& path, const char* what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail(Errc::NotFound, std::string("cannot read ") + what + " '" + path + "'");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return read_input_file(path, what);
 }
 
 // The cluster as a topotune.cluster/1 document, for the plan to embed and replay. Its

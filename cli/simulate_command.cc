@@ -172,7 +172,8 @@ Expected<void> run_simulate(const SimulateArgs& a, std::ostream& out) {
   TT_TRY(spec.collective, sched::parse_collective(a.collective));
   TT_TRY(spec.dtype, sched::parse_dtype(a.dtype));
   TT_TRY(spec.bytes, parse_size(a.size).context("--size"));
-  TT_TRY(const algo::AlgorithmOptions opts, algorithm_options_of(a.algorithm));
+  TT_TRY(algo::AlgorithmOptions opts, algorithm_options_of(a.algorithm));
+  TT_TRY(opts.memory, simulation_budget());
   TT_TRY(auto algorithm, algo::make_algorithm(a.algo, opts, spec.collective));
   TT_TRY(topo::ClusterSpec cluster_spec, cluster_spec_of(a));
   TT_TRY_VOID(apply_calibration_file(a.calibration, cluster_spec).context("--calibration"));

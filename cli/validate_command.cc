@@ -14,6 +14,7 @@
 
 #include "autotune/calibration.h"
 #include "autotune/schedule_predictor.h"
+#include "cli/algorithm_flags.h"
 #include "cli/busbw_plot.h"
 #include "cli/commands.h"
 #include "cli/file_output.h"
@@ -125,7 +126,8 @@ struct RowModels {
                                                "/" + algo::nccl_proto_name(p.chosen.proto)};
     }
     if (!schedules) {
-      TT_TRY(schedules, tune::SchedulePredictor::create(cluster, channels, chunks));
+      TT_TRY(const algo::MemoryBudget memory, simulation_budget());
+      TT_TRY(schedules, tune::SchedulePredictor::create(cluster, channels, chunks, memory));
     }
     TT_TRY(const Seconds t, schedules->time(algorithm, spec).context(algorithm));
     return std::pair{t.us(), std::string(algorithm == "mpi" ? "simulated rhd (Open MPI model)"

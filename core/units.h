@@ -8,23 +8,67 @@
 
 #include <compare>
 #include <cstdint>
+#include <optional>
+
+#include "core/assert.h"
 
 namespace topotune {
 
 /// A byte count (sizes, offsets). Signed so that differences are safe to compute.
+/// Arithmetic is checked: an overflow of 64 bits is a bug (TT_ASSERT), because every
+/// input-derived size is bounded where it is read (kMaxBufferBytes, or checked_add/checked_mul
+/// below, which turn an overflow into an Error).
 struct Bytes {
   std::int64_t value = 0;
   constexpr Bytes() = default;
   constexpr explicit Bytes(std::int64_t v) : value(v) {}
   constexpr auto operator<=>(const Bytes&) const = default;
-  constexpr Bytes operator+(Bytes o) const { return Bytes(value + o.value); }
-  constexpr Bytes operator-(Bytes o) const { return Bytes(value - o.value); }
-  constexpr Bytes operator*(std::int64_t k) const { return Bytes(value * k); }
+  constexpr Bytes operator+(Bytes o) const { return Bytes(add(value, o.value)); }
+  constexpr Bytes operator-(Bytes o) const { return Bytes(sub(value, o.value)); }
+  constexpr Bytes operator*(std::int64_t k) const { return Bytes(mul(value, k)); }
   constexpr Bytes operator/(std::int64_t k) const { return Bytes(value / k); }
-  constexpr Bytes& operator+=(Bytes o) { value += o.value; return *this; }
-  constexpr Bytes& operator-=(Bytes o) { value -= o.value; return *this; }
+  constexpr Bytes& operator+=(Bytes o) { value = add(value, o.value); return *this; }
+  constexpr Bytes& operator-=(Bytes o) { value = sub(value, o.value); return *this; }
   constexpr double as_double() const { return static_cast<double>(value); }
+
+ private:
+  static constexpr std::int64_t add(std::int64_t a, std::int64_t b) {
+    std::int64_t r = 0;
+    TT_ASSERT(!__builtin_add_overflow(a, b, &r), "Bytes overflow: %lld + %lld",
+              static_cast<long long>(a), static_cast<long long>(b));
+    return r;
+  }
+  static constexpr std::int64_t sub(std::int64_t a, std::int64_t b) {
+    std::int64_t r = 0;
+    TT_ASSERT(!__builtin_sub_overflow(a, b, &r), "Bytes overflow: %lld - %lld",
+              static_cast<long long>(a), static_cast<long long>(b));
+    return r;
+  }
+  static constexpr std::int64_t mul(std::int64_t a, std::int64_t b) {
+    std::int64_t r = 0;
+    TT_ASSERT(!__builtin_mul_overflow(a, b, &r), "Bytes overflow: %lld * %lld",
+              static_cast<long long>(a), static_cast<long long>(b));
+    return r;
+  }
 };
+
+/// The largest collective buffer topotune accepts anywhere (1 TiB, far above any GPU's
+/// memory): with at most 2^20 ranks, every byte total of a schedule (2^20 x 2 x 1 TiB = 2^61)
+/// stays inside 64 bits. See docs/limits.md.
+inline constexpr std::int64_t kMaxBufferBytes = std::int64_t{1} << 40;
+
+/// a + b, or nullopt when the sum does not fit in 64 bits (for input-derived sums).
+constexpr std::optional<Bytes> checked_add(Bytes a, Bytes b) {
+  std::int64_t r = 0;
+  if (__builtin_add_overflow(a.value, b.value, &r)) return std::nullopt;
+  return Bytes(r);
+}
+/// a * k, or nullopt when the product does not fit in 64 bits (for input-derived products).
+constexpr std::optional<Bytes> checked_mul(Bytes a, std::int64_t k) {
+  std::int64_t r = 0;
+  if (__builtin_mul_overflow(a.value, k, &r)) return std::nullopt;
+  return Bytes(r);
+}
 
 /// A duration in seconds.
 struct Seconds {

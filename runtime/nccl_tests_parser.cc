@@ -4,10 +4,11 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <set>
 #include <sstream>
 #include <vector>
+
+#include "core/input_file.h"
 
 namespace topotune::rt {
 namespace {
@@ -285,12 +286,9 @@ Expected<Measurement> parse_nccl_tests(std::string_view text, const NcclTestsPar
 }
 
 Expected<Measurement> load_nccl_tests_log(const std::string& path, NcclTestsParseOptions options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail(Errc::Io, "cannot read '" + path + "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  TT_TRY(const std::string text, read_input_file(path, "nccl-tests log"));
   options.origin = path;
-  return parse_nccl_tests(ss.str(), options);
+  return parse_nccl_tests(text, options);
 }
 
 }  // namespace topotune::rt

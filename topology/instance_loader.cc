@@ -2,9 +2,9 @@
 
 #include "topology/instance_loader.h"
 
-#include <fstream>
 #include <sstream>
 
+#include "core/input_file.h"
 #include "topology/instance_loader_detail.h"
 #include "topology/instance_validate.h"
 #include "topology/model_defaults.h"
@@ -345,12 +345,13 @@ Expected<InstanceSpec> parse_instance_json(const std::string& text, const std::s
 }
 
 Expected<std::string> read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail(Errc::Io, "cannot read " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return fail(Errc::Io, "error reading " + path);
-  return text.str();
+  Expected<std::string> text = read_input_file(path, "input file");
+  // A missing instance or cluster file is an I/O error here, as it always was (not NotFound,
+  // which names an unknown catalog instance).
+  if (!text && text.error().code == Errc::NotFound) {
+    return fail(Errc::Io, std::move(text).error().message);
+  }
+  return text;
 }
 
 Expected<InstanceSpec> load_instance_file(const std::string& path) {

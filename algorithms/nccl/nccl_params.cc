@@ -3,10 +3,14 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "core/duplicate_key_check.h"
+#include "core/input_file.h"
 
 #ifndef TOPOTUNE_DATA_DIR
 #define TOPOTUNE_DATA_DIR "data"
@@ -224,15 +228,42 @@ std::string params_to_json(const NcclModelParams& p, const std::string& descript
   return j.dump(2) + "\n";
 }
 
+namespace {
+
+// Physically meaningful bounds, so that no calibration value makes a prediction NaN or inf:
+// efficiencies are shares of a nominal rate (0 would stall the model, > 1 exceeds the wire);
+// NCCL's constants (channel counts, buffer sizes, latencies) stay in the table's range; fitted
+// physical values may lie up to 10x outside their fitting bounds (a hand-made calibration),
+// never at 0 where the fitting bound is positive (latencies 1e308 or max_channels 0 are refused).
+Expected<void> check_range(const ParamInfo& info, double value) {
+  if (info.name.find("efficiency") != std::string::npos) {
+    if (value > 0 && value <= 1) return {};
+    return fail(Errc::ParseError,
+                "parameter '" + info.name + "' must be in (0, 1], got " + std::to_string(value));
+  }
+  const double lo = info.fittable ? info.min / 10 : info.min;
+  const double hi = info.fittable ? info.max * 10 : info.max;
+  if (value >= lo && value <= hi) return {};
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "parameter '%s' must be in [%g, %g], got %g", info.name.c_str(),
+                lo, hi, value);
+  return fail(Errc::ParseError, buf);
+}
+
+}  // namespace
+
 Expected<NcclModelParams> params_from_json(const std::string& text, const std::string& origin,
                                            const NcclModelParams& base) {
   nlohmann::json j;
+  DuplicateKeyCheck<nlohmann::json> dup;
   try {
-    j = nlohmann::json::parse(text);
+    j = nlohmann::json::parse(text, dup.callback());
   } catch (const nlohmann::json::parse_error& e) {
     return fail(Errc::ParseError, origin + ": malformed JSON: " + e.what());
   }
-  if (!j.is_object() || j.value("schema", std::string()) != kSchema) {
+  if (dup.found()) return fail(Errc::ParseError, origin + ": " + dup.message());
+  // A schema that is not a string ({"schema": 5}) is "not an NCCL model file", not a throw.
+  if (!j.is_object() || !j.contains("schema") || j.at("schema") != kSchema) {
     return fail(Errc::ParseError, origin + ": not an NCCL model file (schema must be \"" +
                                       std::string(kSchema) + "\")");
   }
@@ -266,11 +297,7 @@ Expected<NcclModelParams> params_from_json(const std::string& text, const std::s
     if (!std::isfinite(value) || value < 0) {
       return fail(Errc::ParseError, origin + ": parameter '" + name + "' must be finite and >= 0");
     }
-    // Efficiencies are shares of a nominal rate: 0 would stall the model, > 1 exceeds the wire.
-    if (name.find("efficiency") != std::string::npos && (value <= 0 || value > 1)) {
-      return fail(Errc::ParseError, origin + ": parameter '" + name + "' must be in (0, 1], got " +
-                                        std::to_string(value));
-    }
+    TT_TRY_VOID(check_range(*info, value).context(origin));
     *info->ref(out) = value;
   }
   return out;
@@ -284,11 +311,8 @@ std::string data_dir() {
 }
 
 Expected<NcclModelParams> load_params_file(const std::string& path, const NcclModelParams& base) {
-  std::ifstream in(path);
-  if (!in) return fail(Errc::Io, "cannot read '" + path + "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return params_from_json(ss.str(), path, base);
+  TT_TRY(const std::string text, read_input_file(path, "NCCL model parameters"));
+  return params_from_json(text, path, base);
 }
 
 }  // namespace topotune::algo

@@ -66,7 +66,15 @@ Expected<DataType> parse_dtype(std::string_view name) {
 
 Expected<void> CollectiveSpec::check() const {
   if (ranks < 1) return fail(Errc::InvalidArgument, "ranks must be at least 1, got " + std::to_string(ranks));
+  if (ranks > kMaxRanks) {
+    return fail(Errc::InvalidArgument, "ranks must be at most " + std::to_string(kMaxRanks) +
+                                           ", got " + std::to_string(ranks) + " (docs/limits.md)");
+  }
   if (bytes.value < 0) return fail(Errc::InvalidArgument, "size must not be negative");
+  if (bytes.value > kMaxBufferBytes) {
+    return fail(Errc::InvalidArgument, "size " + std::to_string(bytes.value) +
+                                           " is more than the 1 TiB limit (docs/limits.md)");
+  }
   if (bytes.value % dtype_size(dtype) != 0) {
     return fail(Errc::InvalidArgument, "size " + std::to_string(bytes.value) +
                                            " is not a multiple of the " + dtype_name(dtype) +

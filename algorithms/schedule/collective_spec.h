@@ -24,6 +24,10 @@ const char* dtype_name(DataType t);         ///< "fp32", "fp16", "bf16"
 Expected<Collective> parse_collective(std::string_view name);
 Expected<DataType> parse_dtype(std::string_view name);  ///< accepts fp32/float32/f32, ...
 
+/// The most ranks a collective may have (2^20): every index of a schedule fits in 32 bits
+/// and byte totals in 64 (core/units.h kMaxBufferBytes). See docs/limits.md.
+inline constexpr int kMaxRanks = 1 << 20;
+
 /// The contract of one collective call.
 struct CollectiveSpec {
   Collective collective = Collective::Allreduce;
@@ -34,7 +38,8 @@ struct CollectiveSpec {
   RankId root{0};                 ///< broadcast only
 
   std::int64_t elements() const { return bytes.value / dtype_size(dtype); }
-  /// Checks ranks >= 1, bytes >= 0 and a multiple of the element size, root in range.
+  /// Checks 1 <= ranks <= kMaxRanks, 0 <= bytes <= kMaxBufferBytes and a multiple of the
+  /// element size, root in range.
   Expected<void> check() const;
 };
 

@@ -1,0 +1,95 @@
+#include "core/memory_budget.h"
+
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <sstream>
+#include <string_view>
+
+#include "core/input_file.h"
+
+namespace topotune {
+namespace {
+
+constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+
+std::optional<std::int64_t> env_mib(const char* name, std::string& bad) {
+  const char* env = std::getenv(name);
+  if (env == nullptr || *env == '\0') return std::nullopt;
+  const std::string_view text(env);
+  std::int64_t mib = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), mib);
+  if (ec != std::errc() || ptr != text.data() + text.size() || mib < 1 || mib > (kMax >> 20)) {
+    bad = text;
+    return std::nullopt;
+  }
+  return mib;
+}
+
+}  // namespace
+
+std::optional<Bytes> parse_meminfo_available(const std::string& meminfo) {
+  std::istringstream in(meminfo);
+  std::string key;
+  std::int64_t kib = 0;
+  std::string unit;
+  while (in >> key >> kib) {
+    std::getline(in, unit);
+    if (key == "MemAvailable:" && kib >= 0 && kib <= (kMax >> 10)) return Bytes(kib << 10);
+  }
+  return std::nullopt;
+}
+
+Expected<Bytes> available_memory() {
+  std::string bad;
+  const std::optional<std::int64_t> cap = env_mib("TOPOTUNE_MEMORY_LIMIT_MB", bad);
+  if (!bad.empty()) {
+    return fail(Errc::InvalidArgument,
+                "TOPOTUNE_MEMORY_LIMIT_MB='" + bad + "' is not a positive whole number of MiB");
+  }
+  std::optional<Bytes> avail;
+  if (auto text = read_input_file("/proc/meminfo", "memory information", Bytes(1 << 20))) {
+    avail = parse_meminfo_available(*text);
+  }
+  if (cap) {
+    const Bytes capped(*cap << 20);
+    return avail && *avail < capped ? *avail : capped;
+  }
+  return avail.value_or(Bytes(std::int64_t{16} << 30));
+}
+
+std::string format_gib(Bytes b) {
+  double gib = b.as_double() / static_cast<double>(std::int64_t{1} << 30);
+  if (b.value > 0 && gib < 0.1) gib = 0.1;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", gib);
+  return buf;
+}
+
+Expected<void> check_memory(Bytes need, Bytes budget, const std::string& what) {
+  if (budget.value <= 0 || need <= budget) return {};
+  return fail(Errc::InvalidArgument, what + " needs " + format_gib(need) + ", " +
+                                         format_gib(budget) +
+                                         " available (see docs/limits.md)");
+}
+
+std::int64_t saturating_mul(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (a < 0 || b < 0 || __builtin_mul_overflow(a, b, &r)) return kMax;
+  return r;
+}
+
+std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
+  std::int64_t r = 0;
+  if (a < 0 || b < 0 || __builtin_add_overflow(a, b, &r)) return kMax;
+  return r;
+}
+
+std::int64_t saturating_product(std::initializer_list<std::int64_t> factors) {
+  std::int64_t r = 1;
+  for (std::int64_t f : factors) r = saturating_mul(r, f);
+  return r;
+}
+
+}  // namespace topotune

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Issue 18 (items 3, 4, 6, 7): extreme input is refused up front with exit 2 and a clear
+# message, never a crash, an allocation past the machine's memory or a hang. Every case here
+# aborted, hung or misread before. Usage: limits_cli_test.sh path/to/topotune
+set -u
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+expect() {  # expect CODE NEEDLE ARGS...
+  local code=$1 needle=$2
+  shift 2
+  out=$(timeout 20 "$bin" "$@" 2>&1)
+  rc=$?
+  if [ "$rc" -ne "$code" ] || ! grep -qF -- "$needle" <<<"$out"; then
+    echo "FAIL: topotune $* -> rc=$rc (want $code), output:"
+    echo "$out" | head -5
+    fails=$((fails + 1))
+  fi
+}
+# Memory and schedule-size refusals, before any transfer is built.
+export TOPOTUNE_MEMORY_LIMIT_MB=2048
+expect 2 "needs 80.0 GiB, 2.0 GiB available" schedule --algo ring --ranks 32768 --size 1M
+expect 2 "more than a schedule can hold" schedule --algo ring --ranks 8 --size 1G --channels 1024 --chunks 65536
+expect 2 "ranks must be at most 1048576" schedule --algo ring --ranks 2147483647 --size 1M
+expect 2 "more than a schedule can hold" simulate --instance p4d.24xlarge --nodes 65536 --algo ring --size 1M
+expect 2 "more than a schedule can hold" simulate --instance p4d.24xlarge --nodes 256 --algo ps --size 1M
+expect 2 "is more than the 1 TiB limit" simulate --instance p4d.24xlarge --nodes 2 --algo ring --size 8388607T
+# Decimal integers only: 010 is ten ranks, not octal 8.
+expect 0 "on 10 ranks" schedule --algo ring --ranks 010 --size 1M
+expect 2 "not a whole decimal number" schedule --algo ring --ranks 0x10 --size 1M
+# Calibration files: wrong types, null, directories, /dev/zero, duplicate keys, bad values.
+echo '{"schema": 5}' > "$tmp/s5.json"
+echo 'null' > "$tmp/null.json"
+printf '{"schema": "topotune.nccl_model/1", "schema": "x", "parameters": {}}' > "$tmp/dup.json"
+printf '{"schema": "topotune.nccl_model/1", "parameters": {"nccl.max_channels": 0}}' > "$tmp/ch0.json"
+printf '{"schema": "topotune.nccl_model/1", "parameters": {"nic_latency_us.efa_srd": 1e308}}' > "$tmp/lat.json"
+for f in s5 null; do
+  expect 2 "not an NCCL model file" predict --instance p4d.24xlarge --nodes 2 --calibration "$tmp/$f.json"
+  expect 2 "not an NCCL model file" simulate --instance p4d.24xlarge --nodes 2 --algo ring --size 1M --calibration "$tmp/$f.json"
+done
+expect 2 "duplicate key 'schema'" predict --instance p4d.24xlarge --nodes 2 --calibration "$tmp/dup.json"
+expect 2 "nccl.max_channels' must be in [1, 64], got 0" predict --instance p4d.24xlarge --nodes 2 --calibration "$tmp/ch0.json"
+expect 2 "must be in [0.05, 5000], got 1e+308" predict --instance p4d.24xlarge --nodes 2 --calibration "$tmp/lat.json"
+expect 2 "is a directory" predict --instance p4d.24xlarge --nodes 2 --calibration "$tmp"
+expect 2 "is a directory" validate --instance p4d.24xlarge --nodes 2 --nccl-tests "$tmp"
+TOPOTUNE_MAX_INPUT_MB=1 expect 2 "limit on an input file" validate --instance p4d.24xlarge --nodes 2 --nccl-tests /dev/zero
+TOPOTUNE_MAX_INPUT_MB=1 expect 2 "limit on an input file" predict --instance p4d.24xlarge --nodes 2 --calibration /dev/zero
+if [ "$fails" -ne 0 ]; then echo "$fails failure(s)"; exit 1; fi
+echo "limits CLI: ok"
