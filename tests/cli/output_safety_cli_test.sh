@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 18 end to end, items 1, 2, 5 and the exception guard of item 3: no command runs through
+# End to end: no command runs through
 # --plot paths or names in data files, output flags never replace devices or follow links,
 # multi-file emits are all or nothing, failed writes to stdout are errors, nothing is printed
 # before a check that fails, and no input aborts with an uncaught exception.
@@ -117,7 +117,7 @@ expect 2 "symbolic link" validate --nccl-tests "$tmp/a100.log" --instance dgx-a1
 expect 2 "--plot needs a .svg or .png" validate --nccl-tests "$tmp/a100.log" --instance dgx-a100 \
   --plot /dev/null
 # A full disk (simulated by the file size limit, 2 KiB): the error is reported, the old file
-# stays whole, no temp file is left (before issue 18: exit 0 and a truncated SVG).
+# stays whole, no temp file is left (before the safe writer: exit 0 and a truncated SVG).
 for c in "validate --nccl-tests $tmp/a100.log --instance dgx-a100 --plot $tmp/full/p.svg" \
   "${sim[*]} --trace $tmp/full/p.svg"; do
   mkdir -p "$tmp/full"

@@ -1,5 +1,5 @@
 // Bounded input (core/input_file.h), memory estimates (core/memory_budget.h) and checked
-// byte arithmetic (core/units.h): issue 18 items 3, 4 and 6.
+// byte arithmetic (core/units.h) (docs/limits.md).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>

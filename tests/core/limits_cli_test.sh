@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 18 (items 3, 4, 6, 7): extreme input is refused up front with exit 2 and a clear
+# Extreme input is refused up front with exit 2 and a clear
 # message, never a crash, an allocation past the machine's memory or a hang. Every case here
 # aborted, hung or misread before. Usage: limits_cli_test.sh path/to/topotune
 set -u
