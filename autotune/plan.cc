@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include <fstream>
 #include <memory>
 
 #include "autotune/model_timers.h"
@@ -163,17 +162,14 @@ std::string cluster_spec_json(const topo::ClusterSpec& spec, const std::string& 
 
 namespace {
 
-// The NCCL predictor's parameters: the plan's own (replay), or defaults + the fitted model
-// file + the calibration file, recorded so that a replay uses exactly them.
+// The NCCL predictor's parameters: the plan's own (replay), or the built-in fit
+// (data/nccl_model.json, compiled in) + the calibration file, recorded so that a replay uses
+// exactly them.
 Expected<algo::NcclModelParams> nccl_params(PlanInputs& in) {
   if (!in.nccl_params_json.empty()) {
     return algo::params_from_json(in.nccl_params_json, "plan nccl_params", algo::default_params());
   }
   algo::NcclModelParams p = algo::default_params();
-  const std::string fitted = algo::data_dir() + "/nccl_model.json";
-  if (std::ifstream(fitted).good()) {
-    TT_TRY(p, algo::load_params_file(fitted, p));
-  }
   if (!in.calibration_json.empty()) {
     TT_TRY(p, algo::params_from_json(in.calibration_json, "calibration", p));
   }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <filesystem>
 
 #include "autotune/link_calibration.h"
 #include "core/input_file.h"
@@ -80,11 +79,7 @@ Expected<algo::NcclSystem> resolve_nccl_system(const std::string& instance, int 
 }
 
 Expected<algo::NcclModelParams> load_nccl_model(const std::string& calibration) {
-  algo::NcclModelParams params = algo::default_params();
-  const std::string path = algo::data_dir() + "/nccl_model.json";
-  if (std::filesystem::exists(path)) {
-    TT_TRY(params, algo::load_params_file(path, params));
-  }
+  algo::NcclModelParams params = algo::default_params();  // data/nccl_model.json, compiled in
   if (!calibration.empty()) {
     TT_TRY(params, algo::load_params_file(calibration, params));
   }

@@ -25,7 +25,7 @@ Expected<topo::ClusterSpec> resolve_cluster_spec(const std::string& instance, in
 Expected<algo::NcclSystem> resolve_nccl_system(const std::string& instance, int nodes,
                                                const std::string& cluster_file);
 
-/// data/nccl_model.json (built-in defaults if absent), then `calibration` on top if set.
+/// The built-in fit (data/nccl_model.json, compiled in), then `calibration` on top if set.
 Expected<algo::NcclModelParams> load_nccl_model(const std::string& calibration);
 
 /// `--calibration FILE` on the topology side (simulate, predict --algo, plan): maps the file's

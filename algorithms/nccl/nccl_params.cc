@@ -9,36 +9,16 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "algorithms/nccl/embedded_nccl_model.h"
+#include "core/assert.h"
 #include "core/duplicate_key_check.h"
 #include "core/input_file.h"
 
-#ifndef TOPOTUNE_DATA_DIR
-#define TOPOTUNE_DATA_DIR "data"
-#endif
 
 namespace topotune::algo {
 namespace {
 
 constexpr const char* kSchema = "topotune.nccl_model/1";
-// NCCL's constants as NVIDIA/nccl v2.30.7-1 ships them (the defaults: what a run of an unknown
-// NCCL version is assumed to use). Values per release, with the tag each changed in:
-// docs/nccl-model.md "NCCL's constants by release".
-constexpr const char* kBaseLat =
-    "NVIDIA/nccl v2.30.7-1 src/graph/tuning.cc ncclTunerConstantsDefaults baseLatencies "
-    "(unchanged since v2.23.4-1)";
-constexpr const char* kNvlinkLat =
-    "NVIDIA/nccl v2.30.7-1 src/graph/tuning.cc ncclTunerConstantsDefaults "
-    "hwLatencies[NCCL_HW_NVLINK] (unchanged since v2.23.4-1)";
-constexpr const char* kNetLat =
-    "NVIDIA/nccl v2.30.7-1 src/graph/tuning.cc ncclTunerConstantsDefaults hwLatencies[NCCL_HW_NET] "
-    "(NVLSTree/Simple 20.9 since v2.28.9-1, 14 in v2.19.1-1..v2.28.7-1; others unchanged since "
-    "v2.23.4-1)";
-constexpr const char* kLlMax =
-    "NVIDIA/nccl v2.30.7-1 src/graph/tuning.cc ncclTunerConstantsDefaults llMaxBws (Hopper row "
-    "since v2.21.5-1, Blackwell row since v2.25.1-1)";
-constexpr const char* kFitted =
-    "fitted by `topotune calibrate` on all 7 entries of validation/nccl_tests_calibration.json "
-    "(scripts/accuracy.py --refit)";
 
 const char* const kAlgoKeys[kNumNcclAlgos] = {"ring", "tree", "nvls", "nvls_tree"};
 const char* const kProtoKeys[kNumNcclProtos] = {"LL", "LL128", "Simple"};
@@ -50,128 +30,91 @@ std::string lower(std::string s) {
   return s;
 }
 
-NcclModelParams make_defaults() {
-  NcclModelParams p;
-  // Ring, Tree, NVLS, NVLSTree x LL, LL128, Simple (NVLS variants: Simple only).
-  p.base_latency_us = {{{6.6, 14.0, 8.4}, {6.8, 14.0, 8.4}, {0, 0, 0}, {0, 0, 0}}};
-  p.nvlink_latency_us = {{{0.6, 1.9, 3.4}, {0.6, 1.25, 4.0}, {0, 0, 25}, {0, 0, 25}}};
-  p.net_latency_us = {{{2.7, 4.0, 14}, {5.0, 8.5, 14}, {0, 0, 18}, {0, 0, 20.9}}};
-  p.ll_max_busbw_GBps = {{{39, 39, 20.4}, {87.7, 22.5, 19}, {141, 45, 35}, {282, 90, 70}}};
-  p.proto_efficiency = {0.5, 0.9375, 1.0};
-  p.nvlink_channel_GBps = 20;
-  p.max_channels = 32;
-  p.nvls_channels = 16;
-  p.buffer_bytes = {524288, 4915200, 4194304};
-  // Fitted (sources in the parameter table); refreshed by scripts/accuracy.py --refit.
-  p.nvlink_efficiency = 0.878627;
-  p.nvls_efficiency = 0.792191;
-  p.pcie_efficiency = 0.8;
-  p.net_efficiency = {1, 0.798578, 1, 0.6};
-  p.nic_latency_us = {42.4513, 28.2506, 0.5, 50.0};
-  p.host_staging_efficiency = 0.724842;
-  p.host_staging_latency_us = 3.465;
-  p.gdr_flush_latency_us = 36.9998;
-  p.launch_overhead_per_gpu_us = 2.86206;
-  p.chunk_bytes = {178145, 69879.7, 1.04817e+06};
-  p.step_exposed = {0.0139356, 0.125249, 0.413729};
-  p.nvlink_latency_scale = 1.13605;
-  p.net_latency_scale = 0.604438;
-  return p;
-}
-
 using Ref = std::function<double*(NcclModelParams&)>;
 
 /// Appends one row to the parameter table.
 struct TableBuilder {
   std::vector<ParamInfo>& t;
-  void operator()(std::string name, std::string source, bool fit, double lo, double hi,
-                  Ref ref) const {
-    t.push_back(ParamInfo{std::move(name), std::move(source), fit, lo, hi, std::move(ref)});
+  void operator()(std::string name, bool fit, double lo, double hi, Ref ref) const {
+    t.push_back(ParamInfo{std::move(name), "", fit, lo, hi, std::move(ref)});
   }
 };
 
-// NCCL's constants: copied, never fitted.
+// NCCL's constants: copied, never fitted. Values and sources live in data/nccl_model.json.
 void add_nccl_constants(const TableBuilder& add) {
   for (int a = 0; a < kNumNcclAlgos; ++a) {
     for (int q = 0; q < kNumNcclProtos; ++q) {
       const std::string suffix = std::string(kAlgoKeys[a]) + "." + kProtoKeys[q];
-      add("nccl.base_latency_us." + suffix, kBaseLat, false, 0, 1e3,
+      add("nccl.base_latency_us." + suffix, false, 0, 1e3,
           [a, q](NcclModelParams& p) { return &p.base_latency_us[a][q]; });
-      add("nccl.nvlink_latency_us." + suffix, kNvlinkLat, false, 0, 1e3,
+      add("nccl.nvlink_latency_us." + suffix, false, 0, 1e3,
           [a, q](NcclModelParams& p) { return &p.nvlink_latency_us[a][q]; });
-      add("nccl.net_latency_us." + suffix, kNetLat, false, 0, 1e3,
+      add("nccl.net_latency_us." + suffix, false, 0, 1e3,
           [a, q](NcclModelParams& p) { return &p.net_latency_us[a][q]; });
     }
   }
   for (int r = 0; r < kNumArchRows; ++r) {
     for (int s = 0; s < 3; ++s) {
       static const char* const kScale[3] = {"1node", "2nodes", "4nodes"};
-      add(std::string("nccl.ll_max_busbw_GBps.") + kArchKeys[r] + "." + kScale[s], kLlMax, false,
-          1, 1e4, [r, s](NcclModelParams& p) { return &p.ll_max_busbw_GBps[r][s]; });
+      add(std::string("nccl.ll_max_busbw_GBps.") + kArchKeys[r] + "." + kScale[s], false, 1, 1e4,
+          [r, s](NcclModelParams& p) { return &p.ll_max_busbw_GBps[r][s]; });
     }
   }
   for (int q = 0; q < kNumNcclProtos; ++q) {
-    add(std::string("nccl.proto_efficiency.") + kProtoKeys[q],
-        "NVIDIA/nccl v2.30.7-1 src/include/device.h: LL lines of 8 bytes carry 4 data bytes "
-        "(union ncclLLFifoLine: data1, flag1, data2, flag2); LL128 NCCL_LL128_DATAELEMS = "
-        "NCCL_LL128_LINEELEMS - 1 (120 of 128 bytes)",
-        false, 0.1, 1, [q](NcclModelParams& p) { return &p.proto_efficiency[q]; });
+    add(std::string("nccl.proto_efficiency.") + kProtoKeys[q], false, 0.1, 1,
+        [q](NcclModelParams& p) { return &p.proto_efficiency[q]; });
   }
-  add("nccl.nvlink_channel_GBps", "NVIDIA/nccl v2.30.7-1 src/graph/topo.h SM80_NVLINK_BW 20.0 (SM90 20.6, "
-      "SM100 40.1 per link; one figure is used for every generation)", false,
-      1, 1e3, [](NcclModelParams& p) { return &p.nvlink_channel_GBps; });
-  add("nccl.max_channels", "NVIDIA/nccl src/include/device.h MAXCHANNELS: 32 in v2.24.3-1 and "
-      "before, 64 in v2.28.7-1 and after (the model keeps 32: the search's channel counts stay "
-      "below it on every catalog instance)", false, 1, 64,
-      [](NcclModelParams& p) { return &p.max_channels; });
-  add("nccl.nvls_channels", "NVIDIA/nccl v2.30.7-1 src/transport/nvls.cc NVLS_NCHANNELS_SM90 16 "
-      "(NCCL_NVLS_NCHANNELS overrides)",
-      false, 1, 64, [](NcclModelParams& p) { return &p.nvls_channels; });
+  add("nccl.nvlink_channel_GBps", false, 1, 1e3,
+      [](NcclModelParams& p) { return &p.nvlink_channel_GBps; });
+  add("nccl.max_channels", false, 1, 64, [](NcclModelParams& p) { return &p.max_channels; });
+  add("nccl.nvls_channels", false, 1, 64, [](NcclModelParams& p) { return &p.nvls_channels; });
   for (int q = 0; q < kNumNcclProtos; ++q) {
-    add(std::string("nccl.buffer_bytes.") + kProtoKeys[q],
-        "NVIDIA/nccl v2.30.7-1 src/init.cc DEFAULT_LL_BUFFSIZE (NCCL_LL_LINES_PER_THREAD 8 x "
-        "512 threads x NCCL_STEPS 8 x 16 B), DEFAULT_LL128_BUFFSIZE (NCCL_LL128_ELEMS_PER_THREAD "
-        "120 x 640 threads x 8 steps x 8 B), DEFAULT_BUFFSIZE (1 << 22)",
-        false, 4096, 1e9, [q](NcclModelParams& p) { return &p.buffer_bytes[q]; });
+    add(std::string("nccl.buffer_bytes.") + kProtoKeys[q], false, 4096, 1e9,
+        [q](NcclModelParams& p) { return &p.buffer_bytes[q]; });
   }
 }
 
-// Physical parameters: fitted by calibration unless stated as an assumption.
+// Physical parameters: fitted by calibration unless the data file states an assumption.
 void add_physical(const TableBuilder& add) {
-  add("nvlink_efficiency", kFitted, true, 0.3, 0.97,
-      [](NcclModelParams& p) { return &p.nvlink_efficiency; });
-  add("nvls_efficiency", kFitted, true, 0.3, 0.97,
-      [](NcclModelParams& p) { return &p.nvls_efficiency; });
-  add("pcie_efficiency", "assumed: PCIe x16 TLP/DLLP overhead ~20% (no PCIe-only entry to fit)",
-      false, 0.3, 0.97, [](NcclModelParams& p) { return &p.pcie_efficiency; });
+  add("nvlink_efficiency", true, 0.3, 0.97, [](NcclModelParams& p) { return &p.nvlink_efficiency; });
+  add("nvls_efficiency", true, 0.3, 0.97, [](NcclModelParams& p) { return &p.nvls_efficiency; });
+  add("pcie_efficiency", false, 0.3, 0.97, [](NcclModelParams& p) { return &p.pcie_efficiency; });
   for (int c = 0; c < kNumNicClasses; ++c) {
-    const bool tcp = c == static_cast<int>(NicClass::Tcp);
-    add(std::string("net_efficiency.") + kNicKeys[c],
-        tcp ? "assumed (no TCP entry to fit)" : kFitted, !tcp, 0.3, 1.0,
+    const bool tcp = c == static_cast<int>(NicClass::Tcp);  // no TCP entry to fit: assumed
+    add(std::string("net_efficiency.") + kNicKeys[c], !tcp, 0.3, 1.0,
         [c](NcclModelParams& p) { return &p.net_efficiency[c]; });
-    add(std::string("nic_latency_us.") + kNicKeys[c],
-        tcp ? "assumed (no TCP entry to fit)" : kFitted, !tcp, 0.5, 500,
+    add(std::string("nic_latency_us.") + kNicKeys[c], !tcp, 0.5, 500,
         [c](NcclModelParams& p) { return &p.nic_latency_us[c]; });
   }
-  add("host_staging_efficiency", kFitted, true, 0.3, 1.0,
+  add("host_staging_efficiency", true, 0.3, 1.0,
       [](NcclModelParams& p) { return &p.host_staging_efficiency; });
-  add("host_staging_latency_us", kFitted, true, 0.1, 200,
+  add("host_staging_latency_us", true, 0.1, 200,
       [](NcclModelParams& p) { return &p.host_staging_latency_us; });
-  add("gdr_flush_latency_us", kFitted, true, 0.1, 200,
+  add("gdr_flush_latency_us", true, 0.1, 200,
       [](NcclModelParams& p) { return &p.gdr_flush_latency_us; });
-  add("launch_overhead_per_gpu_us", kFitted, true, 0.1, 50,
+  add("launch_overhead_per_gpu_us", true, 0.1, 50,
       [](NcclModelParams& p) { return &p.launch_overhead_per_gpu_us; });
   for (int q = 0; q < kNumNcclProtos; ++q) {
-    add(std::string("chunk_bytes.") + kProtoKeys[q], kFitted, true, 4096, 1.6e7,
+    add(std::string("chunk_bytes.") + kProtoKeys[q], true, 4096, 1.6e7,
         [q](NcclModelParams& p) { return &p.chunk_bytes[q]; });
-    add(std::string("step_exposed.") + kProtoKeys[q], kFitted, true, 0.001, 1.0,
+    add(std::string("step_exposed.") + kProtoKeys[q], true, 0.001, 1.0,
         [q](NcclModelParams& p) { return &p.step_exposed[q]; });
   }
-  add("nvlink_latency_scale", kFitted, true, 0.2, 5,
+  add("nvlink_latency_scale", true, 0.2, 5,
       [](NcclModelParams& p) { return &p.nvlink_latency_scale; });
-  add("net_latency_scale", kFitted, true, 0.2, 5,
-      [](NcclModelParams& p) { return &p.net_latency_scale; });
+  add("net_latency_scale", true, 0.2, 5, [](NcclModelParams& p) { return &p.net_latency_scale; });
 }
+
+// The text of data/nccl_model.json as the build embedded it.
+std::string embedded_text() {
+  const std::vector<detail::EmbeddedNcclModel> files = detail::embedded_nccl_model_files();
+  TT_ASSERT(files.size() == 1, "the build embeds exactly data/nccl_model.json");
+  std::string text;
+  for (std::size_t i = 0; i < files[0].num_chunks; ++i) text += files[0].chunks[i];
+  return text;
+}
+
+nlohmann::json embedded_file() { return nlohmann::json::parse(embedded_text()); }
 
 // Builds the name -> member table once. Names are stable: they are the JSON keys.
 std::vector<ParamInfo> make_table() {
@@ -179,7 +122,25 @@ std::vector<ParamInfo> make_table() {
   const TableBuilder add{t};
   add_nccl_constants(add);
   add_physical(add);
+  const nlohmann::json file = embedded_file();
+  for (ParamInfo& info : t) {
+    const nlohmann::json& entry = file.at("parameters").at(info.name);
+    TT_ASSERT(entry.contains("source"), "data/nccl_model.json: a parameter without its source");
+    info.source = entry.at("source").get<std::string>();
+  }
   return t;
+}
+
+// The built-in parameter set: the embedded file applied on an all-zero set. The file must set
+// every parameter (a unit test also checks it); the build embeds it, so a failure is a bug.
+NcclModelParams make_defaults() {
+  const nlohmann::json file = embedded_file();
+  TT_ASSERT(file.at("parameters").size() == param_table().size(),
+            "data/nccl_model.json must set every parameter of the NCCL model");
+  Expected<NcclModelParams> p = params_from_json(embedded_text(), "data/nccl_model.json",
+                                                 NcclModelParams{});
+  TT_ASSERT(p.has_value(), "data/nccl_model.json (embedded) does not parse");
+  return *p;
 }
 
 }  // namespace
@@ -301,13 +262,6 @@ Expected<NcclModelParams> params_from_json(const std::string& text, const std::s
     *info->ref(out) = value;
   }
   return out;
-}
-
-std::string data_dir() {
-  if (const char* env = std::getenv("TOPOTUNE_DATA_DIR"); env != nullptr && *env != '\0') {
-    return env;
-  }
-  return TOPOTUNE_DATA_DIR;
 }
 
 Expected<NcclModelParams> load_params_file(const std::string& path, const NcclModelParams& base) {

@@ -8,8 +8,9 @@
 // latency that the protocol does not hide) are fitted by `topotune calibrate`; their source
 // says on what. There is ONE parameter set for every cluster: nothing is keyed by instance.
 //
-// The canonical copy is data/nccl_model.json (written by params_to_json(default_params()));
-// a calibration file has the same schema and overrides a subset.
+// Values and sources have one home, data/nccl_model.json, compiled into the binary (a refit
+// edits that file and rebuilds); the code holds only names, bounds and where each value lives.
+// A calibration file has the same schema and overrides a subset.
 
 #include <array>
 #include <functional>
@@ -74,13 +75,13 @@ struct NcclModelParams {
   double net_latency_scale = 0;                       ///< multiplies NCCL's network hop latency
 };
 
-/// The built-in parameter set (identical to data/nccl_model.json; a test checks it).
+/// The built-in parameter set: data/nccl_model.json as the build embedded it.
 const NcclModelParams& default_params();
 
 /// One named scalar of NcclModelParams: the names used in JSON and by calibration.
 struct ParamInfo {
   std::string name;       ///< e.g. "nvlink_efficiency", "nccl.base_latency_us.ring.LL"
-  std::string source;     ///< provenance of the default value
+  std::string source;     ///< provenance of the default value (from data/nccl_model.json)
   bool fittable = false;  ///< calibration may change it
   double min = 0;         ///< bounds for fitting
   double max = 0;
@@ -100,9 +101,6 @@ std::string params_to_json(const NcclModelParams& p, const std::string& descript
 /// a file may set a subset. `origin` names the file in messages.
 Expected<NcclModelParams> params_from_json(const std::string& text, const std::string& origin,
                                            const NcclModelParams& base);
-
-/// The data directory: $TOPOTUNE_DATA_DIR if set, else the source tree's data/ (compiled in).
-std::string data_dir();
 
 /// Reads `path` and applies it on top of `base`.
 Expected<NcclModelParams> load_params_file(const std::string& path, const NcclModelParams& base);

@@ -4,6 +4,7 @@
 #include "autotune/calibration.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <fstream>
 #include <sstream>
@@ -69,17 +70,22 @@ TEST(Calibration, ErrorSummarySplitsAtOneMiB) {
   EXPECT_DOUBLE_EQ(busbw_error(150, 100), 0.5);
 }
 
-TEST(NcclModelFile, DataFileMatchesBuiltInDefaults) {
+// data/nccl_model.json is the one source of the parameters (compiled in): it sets every
+// parameter with its source, and the built-in set is that file as it is in the tree now.
+TEST(NcclModelFile, DataFileIsTheBuiltInParameterSet) {
   std::ifstream in(std::string(TOPOTUNE_TEST_DATA_DIR) + "/nccl_model.json");
   ASSERT_TRUE(in) << "data/nccl_model.json missing";
   std::ostringstream ss;
   ss << in.rdbuf();
-  // Regenerate with: topotune calibrate ... or params_to_json(default_params(), ...).
+  const nlohmann::json file = nlohmann::json::parse(ss.str());
+  ASSERT_EQ(file.at("parameters").size(), algo::param_table().size());
   const algo::NcclModelParams loaded =
       algo::params_from_json(ss.str(), "nccl_model.json", algo::NcclModelParams{}).value();
   algo::NcclModelParams a = loaded, b = algo::default_params();
   for (const algo::ParamInfo& info : algo::param_table()) {
     EXPECT_DOUBLE_EQ(*info.ref(a), *info.ref(b)) << info.name;
+    EXPECT_EQ(info.source, file.at("parameters").at(info.name).at("source")) << info.name;
+    EXPECT_FALSE(info.source.empty()) << info.name;
   }
 }
 
