@@ -19,9 +19,7 @@
 #include "cli/algorithm_flags.h"
 #include "cli/commands.h"
 #include "core/quantity_parse.h"
-#ifdef TOPOTUNE_HAVE_TOPOLOGY
 #include "topology/topology.h"
-#endif
 
 namespace topotune::cli {
 namespace {
@@ -76,15 +74,10 @@ Expected<Cluster> cluster_of(const ScheduleArgs& a, int channels) {
     return Cluster{std::move(layout), generic_params(), kGenericDescription};
   }
   if (a.nodes < 1) return fail(Errc::InvalidArgument, "--instance needs --nodes N (at least 1)");
-#ifdef TOPOTUNE_HAVE_TOPOLOGY
   TT_TRY(topo::Topology t, topo::load_instance(a.instance, a.nodes));
   TT_TRY(algo::RankLayout layout, algo::layout_from_topology(t, channels));
   return Cluster{std::move(layout), algo::cost_params_from_topology(t),
                  a.instance + " x " + std::to_string(a.nodes) + " (routes of the topology)"};
-#else
-  (void)channels;
-  return fail(Errc::Unsupported, "--instance needs the topology library, not built in this tree");
-#endif
 }
 
 void print_table(const sched::Schedule& s, const Cluster& c, Expected<Seconds> closed,

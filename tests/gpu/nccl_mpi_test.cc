@@ -14,9 +14,7 @@
 #include <vector>
 
 #include "runtime/nccl/device_buffer.h"
-#ifdef TOPOTUNE_TEST_DEVICE_EXECUTOR
 #include "runtime/nccl/device_executor.h"
-#endif
 #include "runtime/nccl/element_codec.h"
 #include "runtime/nccl/nccl_measure.h"
 #include "runtime/nccl/nccl_mpi_bootstrap.h"
@@ -119,7 +117,6 @@ TEST(NcclMpi, AllreduceBaselineVerifiesOverAllRanks) {
   EXPECT_TRUE(g_transport->barrier());
 }
 
-#ifdef TOPOTUNE_TEST_DEVICE_EXECUTOR
 // Rank r's element i: small integers whose sum over ranks is exact in every element type.
 float input_of(int r, std::size_t i) {
   return static_cast<float>(static_cast<int>((r + i) % 5) - 2);
@@ -158,8 +155,6 @@ TEST(NcclMpi, EveryAllreduceScheduleOnDeviceMemory) {
     }
   }
 }
-
-#endif  // TOPOTUNE_TEST_DEVICE_EXECUTOR
 
 }  // namespace
 }  // namespace topotune::rt
