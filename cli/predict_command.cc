@@ -150,9 +150,7 @@ Expected<std::vector<PredictRow>> predict_schedule(const PredictArgs& a, sched::
     }
     if (b.value > 0 && ranks > 1) time = time + costs.op_latency;
     const double algbw = time.value > 0 ? b.as_double() / time.value / 1e9 : 0.0;
-    const double factor = coll == sched::Collective::Allreduce   ? 2.0 * (ranks - 1) / ranks
-                          : coll == sched::Collective::Broadcast ? 1.0
-                                                                 : (ranks - 1.0) / ranks;
+    const double factor = sched::busbw_factor(coll, ranks);
     rows.push_back({b.value, time.us(), algbw, algbw * factor, alg->name(),
                     a.simulate ? "simulated" : "closed-form"});
   }

@@ -137,7 +137,7 @@ struct RowModels {
 
 Expected<std::vector<Row>> compare(const rt::Measurement& m, RowModels& models) {
   std::vector<Row> rows;
-  const double factor = rt::busbw_factor(m.collective, m.ranks);
+  const double factor = sched::busbw_factor(m.collective, m.ranks);
   for (const rt::MeasurementRow& r : m.rows) {
     if (r.bytes <= 0 || r.time_us <= 0) continue;
     sched::CollectiveSpec spec;

@@ -148,7 +148,7 @@ Expected<std::optional<MeasurementRow>> MeasureHarness::gather(const Candidate& 
   row.count = bytes / sched::dtype_size(options_.dtype);
   row.time_us = s.median * 1e6;
   row.algbw_GBps = s.median > 0 ? static_cast<double>(bytes) / s.median / 1e9 : 0.0;
-  row.busbw_GBps = row.algbw_GBps * busbw_factor(sched::Collective::Allreduce, n);
+  row.busbw_GBps = row.algbw_GBps * sched::busbw_factor(sched::Collective::Allreduce, n);
   row.time_us_min = s.min * 1e6;
   row.time_us_p10 = s.p10 * 1e6;
   row.time_us_p90 = s.p90 * 1e6;

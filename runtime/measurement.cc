@@ -59,17 +59,6 @@ Expected<MeasurementRow> row_from_json(const json& j, std::size_t index) {
 
 }  // namespace
 
-double busbw_factor(sched::Collective c, int n) {
-  if (n <= 1) return 0.0;
-  switch (c) {
-    case sched::Collective::Allreduce: return 2.0 * (n - 1) / n;
-    case sched::Collective::ReduceScatter:
-    case sched::Collective::Allgather: return static_cast<double>(n - 1) / n;
-    case sched::Collective::Broadcast: return 1.0;
-  }
-  return 1.0;
-}
-
 std::string to_json(const Measurement& m) {
   json j = {{"schema", kSchema},
             {"source", m.source},

@@ -53,8 +53,6 @@ struct Measurement {
   std::vector<MeasurementRow> rows;
 };
 
-/// Bus bandwidth factor of nccl-tests for `c` on `n` ranks.
-double busbw_factor(sched::Collective c, int n);
 
 /// Serialises to the documented JSON (schema "topotune.measurement/1"), pretty-printed.
 std::string to_json(const Measurement& m);

@@ -4,20 +4,6 @@
 
 namespace topotune::sim {
 
-double bus_factor(sched::Collective collective, int ranks) {
-  const double n = ranks;
-  switch (collective) {
-    case sched::Collective::Allreduce:
-      return 2.0 * (n - 1) / n;
-    case sched::Collective::Allgather:
-    case sched::Collective::ReduceScatter:
-      return (n - 1) / n;
-    case sched::Collective::Broadcast:
-      return 1.0;
-  }
-  return 1.0;
-}
-
 double SimResult::utilisation(LinkId link) const {
   if (makespan.value <= 0) return 0;
   return links[link.index()].busy.value / makespan.value;

@@ -32,15 +32,11 @@ struct LinkStats {
   Seconds active{0};  ///< time during which at least one flow was sending over it
 };
 
-/// nccl-tests bus-bandwidth factor of a collective over `ranks` ranks (1 for a single rank's
-/// broadcast; 0 for allreduce/allgather/reduce-scatter of one rank, which moves nothing).
-double bus_factor(sched::Collective collective, int ranks);
-
 struct SimResult {
   sched::CollectiveSpec spec;
   Seconds makespan{0};  ///< completion of the last transfer (0 for an empty schedule)
   BytesPerSec algbw;    ///< S / makespan (0 when the makespan is 0)
-  BytesPerSec busbw;    ///< algbw x bus_factor
+  BytesPerSec busbw;    ///< algbw x sched::busbw_factor
   /// Indexed by TransferId; empty when SimOptions::record_transfers is false.
   std::vector<TransferTiming> transfers;
   /// Indexed by LinkId, one entry per link of the network.

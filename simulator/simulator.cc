@@ -36,7 +36,8 @@ Expected<SimResult> Simulator::run(const sched::Schedule& schedule) const {
   }
   if (result.makespan.value > 0) {
     result.algbw = schedule.spec().bytes / result.makespan;
-    result.busbw = result.algbw * bus_factor(schedule.spec().collective, schedule.spec().ranks);
+    const sched::CollectiveSpec& spec = schedule.spec();
+    result.busbw = result.algbw * sched::busbw_factor(spec.collective, spec.ranks);
   }
   return result;
 }

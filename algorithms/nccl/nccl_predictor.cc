@@ -23,22 +23,6 @@ bool allowed(const std::vector<T>& v, T x) {
   return v.empty() || std::find(v.begin(), v.end(), x) != v.end();
 }
 
-/// nccl-tests' busbw factor (DESIGN.md conventions).
-double bus_factor(sched::Collective c, int n) {
-  if (n <= 1) return 0.0;
-  switch (c) {
-    case sched::Collective::Allreduce:
-      return 2.0 * (n - 1) / n;
-    case sched::Collective::ReduceScatter:
-    case sched::Collective::Allgather:
-      return static_cast<double>(n - 1) / n;
-    case sched::Collective::Broadcast:
-      return 1.0;
-  }
-  return 1.0;
-}
-
-/// Steps a ring needs for one loop.
 int ring_steps(sched::Collective c, int n) {
   return c == sched::Collective::Allreduce ? 2 * (n - 1) : n - 1;
 }
@@ -268,7 +252,7 @@ NcclCandidate NcclPredictor::evaluate(sched::Collective c, Bytes bytes, NcclAlgo
     const int nodes = system_.nodes;
     const int scale = nodes == 1 ? 0 : (nodes == 2 ? 1 : 2);
     const double cap = p.ll_max_busbw_GBps[system_.arch_row][scale] * 1e9;
-    const double capped = base + S * bus_factor(c, system_.ranks()) / cap;
+    const double capped = base + S * sched::busbw_factor(c, system_.ranks()) / cap;
     if (capped > t) {
       t = capped;
       cand.bottleneck = "LL bandwidth cap";
@@ -301,7 +285,7 @@ Expected<NcclPrediction> NcclPredictor::predict(sched::Collective c, Bytes bytes
   }
   const double t = out.chosen.time.value;
   out.algbw_GBps = t > 0 ? static_cast<double>(bytes.value) / t / 1e9 : 0.0;
-  out.busbw_GBps = out.algbw_GBps * bus_factor(c, system_.ranks());
+  out.busbw_GBps = out.algbw_GBps * sched::busbw_factor(c, system_.ranks());
   return out;
 }
 

@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "topology/model_defaults.h"
+
 namespace topotune::algo {
 namespace {
 
@@ -80,7 +82,7 @@ Expected<NcclSystem> nccl_system_from_cluster(const topo::ClusterSpec& spec) {
   }
   if (s.intra == IntraKind::Pcie) {
     // Without NVLink, GPU-to-GPU traffic crosses each GPU's own PCIe link (Gen3 x16 if unknown).
-    s.gpu_intra_bandwidth = inst.pcie_bandwidth.value_or(gbyte_per_sec(15.75));
+    s.gpu_intra_bandwidth = inst.pcie_bandwidth.value_or(gbyte_per_sec(topo::kDefaultPcieGBps));
   } else {
     s.gpu_intra_bandwidth = inst.nvlink_bandwidth_per_link * inst.nvlinks_per_gpu;
   }

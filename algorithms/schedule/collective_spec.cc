@@ -15,6 +15,18 @@ int dtype_size(DataType t) {
   return 4;
 }
 
+double busbw_factor(Collective c, int ranks) {
+  if (ranks < 1) return 0.0;
+  const double n = ranks;
+  switch (c) {
+    case Collective::Allreduce: return 2.0 * (n - 1) / n;
+    case Collective::ReduceScatter:
+    case Collective::Allgather: return (n - 1) / n;
+    case Collective::Broadcast: return 1.0;
+  }
+  return 1.0;
+}
+
 const char* collective_name(Collective c) {
   switch (c) {
     case Collective::Allreduce: return "allreduce";

@@ -24,6 +24,12 @@ const char* dtype_name(DataType t);         ///< "fp32", "fp16", "bf16"
 Expected<Collective> parse_collective(std::string_view name);
 Expected<DataType> parse_dtype(std::string_view name);  ///< accepts fp32/float32/f32, ...
 
+/// nccl-tests' bus bandwidth factor (busbw = algbw x factor), the one definition every
+/// module uses: allreduce 2(n-1)/n, reduce-scatter and allgather (n-1)/n, broadcast 1 (also
+/// at n = 1). NVIDIA/nccl-tests src/all_reduce.cu AllReduceGetBw, src/reduce_scatter.cu,
+/// src/all_gather.cu, src/broadcast.cu BroadcastGetBw (commit ec1b5e22). 0 for n < 1.
+double busbw_factor(Collective c, int ranks);
+
 /// The most ranks a collective may have (2^20): every index of a schedule fits in 32 bits
 /// and byte totals in 64 (core/units.h kMaxBufferBytes). See docs/limits.md.
 inline constexpr int kMaxRanks = 1 << 20;

@@ -114,7 +114,7 @@ void summarise_times(std::vector<double> seconds, int ranks, MeasurementRow& row
   row.time_us_max = seconds.back() * 1e6;
   row.iterations = static_cast<int>(n);
   row.algbw_GBps = row.time_us > 0 ? static_cast<double>(row.bytes) / (row.time_us * 1e3) : 0.0;
-  row.busbw_GBps = row.algbw_GBps * busbw_factor(sched::Collective::Allreduce, ranks);
+  row.busbw_GBps = row.algbw_GBps * sched::busbw_factor(sched::Collective::Allreduce, ranks);
 }
 
 Expected<MeasurementRow> measure_on_device(NcclTransport& t, const DeviceCandidate& c,

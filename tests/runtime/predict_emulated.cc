@@ -54,7 +54,7 @@ Expected<rt::Measurement> predict(const std::string& cluster, const std::string&
       row.count = spec.elements();
       row.time_us = time.us();
       row.algbw_GBps = time.value > 0 ? s.as_double() / time.value / 1e9 : 0.0;
-      row.busbw_GBps = row.algbw_GBps * rt::busbw_factor(sched::Collective::Allreduce, m.ranks);
+      row.busbw_GBps = row.algbw_GBps * sched::busbw_factor(sched::Collective::Allreduce, m.ranks);
       m.rows.push_back(row);
     }
   }

@@ -288,12 +288,5 @@ TEST(Simulator, SameInputTwiceGivesIdenticalResults) {
   EXPECT_EQ(a->bottlenecks(5), c->bottlenecks(5));
 }
 
-TEST(Simulator, BusFactors) {
-  EXPECT_DOUBLE_EQ(bus_factor(sched::Collective::Allreduce, 8), 2.0 * 7 / 8);
-  EXPECT_DOUBLE_EQ(bus_factor(sched::Collective::Allgather, 8), 7.0 / 8);
-  EXPECT_DOUBLE_EQ(bus_factor(sched::Collective::ReduceScatter, 4), 3.0 / 4);
-  EXPECT_DOUBLE_EQ(bus_factor(sched::Collective::Broadcast, 8), 1.0);
-}
-
 }  // namespace
 }  // namespace topotune::sim
