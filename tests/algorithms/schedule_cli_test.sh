@@ -2,19 +2,9 @@
 # `topotune schedule` end to end: a summary and a JSON schedule that parse, and bad input that
 # gets a clear message and exit code 2. Usage: schedule_cli_test.sh path/to/topotune
 set -u
-bin=$1
-fails=0
-expect() {  # expect CODE NEEDLE ARGS...
-  local code=$1 needle=$2
-  shift 2
-  out=$("$bin" schedule "$@" 2>&1)
-  rc=$?
-  if [ "$rc" -ne "$code" ] || ! grep -qF -- "$needle" <<<"$out"; then
-    echo "FAIL: topotune schedule $* -> rc=$rc (want $code), output:"
-    echo "$out"
-    fails=$((fails + 1))
-  fi
-}
+source "$(dirname "$0")/../lib/cli_expect.sh"
+cli_expect_init "$@"
+cli_prefix=(schedule)
 expect 0 "steps (DAG depth)      14" --algo ring --ranks 8 --size 64M
 expect 0 "bytes sent per rank    min 112M  max 112M" --algo ring --ranks 8 --size 64M
 expect 0 "proved by the symbolic interpreter" --algo hierarchical --inner rhd --ranks 16 --gpus-per-node 4 --size 1M
@@ -29,5 +19,4 @@ expect 2 "either --ranks N or --instance" --algo ring --size 1M
 expect 2 "do not fill hosts of 4" --algo ring --ranks 6 --gpus-per-node 4 --size 1M
 expect 2 "does not implement broadcast" --algo tree --ranks 4 --size 1M --collective broadcast
 expect 2 "unknown inner algorithm" --algo hierarchical --inner star --ranks 4 --size 1M
-if [ "$fails" -ne 0 ]; then echo "$fails failure(s)"; exit 1; fi
-echo "schedule CLI: ok"
+cli_expect_finish "schedule CLI"

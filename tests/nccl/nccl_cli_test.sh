@@ -4,21 +4,8 @@
 # atomically written plot when gnuplot exists, and a calibration file predict accepts.
 # Usage: nccl_cli_test.sh path/to/topotune
 set -u
-bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-check() {  # check CODE NEEDLE CMD...
-  local code=$1 needle=$2
-  shift 2
-  out=$("$bin" "$@" 2>&1)
-  rc=$?
-  if [ "$rc" -ne "$code" ] || ! grep -qF -- "$needle" <<<"$out"; then
-    echo "FAIL: topotune $* -> rc=$rc (want $code, '$needle'), output:"
-    echo "$out" | head -20
-    fails=$((fails + 1))
-  fi
-}
+source "$(dirname "$0")/../lib/cli_expect.sh"
+cli_expect_init "$@"
 cat > "$tmp/a100.log" <<'LOG'
 # nThread 1 nGpus 8 minBytes 1 maxBytes 8589934592 step: 2(factor) warmup iters: 5 iters: 20 validation: 0
 #       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
@@ -28,35 +15,35 @@ cat > "$tmp/a100.log" <<'LOG'
   8589934592    2147483648     float     sum      -1    63896  134.44  235.26    N/A    63959  134.30  235.03    N/A
 # Avg bus bandwidth    : 115.0
 LOG
-check 0 '"algbw_GBps"' predict --instance p5.48xlarge --nodes 2 --sizes 1M,1G --format json
-check 0 '"protocol": "Simple"' predict --instance dgx-h100 --nodes 1 --sizes 1G --format json
-check 0 'nvls      Simple' predict --instance dgx-h100 --sizes 1G --explain
-check 0 'disabled: no NVLS-capable NVSwitch' predict --instance p4d.24xlarge --sizes 1M --explain
-check 0 'closed-form' predict --instance p4d.24xlarge --nodes 2 --sizes 1M --algo rhd
-check 0 'simulated' predict --instance p4d.24xlarge --nodes 2 --sizes 1M --algo ring --simulate
-check 2 'unknown instance' predict --instance p9.bogus --nodes 2
-check 2 'bad NCCL version' predict --instance p4d.24xlarge --nccl-version two
-check 2 'unknown NCCL algorithm' predict --instance p4d.24xlarge --nccl-algo rign
-check 0 'sizes >= 1 MiB:  3, median |busbw error|' validate --nccl-tests "$tmp/a100.log" --instance dgx-a100
-check 2 'the log has 8 ranks but p4d.24xlarge x 2 has 16' validate --nccl-tests "$tmp/a100.log" --instance p4d.24xlarge --nodes 2
+expect 0 '"algbw_GBps"' predict --instance p5.48xlarge --nodes 2 --sizes 1M,1G --format json
+expect 0 '"protocol": "Simple"' predict --instance dgx-h100 --nodes 1 --sizes 1G --format json
+expect 0 'nvls      Simple' predict --instance dgx-h100 --sizes 1G --explain
+expect 0 'disabled: no NVLS-capable NVSwitch' predict --instance p4d.24xlarge --sizes 1M --explain
+expect 0 'closed-form' predict --instance p4d.24xlarge --nodes 2 --sizes 1M --algo rhd
+expect 0 'simulated' predict --instance p4d.24xlarge --nodes 2 --sizes 1M --algo ring --simulate
+expect 2 'unknown instance' predict --instance p9.bogus --nodes 2
+expect 2 'bad NCCL version' predict --instance p4d.24xlarge --nccl-version two
+expect 2 'unknown NCCL algorithm' predict --instance p4d.24xlarge --nccl-algo rign
+expect 0 'sizes >= 1 MiB:  3, median |busbw error|' validate --nccl-tests "$tmp/a100.log" --instance dgx-a100
+expect 2 'the log has 8 ranks but p4d.24xlarge x 2 has 16' validate --nccl-tests "$tmp/a100.log" --instance p4d.24xlarge --nodes 2
 printf '           8             2     float     sum      -1    13.71\n' > "$tmp/cut.log"
-check 2 'cut.log:line 1: unrecognised result row (6 fields)' validate --nccl-tests "$tmp/cut.log" --instance dgx-a100
-check 2 'exactly one of' validate --instance dgx-a100
+expect 2 'cut.log:line 1: unrecognised result row (6 fields)' validate --nccl-tests "$tmp/cut.log" --instance dgx-a100
+expect 2 'exactly one of' validate --instance dgx-a100
 cat > "$tmp/m.json" <<'JSON'
 {"schema": "topotune.measurement/1", "source": "topotune-measure", "backend": "nccl",
  "collective": "allreduce", "ranks": 8, "nodes": 1,
  "rows": [{"algorithm": "nccl", "bytes": 67108864, "time_us": 584.5},
           {"algorithm": "nccl", "bytes": 8589934592, "time_us": 63896}]}
 JSON
-check 0 'sizes >= 1 MiB:  2' validate --measured "$tmp/m.json" --instance dgx-a100
+expect 0 'sizes >= 1 MiB:  2' validate --measured "$tmp/m.json" --instance dgx-a100
 if command -v gnuplot >/dev/null; then
-  check 0 'plot written to' validate --nccl-tests "$tmp/a100.log" --instance dgx-a100 --plot "$tmp/busbw.svg"
+  expect 0 'plot written to' validate --nccl-tests "$tmp/a100.log" --instance dgx-a100 --plot "$tmp/busbw.svg"
   grep -q '<svg' "$tmp/busbw.svg" || { echo "FAIL: no svg"; fails=$((fails + 1)); }
   ls "$tmp" | grep -q '\.tmp\.' && { echo "FAIL: temporary plot files left"; fails=$((fails + 1)); }
 fi
-check 0 'written to' calibrate --nccl-tests "$tmp/a100.log" --instance dgx-a100 --params nvlink_efficiency --rounds 20 -o "$tmp/cal.json"
-check 0 'busbw' predict --instance dgx-a100 --sizes 1G --calibration "$tmp/cal.json"
-check 2 'is an NCCL constant' calibrate --nccl-tests "$tmp/a100.log" --instance dgx-a100 --params nccl.max_channels -o "$tmp/x.json"
+expect 0 'written to' calibrate --nccl-tests "$tmp/a100.log" --instance dgx-a100 --params nvlink_efficiency --rounds 20 -o "$tmp/cal.json"
+expect 0 'busbw' predict --instance dgx-a100 --sizes 1G --calibration "$tmp/cal.json"
+expect 2 'is an NCCL constant' calibrate --nccl-tests "$tmp/a100.log" --instance dgx-a100 --params nccl.max_channels -o "$tmp/x.json"
 [ -e "$tmp/x.json" ] && { echo "FAIL: failed calibrate left a file"; fails=$((fails + 1)); }
 # validate --measured: each row predicted by its own algorithm's model. The expectations are
 # computed by other commands: `topotune simulate` for topotune's schedules (with the options the
@@ -71,7 +58,7 @@ cat > "$tmp/mixed.json" <<'JSON'
           {"algorithm": "mpi", "bytes": 1048576, "time_us": 700},
           {"algorithm": "nccl", "bytes": 4194304, "time_us": 400}]}
 JSON
-check 0 'ring: sizes >= 1 MiB:  1' validate --measured "$tmp/mixed.json" --cluster "$tmp/c.json"
+expect 0 'ring: sizes >= 1 MiB:  1' validate --measured "$tmp/mixed.json" --cluster "$tmp/c.json"
 "$bin" validate --measured "$tmp/mixed.json" --cluster "$tmp/c.json" > "$tmp/mixed.txt" 2>&1 ||
   { echo "FAIL: validate --measured mixed.json"; fails=$((fails + 1)); }
 python3 - "$bin" "$tmp" <<'PY' || fails=$((fails + 1))
@@ -97,7 +84,7 @@ for r in rows:
 # The Open MPI model row is a simulated schedule too, not NCCL's prediction.
 assert "Open MPI" in " ".join(rows[3]), rows[3]
 PY
-check 2 "unknown algorithm" validate --measured <(sed 's/"ring"/"rnig"/' "$tmp/mixed.json") --cluster "$tmp/c.json"
+expect 2 "unknown algorithm" validate --measured <(sed 's/"ring"/"rnig"/' "$tmp/mixed.json") --cluster "$tmp/c.json"
 # --calibration on the topology side (docs/calibration.md): predict --algo and plan use the
 # same calibrated cluster as simulate. The file only moves EFA v1 (p4d's NIC class) figures.
 printf '{"schema": "topotune.nccl_model/1", "parameters": {"net_efficiency.efa_srd": 0.5, "nic_latency_us.efa_srd": 20}, "link_params": {"nvlink": {"latency_us": 0.7}}}\n' > "$tmp/cal-links.json"
@@ -139,7 +126,7 @@ plain = run("plan", "--instance", "p4d.24xlarge", "--nodes", "2", "--format", "j
 fitted = plain["inputs"]["nccl_params"]["parameters"]["net_efficiency.efa_srd"]["value"]
 assert plain["inputs"]["cluster_spec"]["link_params"]["network"]["efficiency"] == fitted
 PY
-check 2 "unknown key 'link_param'" plan --instance p4d.24xlarge --nodes 2 --calibration <(echo '{"schema": "topotune.nccl_model/1", "parameters": {}, "link_param": {}}')
+expect 2 "unknown key 'link_param'" plan --instance p4d.24xlarge --nodes 2 --calibration <(echo '{"schema": "topotune.nccl_model/1", "parameters": {}, "link_param": {}}')
 # calibrate --measured with rows of topotune's algorithms fits the link classes with the
 # simulator as the model: runs simulated on a cluster whose network class is (0.5, 20 us)
 # are fitted from the defaults (0.85, 2.5 us) and the truth comes back; validate with the
@@ -159,15 +146,15 @@ json.dump({"schema": "topotune.measurement/1", "source": "topotune-simulate", "b
            "collective": "allreduce", "ranks": 8, "nodes": 2, "rows": rows},
           open(f"{d}/sim-runs.json", "w"))
 PY
-check 0 'link classes (flow simulator on 1 run(s))' calibrate --measured "$tmp/sim-runs.json" --instance g4dn.12xlarge --link-params network.efficiency,network.latency_us -o "$tmp/fit.json"
+expect 0 'link classes (flow simulator on 1 run(s))' calibrate --measured "$tmp/sim-runs.json" --instance g4dn.12xlarge --link-params network.efficiency,network.latency_us -o "$tmp/fit.json"
 python3 - "$tmp/fit.json" <<'PY' || fails=$((fails + 1))
 import json, sys
 net = json.load(open(sys.argv[1]))["link_params"]["network"]
 assert abs(net["efficiency"] - 0.5) < 0.005 and abs(net["latency_us"] - 20) < 0.2, net
 PY
-check 0 'sizes >= 1 MiB:  6, median |busbw error|   0.0%' validate --measured "$tmp/sim-runs.json" --instance g4dn.12xlarge --calibration "$tmp/fit.json"
-check 2 'give --instance or --cluster' calibrate --measured "$tmp/sim-runs.json" -o "$tmp/none.json"
-check 2 "unknown link parameter 'network.eficiency'" calibrate --measured "$tmp/sim-runs.json" --instance g4dn.12xlarge --link-params network.eficiency -o "$tmp/none.json"
+expect 0 'sizes >= 1 MiB:  6, median |busbw error|   0.0%' validate --measured "$tmp/sim-runs.json" --instance g4dn.12xlarge --calibration "$tmp/fit.json"
+expect 2 'give --instance or --cluster' calibrate --measured "$tmp/sim-runs.json" -o "$tmp/none.json"
+expect 2 "unknown link parameter 'network.eficiency'" calibrate --measured "$tmp/sim-runs.json" --instance g4dn.12xlarge --link-params network.eficiency -o "$tmp/none.json"
 [ -e "$tmp/none.json" ] && { echo "FAIL: failed calibrate left a file"; fails=$((fails + 1)); }
 # validate as a health check on a real healthy log (data/validation's p4d 2.23.4 entry, as
 # scripts/accuracy.py writes it) and on the same log with its rows >= 64 MiB at 30 % busbw.
@@ -189,18 +176,17 @@ for r in e['rows']:
             r[side + '_busbw'] *= 0.3
 open(sys.argv[2] + '/degraded.log', 'w').write(accuracy.to_log(e))
 PY
-check 0 'verdict: healthy: within the model' validate --nccl-tests "$tmp/healthy.log" --instance p4d.24xlarge --nodes 2
-check 0 'verdict: underperforming: busbw at 3' validate --nccl-tests "$tmp/degraded.log" --instance p4d.24xlarge --nodes 2
-check 0 'of predicted from 64 MiB' validate --nccl-tests "$tmp/degraded.log" --instance p4d.24xlarge --nodes 2
-check 0 'line rate 4 x 100 Gbps = 50.0 GB/s per node): check EFA/GPUDirect RDMA' validate --nccl-tests "$tmp/degraded.log" --instance p4d.24xlarge --nodes 2
-check 0 "warning: the log's GPUs are 'NVIDIA A100-SXM4-40GB' but dgx-h100" validate --nccl-tests "$tmp/healthy.log" --instance dgx-h100 --nodes 2
-check 0 "warning: the log's Rank lines name 2 host(s) but --nodes is 1" validate --nccl-tests "$tmp/gb300.log" --cluster "$root/data/validation/clusters/oci_gb300_2n_1rack_mnnvl_nccl2.28.7.json" --nodes 1
+expect 0 'verdict: healthy: within the model' validate --nccl-tests "$tmp/healthy.log" --instance p4d.24xlarge --nodes 2
+expect 0 'verdict: underperforming: busbw at 3' validate --nccl-tests "$tmp/degraded.log" --instance p4d.24xlarge --nodes 2
+expect 0 'of predicted from 64 MiB' validate --nccl-tests "$tmp/degraded.log" --instance p4d.24xlarge --nodes 2
+expect 0 'line rate 4 x 100 Gbps = 50.0 GB/s per node): check EFA/GPUDirect RDMA' validate --nccl-tests "$tmp/degraded.log" --instance p4d.24xlarge --nodes 2
+expect 0 "warning: the log's GPUs are 'NVIDIA A100-SXM4-40GB' but dgx-h100" validate --nccl-tests "$tmp/healthy.log" --instance dgx-h100 --nodes 2
+expect 0 "warning: the log's Rank lines name 2 host(s) but --nodes is 1" validate --nccl-tests "$tmp/gb300.log" --cluster "$root/data/validation/clusters/oci_gb300_2n_1rack_mnnvl_nccl2.28.7.json" --nodes 1
 if "$bin" validate --nccl-tests "$tmp/healthy.log" --instance p4d.24xlarge --nodes 2 | grep -q warning; then
   echo "FAIL: warning on a log that matches its instance"; fails=$((fails + 1))
 fi
 # calibrate: parameters at their bounds are reported; one the logs cannot determine is refused.
-check 2 "cannot determine 'net_efficiency.efa_srd'" calibrate --nccl-tests "$tmp/a100.log" --instance dgx-a100 --params net_efficiency.efa_srd -o "$tmp/y.json"
-check 2 '8 parameters but only 4 measured sizes' calibrate --nccl-tests "$tmp/a100.log" --instance dgx-a100 -o "$tmp/z.json"
-check 0 'not determined by these logs' calibrate --nccl-tests "$tmp/healthy.log" --instance p4d.24xlarge --rounds 2 -o "$tmp/z.json"
-[ "$fails" -eq 0 ] && echo "nccl cli: all checks passed"
-exit $((fails > 0))
+expect 2 "cannot determine 'net_efficiency.efa_srd'" calibrate --nccl-tests "$tmp/a100.log" --instance dgx-a100 --params net_efficiency.efa_srd -o "$tmp/y.json"
+expect 2 '8 parameters but only 4 measured sizes' calibrate --nccl-tests "$tmp/a100.log" --instance dgx-a100 -o "$tmp/z.json"
+expect 0 'not determined by these logs' calibrate --nccl-tests "$tmp/healthy.log" --instance p4d.24xlarge --rounds 2 -o "$tmp/z.json"
+cli_expect_finish "nccl CLI"

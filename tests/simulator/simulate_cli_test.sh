@@ -3,21 +3,9 @@
 # time), a Chrome trace that parses with one event per transfer, and clear errors (exit 2).
 # Usage: simulate_cli_test.sh path/to/topotune
 set -u
-bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-expect() {  # expect CODE NEEDLE ARGS...
-  local code=$1 needle=$2
-  shift 2
-  out=$("$bin" simulate "$@" 2>&1)
-  rc=$?
-  if [ "$rc" -ne "$code" ] || ! grep -qF -- "$needle" <<<"$out"; then
-    echo "FAIL: topotune simulate $* -> rc=$rc (want $code, '$needle'), output:"
-    echo "$out"
-    fails=$((fails + 1))
-  fi
-}
+source "$(dirname "$0")/../lib/cli_expect.sh"
+cli_expect_init "$@"
+cli_prefix=(simulate)
 p4d=(--instance p4d.24xlarge --nodes 2)
 expect 0 "bottleneck links" "${p4d[@]}" --algo ring --size 64M
 expect 0 "busbw" "${p4d[@]}" --algo hierarchical --inner rhd --size 64M
@@ -127,5 +115,4 @@ expect 2 "unknown key 'links'" "${one[@]}" --calibration "$tmp/key.json"
 expect 2 "link_params.network.latency_us" "${one[@]}" --calibration "$tmp/lp.json"
 expect 2 "cannot read" "${one[@]}" --calibration "$tmp/missing.json"
 
-if [ "$fails" -ne 0 ]; then echo "$fails failure(s)"; exit 1; fi
-echo "simulate CLI: ok"
+cli_expect_finish "simulate CLI"
