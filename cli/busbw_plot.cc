@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/process.h"
+#include "core/string_printf.h"
 
 namespace topotune::cli {
 namespace {
@@ -46,9 +47,8 @@ std::string busbw_plot_script(const std::vector<BusbwSeries>& series, const std:
     drawn.push_back(i);
     g << "$d" << i << " << EOD\n";
     for (const BusbwPoint& p : series[i].points) {
-      char line[120];
-      std::snprintf(line, sizeof line, "%lld %.9g %.9g\n", p.bytes, p.measured_GBps,
-                    p.predicted_GBps);
+      std::string line;
+      line = string_printf("%lld %.9g %.9g\n", p.bytes, p.measured_GBps, p.predicted_GBps);
       g << line;
     }
     g << "EOD\n";

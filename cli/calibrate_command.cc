@@ -6,11 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "autotune/calibration.h"
 #include "autotune/link_fit.h"
@@ -19,6 +18,7 @@
 #include "cli/file_output.h"
 #include "cli/nccl_common.h"
 #include "core/quantity_parse.h"
+#include "core/string_printf.h"
 
 namespace topotune::cli {
 namespace {
@@ -143,10 +143,10 @@ void report(std::ostream& out, const std::vector<tune::CalibrationCase>& cases,
     }
     const tune::ErrorSummary sb = tune::summarize_errors(c.points, eb);
     const tune::ErrorSummary sf = tune::summarize_errors(c.points, ef);
-    char line[300];
-    std::snprintf(line, sizeof line, "%-44s %6.1f%% -> %5.1f%%               %6.1f%% -> %5.1f%%\n",
-                  c.name.c_str(), 100 * sb.median_large, 100 * sf.median_large,
-                  100 * sb.median_small, 100 * sf.median_small);
+    std::string line;
+    line = string_printf("%-44s %6.1f%% -> %5.1f%%               %6.1f%% -> %5.1f%%\n",
+                         c.name.c_str(), 100 * sb.median_large, 100 * sf.median_large,
+                         100 * sb.median_small, 100 * sf.median_small);
     out << line;
   }
 }
@@ -183,12 +183,12 @@ Expected<std::string> fit_links(const CalibrateArgs& a, const std::vector<tune::
   opt.parameters = split_comma_list(a.link_params);
   opt.max_rounds = std::min(a.rounds, 30);
   TT_TRY(const tune::LinkFitResult res, tune::fit_link_params(cases, opt));
-  char line[300];
-  std::snprintf(line, sizeof line,
-                "# link classes (flow simulator on %zu run(s)): loss %.5f -> %.5f, %d "
-                "evaluations\n# run                                        median|err| >=1MiB "
-                "(before -> after)   <1MiB (before -> after)\n",
-                cases.size(), res.loss_before, res.loss_after, res.evaluations);
+  std::string line;
+  line = string_printf(
+      "# link classes (flow simulator on %zu run(s)): loss %.5f -> %.5f, %d "
+      "evaluations\n# run                                        median|err| >=1MiB "
+      "(before -> after)   <1MiB (before -> after)\n",
+      cases.size(), res.loss_before, res.loss_after, res.evaluations);
   out << line;
   for (const tune::LinkFitCase& c : cases) {
     TT_TRY(const std::vector<double> before, tune::predict_link_case(c, c.cluster.link_params));
@@ -202,9 +202,9 @@ Expected<std::string> fit_links(const CalibrateArgs& a, const std::vector<tune::
     }
     const tune::ErrorSummary sb = tune::summarize_errors(pts, eb);
     const tune::ErrorSummary sf = tune::summarize_errors(pts, ef);
-    std::snprintf(line, sizeof line, "%-44s %6.1f%% -> %5.1f%%               %6.1f%% -> %5.1f%%\n",
-                  c.name.c_str(), 100 * sb.median_large, 100 * sf.median_large,
-                  100 * sb.median_small, 100 * sf.median_small);
+    line = string_printf("%-44s %6.1f%% -> %5.1f%%               %6.1f%% -> %5.1f%%\n",
+                         c.name.c_str(), 100 * sb.median_large, 100 * sf.median_large,
+                         100 * sb.median_small, 100 * sf.median_small);
     out << line;
   }
   out << "#   link_params " << tune::link_params_section(res) << "\n";
@@ -269,11 +269,11 @@ void warn_at_bounds(const tune::CalibrationResult& res, std::ostream& out) {
     const double v = *info->ref(copy);
     const bool lo = v <= info->min * (1 + 1e-3), hi = v >= info->max * (1 - 1e-3);
     if (!lo && !hi) continue;
-    char line[240];
-    std::snprintf(line, sizeof line,
-                  "# warning: %s ended at its %s bound (%g): the logs ask for a value outside its "
-                  "physical range, so another part of the model does not fit them\n",
-                  name.c_str(), lo ? "lower" : "upper", v);
+    std::string line;
+    line = string_printf(
+        "# warning: %s ended at its %s bound (%g): the logs ask for a value outside its "
+        "physical range, so another part of the model does not fit them\n",
+        name.c_str(), lo ? "lower" : "upper", v);
     out << line;
   }
 }
@@ -287,17 +287,15 @@ Expected<algo::NcclModelParams> fit_nccl(const CalibrateArgs& a,
   TT_TRY(opt.parameters, determinable(a, cases, start, out));
   if (opt.parameters.empty()) return fail(Errc::InvalidArgument, "the logs determine no parameter");
   TT_TRY(const tune::CalibrationResult res, tune::calibrate(cases, start, opt));
-  char line[200];
-  std::snprintf(line, sizeof line,
-                "# loss (mean squared log time error) %.5f -> %.5f, %d evaluations\n",
-                res.loss_before, res.loss_after, res.evaluations);
+  std::string line;
+  line = string_printf("# loss (mean squared log time error) %.5f -> %.5f, %d evaluations\n",
+                       res.loss_before, res.loss_after, res.evaluations);
   out << line;
   report(out, cases, start, res.params);
   warn_at_bounds(res, out);
   algo::NcclModelParams copy = res.params;
   for (const std::string& name : res.fitted) {
-    std::snprintf(line, sizeof line, "#   %-36s %.6g\n", name.c_str(),
-                  *algo::find_param(name)->ref(copy));
+    line = string_printf("#   %-36s %.6g\n", name.c_str(), *algo::find_param(name)->ref(copy));
     out << line;
   }
   return res.params;

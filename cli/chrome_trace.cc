@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "core/string_printf.h"
+
 namespace topotune::cli {
 namespace {
 
@@ -18,22 +20,22 @@ std::string track_name(const sched::Schedule& s, int endpoint) {
 }
 
 void append_metadata(std::string& out, const sched::Schedule& s, const topo::Topology& t) {
-  char buf[256];
+  std::string buf;
   std::vector<bool> host_named(static_cast<std::size_t>(t.num_hosts()), false);
   for (int e = 0; e < s.num_endpoints(); ++e) {
     const int host = host_of(s, t, e);
     if (!host_named[static_cast<std::size_t>(host)]) {
       host_named[static_cast<std::size_t>(host)] = true;
-      std::snprintf(buf, sizeof buf,
-                    "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"tid\":0,"
-                    "\"args\":{\"name\":\"host %d\"}},\n",
-                    host, host);
+      buf = string_printf(
+          "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"tid\":0,"
+          "\"args\":{\"name\":\"host %d\"}},\n",
+          host, host);
       out += buf;
     }
-    std::snprintf(buf, sizeof buf,
-                  "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,"
-                  "\"args\":{\"name\":\"%s\"}},\n",
-                  host, e, track_name(s, e).c_str());
+    buf = string_printf(
+        "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,"
+        "\"args\":{\"name\":\"%s\"}},\n",
+        host, e, track_name(s, e).c_str());
     out += buf;
   }
 }
@@ -55,20 +57,20 @@ Expected<std::string> chrome_trace_json(const sched::Schedule& schedule,
   std::string out = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
   out.reserve(out.size() + schedule.size() * 160);
   append_metadata(out, schedule, topology);
-  char buf[512];
+  std::string buf;
   const auto transfers = schedule.transfers();
   for (std::size_t i = 0; i < transfers.size(); ++i) {
     const sched::Transfer& t = transfers[i];
     const sim::TransferTiming& time = result.transfers[i];
-    std::snprintf(buf, sizeof buf,
-                  "{\"ph\":\"X\",\"name\":\"%s %d->%d\",\"cat\":\"transfer\",\"pid\":%d,\"tid\":%d,"
-                  "\"ts\":%.6f,\"dur\":%.6f,\"args\":{\"transfer\":%zu,\"src\":%d,\"dst\":%d,"
-                  "\"bytes\":%lld,\"reduce\":%s,\"channel\":%d}},\n",
-                  t.reduce ? "reduce" : "copy", t.src.value, t.dst.value,
-                  host_of(schedule, topology, t.src.value), t.src.value, time.ready.us(),
-                  (time.end - time.ready).us(), i, t.src.value, t.dst.value,
-                  static_cast<long long>(t.slice.size.value), t.reduce ? "true" : "false",
-                  static_cast<int>(t.channel));
+    buf = string_printf(
+        "{\"ph\":\"X\",\"name\":\"%s %d->%d\",\"cat\":\"transfer\",\"pid\":%d,\"tid\":%d,"
+        "\"ts\":%.6f,\"dur\":%.6f,\"args\":{\"transfer\":%zu,\"src\":%d,\"dst\":%d,"
+        "\"bytes\":%lld,\"reduce\":%s,\"channel\":%d}},\n",
+        t.reduce ? "reduce" : "copy", t.src.value, t.dst.value,
+        host_of(schedule, topology, t.src.value), t.src.value, time.ready.us(),
+        (time.end - time.ready).us(), i, t.src.value, t.dst.value,
+        static_cast<long long>(t.slice.size.value), t.reduce ? "true" : "false",
+        static_cast<int>(t.channel));
     out += buf;
   }
   // JSON has no trailing commas: drop the last one.

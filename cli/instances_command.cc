@@ -8,14 +8,15 @@
 
 #include "cli/commands.h"
 #include "core/quantity_parse.h"
+#include "core/string_printf.h"
 #include "topology/instance_catalog.h"
 
 namespace topotune::cli {
 namespace {
 
 std::string gbps_text(double bytes_per_sec) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", bytes_per_sec * 8 / 1e9);
+  std::string buf;
+  buf = string_printf("%g", bytes_per_sec * 8 / 1e9);
   return buf;
 }
 
@@ -39,9 +40,9 @@ nlohmann::json instance_json(const topo::InstanceSpec& in) {
 
 std::string table(const std::vector<topo::InstanceSpec>& all) {
   std::ostringstream o;
-  char line[256];
-  std::snprintf(line, sizeof line, "%-18s %-22s %-12s %-14s %-13s %-11s %-4s %s\n", "instance",
-                "GPUs", "fabric", "NVLink/GPU", "NICs", "transport", "GDR", "SageMaker");
+  std::string line;
+  line = string_printf("%-18s %-22s %-12s %-14s %-13s %-11s %-4s %s\n", "instance", "GPUs",
+                       "fabric", "NVLink/GPU", "NICs", "transport", "GDR", "SageMaker");
   o << line;
   for (const topo::InstanceSpec& in : all) {
     const std::string gpus = std::to_string(in.num_gpus) + " x " + in.gpu.model;
@@ -50,11 +51,10 @@ std::string table(const std::vector<topo::InstanceSpec>& all) {
                                    : format_rate(in.nvlink_bandwidth_per_link * in.nvlinks_per_gpu);
     const std::string nics =
         std::to_string(in.num_nics) + " x " + gbps_text(in.nic_bandwidth.value) + "G";
-    std::snprintf(line, sizeof line, "%-18s %-22s %-12s %-14s %-13s %-11s %-4s %s\n",
-                  in.name.c_str(), gpus.c_str(), topo::fabric_name(in.fabric), nvlink.c_str(),
-                  nics.c_str(), topo::transport_name(in.transport),
-                  in.gpudirect_rdma ? "yes" : "no",
-                  in.sagemaker_name ? in.sagemaker_name->c_str() : "-");
+    line = string_printf("%-18s %-22s %-12s %-14s %-13s %-11s %-4s %s\n", in.name.c_str(),
+                         gpus.c_str(), topo::fabric_name(in.fabric), nvlink.c_str(), nics.c_str(),
+                         topo::transport_name(in.transport), in.gpudirect_rdma ? "yes" : "no",
+                         in.sagemaker_name ? in.sagemaker_name->c_str() : "-");
     o << line;
   }
   o << "\nNVLink/GPU and NICs are per direction and nominal; `topotune topo --instance NAME "

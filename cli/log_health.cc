@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/string_printf.h"
+
 namespace topotune::cli {
 namespace {
 
@@ -18,26 +20,27 @@ double median(std::vector<double> v) {
 }
 
 std::string size_text(std::int64_t b) {
-  char buf[32];
+  std::string buf;
   if (b >= (std::int64_t{1} << 30) && b % (std::int64_t{1} << 30) == 0) {
-    std::snprintf(buf, sizeof buf, "%lld GiB", static_cast<long long>(b >> 30));
+    buf = string_printf("%lld GiB", static_cast<long long>(b >> 30));
   } else if (b >= kMiB && b % kMiB == 0) {
-    std::snprintf(buf, sizeof buf, "%lld MiB", static_cast<long long>(b >> 20));
+    buf = string_printf("%lld MiB", static_cast<long long>(b >> 20));
   } else {
-    std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(b));
+    buf = string_printf("%lld B", static_cast<long long>(b));
   }
   return buf;
 }
 
 /// The rate that bounds busbw and what to check when a run falls short of the model.
 std::pair<std::string, std::string> line_rate_and_hint(const algo::NcclSystem& s) {
-  char rate[160];
+  std::string rate;
   if (s.nodes == 1) {
-    std::snprintf(rate, sizeof rate, "NVLink %.0f GB/s per GPU", s.gpu_intra_bandwidth.gbps_bytes());
+    rate = string_printf("NVLink %.0f GB/s per GPU", s.gpu_intra_bandwidth.gbps_bytes());
     return {rate, "check NVLink/NVSwitch (nvidia-smi nvlink -s, nvidia-smi topo -m, fabric manager)"};
   }
-  std::snprintf(rate, sizeof rate, "line rate %d x %.0f Gbps = %.1f GB/s per node", s.nics_per_node,
-                s.nic_bandwidth.value * 8 / 1e9, s.nics_per_node * s.nic_bandwidth.value / 1e9);
+  rate =
+      string_printf("line rate %d x %.0f Gbps = %.1f GB/s per node", s.nics_per_node,
+                    s.nic_bandwidth.value * 8 / 1e9, s.nics_per_node * s.nic_bandwidth.value / 1e9);
   switch (s.nic_class) {
     case algo::NicClass::EfaSrd:
     case algo::NicClass::EfaRdma:
@@ -94,7 +97,7 @@ HealthVerdict judge_health(const std::vector<HealthPoint>& points, const algo::N
   for (const HealthPoint& p : big) errors.push_back(std::abs(p.measured_busbw / p.predicted_busbw - 1));
   const double med = median(errors);
   const auto [rate, hint] = line_rate_and_hint(sys);
-  char line[400];
+  std::string line;
   if (first < big.size() && (big.size() - first >= 2 || big.size() == 1)) {
     for (std::size_t i = first; i < big.size(); ++i)
       shares.push_back(big[i].measured_busbw / big[i].predicted_busbw);
@@ -102,22 +105,22 @@ HealthVerdict judge_health(const std::vector<HealthPoint>& points, const algo::N
     v.from_bytes = big[first].bytes;
     v.share = median(shares);
     const HealthPoint& last = big.back();
-    std::snprintf(line, sizeof line,
-                  "underperforming: busbw at %.0f %% of predicted from %s (%.1f vs %.1f GB/s at "
-                  "%s; %s): %s",
-                  100 * v.share, size_text(v.from_bytes).c_str(), last.measured_busbw,
-                  last.predicted_busbw, size_text(last.bytes).c_str(), rate.c_str(), hint.c_str());
+    line = string_printf(
+        "underperforming: busbw at %.0f %% of predicted from %s (%.1f vs %.1f GB/s at "
+        "%s; %s): %s",
+        100 * v.share, size_text(v.from_bytes).c_str(), last.measured_busbw, last.predicted_busbw,
+        size_text(last.bytes).c_str(), rate.c_str(), hint.c_str());
   } else if (med <= kExpectedError) {
     v.healthy = true;
-    std::snprintf(line, sizeof line,
-                  "healthy: within the model's expected error (median |busbw error| %.1f %% <= "
-                  "%.0f %% for sizes >= 1 MiB; %s)",
-                  100 * med, 100 * kExpectedError, rate.c_str());
+    line = string_printf(
+        "healthy: within the model's expected error (median |busbw error| %.1f %% <= "
+        "%.0f %% for sizes >= 1 MiB; %s)",
+        100 * med, 100 * kExpectedError, rate.c_str());
   } else {
-    std::snprintf(line, sizeof line,
-                  "unclear: median |busbw error| %.1f %% is outside the model's expected %.0f %%, "
-                  "but no size range is uniformly low (%s)",
-                  100 * med, 100 * kExpectedError, rate.c_str());
+    line = string_printf(
+        "unclear: median |busbw error| %.1f %% is outside the model's expected %.0f %%, "
+        "but no size range is uniformly low (%s)",
+        100 * med, 100 * kExpectedError, rate.c_str());
   }
   v.text = line;
   return v;

@@ -11,9 +11,9 @@
 //  * a dead peer also surfaces as an MPI error (MPI_ERRORS_RETURN) or as mpirun killing the job;
 //  * rank 0 writes --out only after the last point and a final barrier, atomically.
 
-#include <CLI/CLI.hpp>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -27,6 +27,7 @@
 #include "cli/file_output.h"
 #include "cli/measure_schedules.h"
 #include "core/quantity_parse.h"
+#include "core/string_printf.h"
 #include "runtime/executor.h"
 #include "runtime/host_reducer.h"
 #include "runtime/measure_harness.h"
@@ -106,21 +107,21 @@ class Watchdog {
 };
 
 std::string table_header(sched::DataType) {
-  char line[256];
-  std::snprintf(line, sizeof line, "#%11s %12s %6s %12s %10s %10s  %-14s %7s\n", "size", "count",
-                "type", "time(us)", "algbw", "busbw", "algorithm", "#wrong");
+  std::string line;
+  line = string_printf("#%11s %12s %6s %12s %10s %10s  %-14s %7s\n", "size", "count", "type",
+                       "time(us)", "algbw", "busbw", "algorithm", "#wrong");
   std::string h = line;
-  std::snprintf(line, sizeof line, "#%11s %12s %6s %12s %10s %10s  %-14s %7s\n", "(B)",
-                "(elements)", "", "", "(GB/s)", "(GB/s)", "", "");
+  line = string_printf("#%11s %12s %6s %12s %10s %10s  %-14s %7s\n", "(B)", "(elements)", "", "",
+                       "(GB/s)", "(GB/s)", "", "");
   return h + line;
 }
 
 std::string table_row(const rt::MeasurementRow& r) {
-  char line[256];
-  std::snprintf(line, sizeof line, " %11lld %12lld %6s %12.1f %10.4f %10.4f  %-14s %7lld\n",
-                static_cast<long long>(r.bytes), static_cast<long long>(r.count),
-                sched::dtype_name(r.dtype), r.time_us, r.algbw_GBps, r.busbw_GBps,
-                r.algorithm.c_str(), static_cast<long long>(r.errors.value_or(0)));
+  std::string line;
+  line = string_printf(" %11lld %12lld %6s %12.1f %10.4f %10.4f  %-14s %7lld\n",
+                       static_cast<long long>(r.bytes), static_cast<long long>(r.count),
+                       sched::dtype_name(r.dtype), r.time_us, r.algbw_GBps, r.busbw_GBps,
+                       r.algorithm.c_str(), static_cast<long long>(r.errors.value_or(0)));
   return line;
 }
 

@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/nccl_common.h"
 #include "core/quantity_parse.h"
+#include "core/string_printf.h"
 #include "simulator/simulator.h"
 #include "topology/topology.h"
 
@@ -41,17 +42,16 @@ struct PredictArgs {
 
 void print_candidates(std::ostream& out, const algo::NcclPrediction& p) {
   for (const algo::NcclCandidate& c : p.candidates) {
-    char line[200];
+    std::string line;
     if (!c.enabled) {
-      std::snprintf(line, sizeof line, "#     %-9s %-6s  disabled: %s\n",
-                    algo::nccl_algo_name(c.algo), algo::nccl_proto_name(c.proto),
-                    c.why_disabled.c_str());
+      line = string_printf("#     %-9s %-6s  disabled: %s\n", algo::nccl_algo_name(c.algo),
+                           algo::nccl_proto_name(c.proto), c.why_disabled.c_str());
     } else {
-      std::snprintf(line, sizeof line,
-                    "#     %-9s %-6s  %12.2f us  (latency %9.2f us, %2d channels, bound by %s)%s\n",
-                    algo::nccl_algo_name(c.algo), algo::nccl_proto_name(c.proto), c.time.us(),
-                    c.latency.us(), c.channels, c.bottleneck.c_str(),
-                    c.algo == p.chosen.algo && c.proto == p.chosen.proto ? "  <= chosen" : "");
+      line = string_printf(
+          "#     %-9s %-6s  %12.2f us  (latency %9.2f us, %2d channels, bound by %s)%s\n",
+          algo::nccl_algo_name(c.algo), algo::nccl_proto_name(c.proto), c.time.us(), c.latency.us(),
+          c.channels, c.bottleneck.c_str(),
+          c.algo == p.chosen.algo && c.proto == p.chosen.proto ? "  <= chosen" : "");
     }
     out << line;
   }
@@ -84,10 +84,10 @@ struct PredictRow {
 };
 
 void print_row(std::ostream& out, const PredictRow& r) {
-  char line[200];
-  std::snprintf(line, sizeof line, "%12lld  %12lld     float %10.2f  %6.2f  %6.2f  %-9s  %s\n",
-                static_cast<long long>(r.bytes), static_cast<long long>(r.bytes / 4), r.time_us,
-                r.algbw, r.busbw, r.algorithm.c_str(), r.protocol.c_str());
+  std::string line;
+  line = string_printf("%12lld  %12lld     float %10.2f  %6.2f  %6.2f  %-9s  %s\n",
+                       static_cast<long long>(r.bytes), static_cast<long long>(r.bytes / 4),
+                       r.time_us, r.algbw, r.busbw, r.algorithm.c_str(), r.protocol.c_str());
   out << line;
 }
 

@@ -4,7 +4,6 @@
 //   topotune schedule --algo ring --ranks 8 --size 64M
 //   topotune schedule --algo hierarchical --inner tree --instance p4d.24xlarge --nodes 4 --size 1G
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 #include <memory>
 #include <ostream>
@@ -19,6 +18,7 @@
 #include "cli/algorithm_flags.h"
 #include "cli/commands.h"
 #include "core/quantity_parse.h"
+#include "core/string_printf.h"
 #include "topology/topology.h"
 
 namespace topotune::cli {
@@ -84,31 +84,31 @@ void print_table(const sched::Schedule& s, const Cluster& c, Expected<Seconds> c
                  std::ostream& out) {
   const sched::ScheduleStats st = sched::schedule_stats(s);
   const auto& spec = s.spec();
-  char line[512];
-  std::snprintf(line, sizeof line, "%-22s %s\n", "algorithm", s.algorithm().c_str());
+  std::string line;
+  line = string_printf("%-22s %s\n", "algorithm", s.algorithm().c_str());
   out << line;
-  std::snprintf(line, sizeof line, "%-22s %s of %s %s on %d ranks (%d hosts x %d GPUs)\n",
-                "collective", sched::collective_name(spec.collective),
-                format_size(spec.bytes).c_str(), sched::dtype_name(spec.dtype), spec.ranks,
-                c.layout.hosts, c.layout.gpus_per_host);
+  line = string_printf("%-22s %s of %s %s on %d ranks (%d hosts x %d GPUs)\n", "collective",
+                       sched::collective_name(spec.collective), format_size(spec.bytes).c_str(),
+                       sched::dtype_name(spec.dtype), spec.ranks, c.layout.hosts,
+                       c.layout.gpus_per_host);
   out << line;
-  std::snprintf(line, sizeof line, "%-22s %d\n%-22s %zu\n", "steps (DAG depth)", st.steps,
-                "transfers", st.transfers);
+  line = string_printf("%-22s %d\n%-22s %zu\n", "steps (DAG depth)", st.steps, "transfers",
+                       st.transfers);
   out << line;
-  std::snprintf(line, sizeof line, "%-22s min %s  max %s\n", "bytes sent per rank",
-                format_size(st.min_sent_per_rank).c_str(), format_size(st.max_sent_per_rank).c_str());
+  line = string_printf("%-22s min %s  max %s\n", "bytes sent per rank",
+                       format_size(st.min_sent_per_rank).c_str(),
+                       format_size(st.max_sent_per_rank).c_str());
   out << line;
   if (s.num_endpoints() > s.num_ranks()) {
-    std::snprintf(line, sizeof line, "%-22s %d CPU server endpoints\n", "extra endpoints",
-                  s.num_endpoints() - s.num_ranks());
+    line = string_printf("%-22s %d CPU server endpoints\n", "extra endpoints",
+                         s.num_endpoints() - s.num_ranks());
     out << line;
   }
   if (closed) {
-    std::snprintf(line, sizeof line, "%-22s %s on %s\n", "closed-form time",
-                  format_duration(*closed).c_str(), c.description.c_str());
+    line = string_printf("%-22s %s on %s\n", "closed-form time", format_duration(*closed).c_str(),
+                         c.description.c_str());
   } else {
-    std::snprintf(line, sizeof line, "%-22s n/a (%s)\n", "closed-form time",
-                  closed.error().message.c_str());
+    line = string_printf("%-22s n/a (%s)\n", "closed-form time", closed.error().message.c_str());
   }
   out << line;
 }

@@ -21,6 +21,7 @@
 #include "cli/file_output.h"
 #include "cli/nccl_common.h"
 #include "core/quantity_parse.h"
+#include "core/string_printf.h"
 #include "simulator/simulator.h"
 #include "topology/cluster_spec.h"
 #include "topology/topology.h"
@@ -99,31 +100,31 @@ std::vector<LinkId> used_links(const sim::SimResult& r) { return r.bottlenecks(r
 void print_table(const sched::Schedule& s, const sim::SimResult& r, const topo::Topology& t,
                  const std::string& cluster, std::ostream& out) {
   const auto& spec = s.spec();
-  char line[512];
-  std::snprintf(line, sizeof line,
-                "%-12s %s\n%-12s %s\n%-12s %s of %s %s on %d ranks\n%-12s %zu (%llu events)\n",
-                "algorithm", s.algorithm().c_str(), "cluster", cluster.c_str(), "collective",
-                sched::collective_name(spec.collective), format_size(spec.bytes).c_str(),
-                sched::dtype_name(spec.dtype), spec.ranks, "transfers", s.size(),
-                static_cast<unsigned long long>(r.events));
+  std::string line;
+  line =
+      string_printf("%-12s %s\n%-12s %s\n%-12s %s of %s %s on %d ranks\n%-12s %zu (%llu events)\n",
+                    "algorithm", s.algorithm().c_str(), "cluster", cluster.c_str(), "collective",
+                    sched::collective_name(spec.collective), format_size(spec.bytes).c_str(),
+                    sched::dtype_name(spec.dtype), spec.ranks, "transfers", s.size(),
+                    static_cast<unsigned long long>(r.events));
   out << line;
-  std::snprintf(line, sizeof line, "%-12s %s\n%-12s %.3f GB/s\n%-12s %.3f GB/s\n", "time",
-                format_duration(r.makespan).c_str(), "algbw", r.algbw.gbps_bytes(), "busbw",
-                r.busbw.gbps_bytes());
+  line = string_printf("%-12s %s\n%-12s %.3f GB/s\n%-12s %.3f GB/s\n", "time",
+                       format_duration(r.makespan).c_str(), "algbw", r.algbw.gbps_bytes(), "busbw",
+                       r.busbw.gbps_bytes());
   out << line;
   const std::vector<LinkId> top = r.bottlenecks(kTopLinks);
   if (top.empty()) return;
   out << "\nbottleneck links (busy = bytes / capacity; utilisation = busy / time)\n";
-  std::snprintf(line, sizeof line, "  %-32s %-16s %10s %12s %12s %6s\n", "link", "kind", "bytes",
-                "capacity", "busy", "util");
+  line = string_printf("  %-32s %-16s %10s %12s %12s %6s\n", "link", "kind", "bytes", "capacity",
+                       "busy", "util");
   out << line;
   for (LinkId id : top) {
     const topo::Link& l = t.link(id);
     const sim::LinkStats& st = r.links[id.index()];
-    std::snprintf(line, sizeof line, "  %-32s %-16s %10s %12s %12s %5.1f%%\n",
-                  link_name(t, id).c_str(), topo::link_kind_name(l.kind),
-                  format_size(st.bytes).c_str(), format_rate(l.bandwidth).c_str(),
-                  format_duration(st.busy).c_str(), 100.0 * r.utilisation(id));
+    line = string_printf("  %-32s %-16s %10s %12s %12s %5.1f%%\n", link_name(t, id).c_str(),
+                         topo::link_kind_name(l.kind), format_size(st.bytes).c_str(),
+                         format_rate(l.bandwidth).c_str(), format_duration(st.busy).c_str(),
+                         100.0 * r.utilisation(id));
     out << line;
   }
 }

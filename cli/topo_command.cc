@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "core/quantity_parse.h"
+#include "core/string_printf.h"
 #include "topology/topology_export.h"
 
 namespace topotune::cli {
@@ -43,9 +44,9 @@ Expected<topo::ClusterSpec> make_spec(const TopoOptions& o) {
 
 std::string link_class_rows(const topo::Topology& t) {
   std::ostringstream o;
-  char line[200];
-  std::snprintf(line, sizeof line, "  %-17s %7s  %-28s %6s  %s\n", "class", "links*",
-                "nominal per link (per dir)", "effic.", "latency/hop");
+  std::string line;
+  line = string_printf("  %-17s %7s  %-28s %6s  %s\n", "class", "links*",
+                       "nominal per link (per dir)", "effic.", "latency/hop");
   o << line;
   for (int k = 0; k < topo::kNumLinkKinds; ++k) {
     const auto kind = static_cast<topo::LinkKind>(k);
@@ -61,8 +62,8 @@ std::string link_class_rows(const topo::Topology& t) {
     std::string r;
     for (double v : rates) r += (r.empty() ? "" : ", ") + format_rate(BytesPerSec(v));
     const topo::LinkClassParams& p = t.spec().params(kind);
-    std::snprintf(line, sizeof line, "  %-17s %7d  %-28s %6.2f  %s\n", topo::link_kind_name(kind),
-                  count, r.c_str(), p.efficiency, format_duration(p.latency).c_str());
+    line = string_printf("  %-17s %7d  %-28s %6.2f  %s\n", topo::link_kind_name(kind), count,
+                         r.c_str(), p.efficiency, format_duration(p.latency).c_str());
     o << line;
   }
   o << "  * directed links: a full-duplex cable is two links\n";

@@ -20,6 +20,7 @@
 #include "cli/file_output.h"
 #include "cli/log_health.h"
 #include "cli/nccl_common.h"
+#include "core/string_printf.h"
 
 namespace topotune::cli {
 namespace {
@@ -47,17 +48,15 @@ struct Row {
 
 /// The acceptance summary; with a `prefix` (one algorithm's rows) empty size classes are left out.
 void print_summary(std::ostream& out, const tune::ErrorSummary& s, const std::string& prefix) {
-  char line[300];
+  std::string line;
   if (prefix.empty() || s.count_large > 0) {
-    std::snprintf(line, sizeof line,
-                  "# %ssizes >= 1 MiB: %2d, median |busbw error| %5.1f%%, max %6.1f%%\n",
-                  prefix.c_str(), s.count_large, 100 * s.median_large, 100 * s.max_large);
+    line = string_printf("# %ssizes >= 1 MiB: %2d, median |busbw error| %5.1f%%, max %6.1f%%\n",
+                         prefix.c_str(), s.count_large, 100 * s.median_large, 100 * s.max_large);
     out << line;
   }
   if (prefix.empty() || s.count_small > 0) {
-    std::snprintf(line, sizeof line,
-                  "# %ssizes <  1 MiB: %2d, median |busbw error| %5.1f%%, max %6.1f%%\n",
-                  prefix.c_str(), s.count_small, 100 * s.median_small, 100 * s.max_small);
+    line = string_printf("# %ssizes <  1 MiB: %2d, median |busbw error| %5.1f%%, max %6.1f%%\n",
+                         prefix.c_str(), s.count_small, 100 * s.median_small, 100 * s.max_small);
     out << line;
   }
 }
@@ -162,11 +161,11 @@ void print_rows(std::ostream& out, const std::vector<Row>& rows) {
       << "#        (B)                            (us)        (us)      (GB/s)      (GB/s)     (%)"
          "  (NCCL: algo/proto)\n";
   for (const Row& r : rows) {
-    char line[300];
-    std::snprintf(line, sizeof line, "%12lld  %-18s  %10.2f  %10.2f  %10.2f  %10.2f  %+6.1f  %s\n",
-                  static_cast<long long>(r.bytes), r.algorithm.c_str(), r.measured_us,
-                  r.predicted_us, r.measured_busbw, r.predicted_busbw, 100 * r.error,
-                  r.model.c_str());
+    std::string line;
+    line = string_printf("%12lld  %-18s  %10.2f  %10.2f  %10.2f  %10.2f  %+6.1f  %s\n",
+                         static_cast<long long>(r.bytes), r.algorithm.c_str(), r.measured_us,
+                         r.predicted_us, r.measured_busbw, r.predicted_busbw, 100 * r.error,
+                         r.model.c_str());
     out << line;
   }
   print_summary(out, summary_of(rows, ""), "");
