@@ -46,5 +46,14 @@ expect 2 "is a directory" predict --instance p4d.24xlarge --nodes 2 --calibratio
 expect 2 "is a directory" validate --instance p4d.24xlarge --nodes 2 --nccl-tests "$tmp"
 TOPOTUNE_MAX_INPUT_MB=1 expect 2 "limit on an input file" validate --instance p4d.24xlarge --nodes 2 --nccl-tests /dev/zero
 TOPOTUNE_MAX_INPUT_MB=1 expect 2 "limit on an input file" predict --instance p4d.24xlarge --nodes 2 --calibration /dev/zero
+# plan reads its cluster file and calibration once: a pipe or FIFO has no second reading
+# (the second read used to find nothing and abort, or block on the FIFO).
+printf '{"schema": "topotune.cluster/1", "instance": "p4d.24xlarge", "nodes": 2}' > "$tmp/c.json"
+printf '{"schema": "topotune.nccl_model/1", "parameters": {"nic_latency_us.efa_srd": 20}}' > "$tmp/cal.json"
+expect 0 "cluster: 2 x p4d.24xlarge" plan --cluster <(cat "$tmp/c.json") --calibration <(cat "$tmp/cal.json")
+expect 0 "cluster: 2 x p4d.24xlarge" plan --instance p4d.24xlarge --nodes 2 --calibration <(cat "$tmp/cal.json")
+mkfifo "$tmp/fifo"
+(timeout 20 cat "$tmp/c.json" > "$tmp/fifo" &)
+expect 0 "cluster: 2 x p4d.24xlarge" plan --cluster "$tmp/fifo"
 if [ "$fails" -ne 0 ]; then echo "$fails failure(s)"; exit 1; fi
 echo "limits CLI: ok"
