@@ -96,6 +96,11 @@ Expected<tune::PlanInputs> inputs_from_args(PlanArgs a) {
   if (!(a.efficiency > 0 && a.efficiency <= 1)) {
     return fail(Errc::InvalidArgument, "--compute-efficiency must be in (0, 1]");
   }
+  // inf or 1e300 would write a plan its own --replay refuses.
+  if (!(a.peak_tflops >= 0 && a.peak_tflops <= tune::kMaxPeakFlops / 1e12)) {
+    return fail(Errc::InvalidArgument, "--peak-tflops must be in [0, 100000]");
+  }
+  TT_TRY_VOID(tune::check_compute(in.compute));
   if (a.dtype != "auto") {
     TT_TRY(tune::CommDtype d, tune::parse_comm_dtype(a.dtype));
     in.dtypes = {d};
@@ -114,6 +119,7 @@ Expected<tune::PlanInputs> inputs_from_args(PlanArgs a) {
       if (b.value <= 0) return fail(Errc::InvalidArgument, "--buckets: sizes must be positive");
     }
   }
+  TT_TRY_VOID(tune::check_plan_lists(in));
   return in;
 }
 

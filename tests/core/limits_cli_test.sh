@@ -55,5 +55,33 @@ expect 0 "cluster: 2 x p4d.24xlarge" plan --instance p4d.24xlarge --nodes 2 --ca
 mkfifo "$tmp/fifo"
 (timeout 20 cat "$tmp/c.json" > "$tmp/fifo" &)
 expect 0 "cluster: 2 x p4d.24xlarge" plan --cluster "$tmp/fifo"
+# Outputs and schedules the tuner and predict build are sized before they are built.
+expect 2 "the JSON of 2924544 links needs 4.2 GiB, 2.0 GiB available" topo --instance p5.48xlarge --nodes 16384 --format json
+expect 2 "needs 13.0 GiB, 2.0 GiB available" predict --instance p4d.24xlarge --nodes 1024 --algo ring --simulate --sizes 1M
+# The address-space limit (ulimit -v) counts too: past it the JSON tree's destructor would
+# hit std::bad_alloc and terminate (exit 134).
+(
+  fails=0
+  unset TOPOTUNE_MEMORY_LIMIT_MB
+  ulimit -v 1500000
+  expect 2 "available (see docs/limits.md)" topo --instance p5.48xlarge --nodes 16384 --format json
+  exit "$fails"
+) || fails=$((fails + 1))
+# Plan replays: lists bounded, each key once, figures finite (a plan with 100,000 dtypes took
+# > 12 GB; --peak-tflops inf wrote a plan its own replay refused).
+"$bin" plan --instance p4d.24xlarge --nodes 2 --format json > "$tmp/plan.json"
+python3 - "$tmp" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1] + "/plan.json"))
+d["inputs"]["dtypes"] = ["fp32"] * 100000
+json.dump(d, open(sys.argv[1] + "/dtypes.json", "w"))
+text = open(sys.argv[1] + "/plan.json").read()
+open(sys.argv[1] + "/dup.json", "w").write(text.replace('"nodes": 2', '"nodes": 2, "nodes": 3', 1))
+PY
+expect 0 "recommend" plan --replay "$tmp/plan.json"
+expect 2 "dtypes has 100000 entries, more than the 3 allowed" plan --replay "$tmp/dtypes.json"
+expect 2 "duplicate key 'nodes'" plan --replay "$tmp/dup.json"
+expect 2 "--peak-tflops must be in [0, 100000]" plan --instance p4d.24xlarge --nodes 2 --peak-tflops inf
+expect 2 "lists a value twice" plan --instance p4d.24xlarge --nodes 2 --algos ring,ring
 if [ "$fails" -ne 0 ]; then echo "$fails failure(s)"; exit 1; fi
 echo "limits CLI: ok"
