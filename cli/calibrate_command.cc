@@ -19,6 +19,7 @@
 #include "cli/file_output.h"
 #include "cli/nccl_common.h"
 #include "core/quantity_parse.h"
+#include "core/utf8.h"
 
 namespace topotune::cli {
 namespace {
@@ -309,6 +310,9 @@ Expected<void> run_calibrate(const CalibrateArgs& a, std::ostream& out) {
   if (a.instances.empty() && a.clusters.empty())
     return fail(Errc::InvalidArgument, "give --instance or --cluster (one, or one per run)");
   TT_TRY_VOID(check_output_path(a.output).context("-o"));  // before the fit, not after it
+  if (!is_valid_utf8(a.description)) {  // the JSON output cannot hold it
+    return fail(Errc::InvalidArgument, "--description is not valid UTF-8");
+  }
   TT_TRY(const Cases cases, load_cases(a));
   TT_TRY(algo::NcclModelParams params, load_nccl_model(a.start));
   std::string links;
@@ -322,8 +326,11 @@ Expected<void> run_calibrate(const CalibrateArgs& a, std::ostream& out) {
   std::string description = a.description;
   if (description.empty()) {
     description = "calibrated by topotune calibrate on:";
-    for (const auto& c : cases.nccl) description += " " + c.name;
-    for (const auto& c : cases.links) description += " " + c.name + " (link classes)";
+    // File names are bytes, not text: repaired so that the JSON can hold them.
+    for (const auto& c : cases.nccl) description += " " + to_valid_utf8(c.name);
+    for (const auto& c : cases.links) {
+      description += " " + to_valid_utf8(c.name) + " (link classes)";
+    }
   }
   std::string text = algo::params_to_json(params, description);
   if (!links.empty()) {

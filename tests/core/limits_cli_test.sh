@@ -83,5 +83,35 @@ expect 2 "dtypes has 100000 entries, more than the 3 allowed" plan --replay "$tm
 expect 2 "duplicate key 'nodes'" plan --replay "$tmp/dup.json"
 expect 2 "--peak-tflops must be in [0, 100000]" plan --instance p4d.24xlarge --nodes 2 --peak-tflops inf
 expect 2 "lists a value twice" plan --instance p4d.24xlarge --nodes 2 --algos ring,ring
+# Duplicate keys in cluster and measurement files; counts, times and rates in range.
+printf '{"schema": "topotune.cluster/1", "instance": "p4d.24xlarge", "nodes": 2, "nodes": 64}' > "$tmp/cdup.json"
+expect 2 "duplicate key 'nodes'" topo --cluster "$tmp/cdup.json"
+m='{"schema": "topotune.measurement/1", "backend": "mpi", "ranks": 16, "nodes": 2'
+row='"rows": [{"algorithm": "ring", "bytes": 1048576, "time_us": 100}]'
+echo "$m, $row}" > "$tmp/m.json"
+echo "$m, \"ranks\": 32, $row}" > "$tmp/mdup.json"
+echo "$m, \"channels\": 1025, $row}" > "$tmp/mch.json"
+echo "$m, \"rows\": [{\"algorithm\": \"ring\", \"bytes\": 1048576, \"time_us\": 1e308}]}" > "$tmp/mtime.json"
+expect 0 "sizes >= 1 MiB" validate --instance p4d.24xlarge --measured "$tmp/m.json"
+expect 2 "duplicate key 'ranks'" validate --instance p4d.24xlarge --measured "$tmp/mdup.json"
+expect 2 "channels must be in [1, 1024], got 1025" validate --instance p4d.24xlarge --measured "$tmp/mch.json"
+expect 2 "rows[0]: times must be in [0, 1e12] us" validate --instance p4d.24xlarge --measured "$tmp/mtime.json"
+echo "$m, \"channels\": 1024, \"chunks\": 65536, $row}" > "$tmp/mcc.json"
+expect 2 "more than a schedule can hold" validate --instance p4d.24xlarge --measured "$tmp/mcc.json"
+expect 2 "more than a schedule can hold" calibrate --instance p4d.24xlarge --measured "$tmp/mcc.json" -o "$tmp/out.json"
+expect 2 "--gpus-per-thread must be in [1, 1024]" validate --instance p4d.24xlarge --measured "$tmp/m.json" --gpus-per-thread 0
+log=$(dirname "$0")/../../fuzz/corpus/nccl_tests_parser_fuzz/dgx_a100_4n_ib_deepops_slurm.txt
+awk '!done && /^ +[0-9]+ +[0-9]+ +float/ {$6 = "1e308"; done = 1} {print}' "$log" > "$tmp/big.txt"
+expect 2 "times must be in [0, 1e12] us" validate --instance p4d.24xlarge --nccl-tests "$tmp/big.txt"
+printf '{"schema": "topotune.cluster/1", "instance": "p4d.24xlarge", "nodes": 2, "overrides": {"network.nic_Gbps": 5e-324}}' > "$tmp/nic.json"
+expect 2 "nic_Gbps: must be in [0.001, 1e7], got 5e-324" predict --cluster "$tmp/nic.json"
+# A 30 MB instance name is refused before the did-you-mean search (it took 15.6 s).
+python3 -c 'import sys; sys.stdout.write("{\"schema\": \"topotune.cluster/1\", \"nodes\": 2, \"instance\": \"" + "x" * 30000000 + "\"}")' > "$tmp/long.json"
+TOPOTUNE_MAX_INPUT_MB=64 expect 2 "the name is 30000000 characters, more than 128" topo --cluster "$tmp/long.json"
+# Invalid UTF-8: a --description is refused, a log's file name repaired (was a type_error).
+expect 2 "--description is not valid UTF-8" calibrate --nccl-tests "$log" --instance p4d.24xlarge -o "$tmp/cal_out.json" --description "$(printf 'x\xff')"
+badname="$tmp/$(printf 'log\xff').txt"
+cp "$log" "$badname"
+expect 0 "written to" calibrate --nccl-tests "$badname" --instance p4d.24xlarge -o "$tmp/cal_out.json"
 if [ "$fails" -ne 0 ]; then echo "$fails failure(s)"; exit 1; fi
 echo "limits CLI: ok"
