@@ -20,6 +20,7 @@
 #include "cli/nccl_common.h"
 #include "core/quantity_parse.h"
 #include "core/utf8.h"
+#include "cli/progress_line.h"
 
 namespace topotune::cli {
 namespace {
@@ -285,6 +286,8 @@ Expected<algo::NcclModelParams> fit_nccl(const CalibrateArgs& a,
                                          const algo::NcclModelParams& start, std::ostream& out) {
   tune::CalibrationOptions opt;
   opt.max_rounds = a.rounds;
+  ProgressLine progress("calibrate: loss evaluations");  // long fits say they are alive
+  opt.on_evaluation = [&progress](int n) { progress.update(n); };
   TT_TRY(opt.parameters, determinable(a, cases, start, out));
   if (opt.parameters.empty()) return fail(Errc::InvalidArgument, "the logs determine no parameter");
   TT_TRY(const tune::CalibrationResult res, tune::calibrate(cases, start, opt));

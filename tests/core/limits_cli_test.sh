@@ -113,5 +113,11 @@ expect 2 "--description is not valid UTF-8" calibrate --nccl-tests "$log" --inst
 badname="$tmp/$(printf 'log\xff').txt"
 cp "$log" "$badname"
 expect 0 "written to" calibrate --nccl-tests "$badname" --instance p4d.24xlarge -o "$tmp/cal_out.json"
+# Long calibrations report progress on stderr; short ones (every test) stay quiet.
+TOPOTUNE_PROGRESS_SECONDS=0 expect 0 "topotune: calibrate: loss evaluations: 1, 0 s" calibrate --nccl-tests "$log" --instance p4d.24xlarge -o "$tmp/cal_out.json"
+if "$bin" calibrate --nccl-tests "$log" --instance p4d.24xlarge -o "$tmp/cal_out.json" 2>&1 >/dev/null | grep -q "loss evaluations"; then
+  echo "FAIL: a short calibration printed progress"
+  fails=$((fails + 1))
+fi
 if [ "$fails" -ne 0 ]; then echo "$fails failure(s)"; exit 1; fi
 echo "limits CLI: ok"
