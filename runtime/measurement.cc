@@ -145,7 +145,7 @@ Expected<Measurement> measurement_from_json(const std::string& text, const std::
     DuplicateKeyCheck<json> dup;
     j = json::parse(text, dup.callback());
     if (dup.found()) return fail(Errc::ParseError, origin + ": " + dup.message());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for 2e308
     return fail(Errc::ParseError, origin + ": malformed JSON: " + e.what());
   }
   try {

@@ -161,6 +161,8 @@ Expected<Schedule> ScheduleJson::parse(std::string_view text, const std::string&
   } catch (const json::parse_error& e) {
     return fail(Errc::ParseError, origin + ": malformed JSON at byte " + std::to_string(e.byte) +
                                       ": " + e.what());
+  } catch (const json::exception& e) {  // out_of_range for a number such as 2e308
+    return fail(Errc::ParseError, origin + ": malformed JSON: " + e.what());
   }
   if (!j.is_object()) return bad(origin, "", "expected a JSON object");
   TT_TRY(const std::string schema, string_member(j, "schema", origin, ""));

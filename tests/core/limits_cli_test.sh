@@ -39,6 +39,8 @@ for f in s5 null; do
   expect 2 "not an NCCL model file" predict --instance p4d.24xlarge --nodes 2 --calibration "$tmp/$f.json"
   expect 2 "not an NCCL model file" simulate --instance p4d.24xlarge --nodes 2 --algo ring --size 1M --calibration "$tmp/$f.json"
 done
+printf '{"schema": "topotune.nccl_model/1", "parameters": {"nic_latency_us.efa_srd": 2e308}}' > "$tmp/overflow.json"
+expect 2 "overflow.json: malformed JSON: [json.exception.out_of_range.406] number overflow" predict --instance p4d.24xlarge --nodes 2 --calibration "$tmp/overflow.json"
 expect 2 "duplicate key 'schema'" predict --instance p4d.24xlarge --nodes 2 --calibration "$tmp/dup.json"
 expect 2 "nccl.max_channels' must be in [1, 64], got 0" predict --instance p4d.24xlarge --nodes 2 --calibration "$tmp/ch0.json"
 expect 2 "must be in [0.05, 5000], got 1e+308" predict --instance p4d.24xlarge --nodes 2 --calibration "$tmp/lat.json"
