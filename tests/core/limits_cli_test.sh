@@ -63,7 +63,7 @@ expect 2 "needs 13.0 GiB, 2.0 GiB available" predict --instance p4d.24xlarge --n
 # The address-space limit (ulimit -v) counts too: past it the JSON tree's destructor would
 # hit std::bad_alloc and terminate (exit 134).
 # (Skipped where the binary cannot start under a small address space: ASan reserves terabytes.)
-if (ulimit -v 1500000; "$bin" --version) >/dev/null 2>&1; then
+if (ulimit -v 1500000; "$bin" --version; exit $?) >/dev/null 2>&1; then
   (
     fails=0
     unset TOPOTUNE_MEMORY_LIMIT_MB
