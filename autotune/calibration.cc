@@ -113,7 +113,12 @@ Expected<CalibrationResult> calibrate(const std::vector<CalibrationCase>& cases,
     v = std::clamp(std::max(v, 1e-9) * factor, free_params[k]->min, free_params[k]->max);
     return p;
   };
-  const auto loss = [&cases](const algo::NcclModelParams& p) { return calibration_loss(cases, p); };
+  int evaluated = 0;
+  const auto loss = [&](const algo::NcclModelParams& p) {
+    auto l = calibration_loss(cases, p);
+    if (options.on_evaluation) options.on_evaluation(++evaluated);
+    return l;
+  };
   TT_TRY(best, log_coordinate_descent(res.params, free_params.size(), options.max_rounds, best,
                                       scaled, loss, res.evaluations));
   res.loss_after = best;

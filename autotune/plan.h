@@ -116,7 +116,23 @@ struct StoredPlan {
   std::string comm_dtype;
   std::string version;
 };
+/// Reads a plan written by plan_to_json (autotune/plan_replay.cc). Duplicate keys, lists past
+/// the limits below and compute figures check_compute refuses are errors.
 Expected<StoredPlan> read_plan_json(const std::string& text, const std::string& origin);
+
+/// Bounds on a plan's inputs, from the command line or a replayed plan (docs/limits.md):
+/// each dtype and algorithm family at most once, at most 64 bucket sizes of 1 byte to 1 TiB.
+inline constexpr std::size_t kMaxPlanDtypes = 3;
+inline constexpr std::size_t kMaxPlanAlgorithms = 8;
+inline constexpr std::size_t kMaxPlanBuckets = 64;
+inline constexpr std::int64_t kMaxPlanBucketBytes = std::int64_t{1} << 40;
+inline constexpr int kMaxBatchPerGpu = 1 << 20;
+inline constexpr double kMaxPeakFlops = 1e17;  ///< FLOP/s per GPU: 100 PFLOP/s
+/// Fails unless the lists of `in` are within the bounds above.
+Expected<void> check_plan_lists(const PlanInputs& in);
+/// Fails unless batch per GPU is in [1, kMaxBatchPerGpu], peak FLOP/s finite in
+/// [0, kMaxPeakFlops] (0: the GPU's own) and efficiency in (0, 1].
+Expected<void> check_compute(const ComputeParams& c);
 
 /// One sentence: what to use and what it buys.
 std::string recommendation_sentence(const Plan& plan);

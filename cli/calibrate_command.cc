@@ -17,8 +17,10 @@
 #include "cli/commands.h"
 #include "cli/file_output.h"
 #include "cli/nccl_common.h"
+#include "cli/progress_line.h"
 #include "core/quantity_parse.h"
 #include "core/string_printf.h"
+#include "core/utf8.h"
 
 namespace topotune::cli {
 namespace {
@@ -284,6 +286,8 @@ Expected<algo::NcclModelParams> fit_nccl(const CalibrateArgs& a,
                                          const algo::NcclModelParams& start, std::ostream& out) {
   tune::CalibrationOptions opt;
   opt.max_rounds = a.rounds;
+  ProgressLine progress("calibrate: loss evaluations");  // long fits say they are alive
+  opt.on_evaluation = [&progress](int n) { progress.update(n); };
   TT_TRY(opt.parameters, determinable(a, cases, start, out));
   if (opt.parameters.empty()) return fail(Errc::InvalidArgument, "the logs determine no parameter");
   TT_TRY(const tune::CalibrationResult res, tune::calibrate(cases, start, opt));
@@ -307,6 +311,9 @@ Expected<void> run_calibrate(const CalibrateArgs& a, std::ostream& out) {
   if (a.instances.empty() && a.clusters.empty())
     return fail(Errc::InvalidArgument, "give --instance or --cluster (one, or one per run)");
   TT_TRY_VOID(check_output_path(a.output).context("-o"));  // before the fit, not after it
+  if (!is_valid_utf8(a.description)) {  // the JSON output cannot hold it
+    return fail(Errc::InvalidArgument, "--description is not valid UTF-8");
+  }
   TT_TRY(const Cases cases, load_cases(a));
   TT_TRY(algo::NcclModelParams params, load_nccl_model(a.start));
   std::string links;
@@ -320,8 +327,11 @@ Expected<void> run_calibrate(const CalibrateArgs& a, std::ostream& out) {
   std::string description = a.description;
   if (description.empty()) {
     description = "calibrated by topotune calibrate on:";
-    for (const auto& c : cases.nccl) description += " " + c.name;
-    for (const auto& c : cases.links) description += " " + c.name + " (link classes)";
+    // File names are bytes, not text: repaired so that the JSON can hold them.
+    for (const auto& c : cases.nccl) description += " " + to_valid_utf8(c.name);
+    for (const auto& c : cases.links) {
+      description += " " + to_valid_utf8(c.name) + " (link classes)";
+    }
   }
   std::string text = algo::params_to_json(params, description);
   if (!links.empty()) {

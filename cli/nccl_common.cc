@@ -105,16 +105,22 @@ bool default_links(const topo::ClusterSpec& spec) {
 }  // namespace
 
 Expected<void> apply_calibration_file(const std::string& calibration, topo::ClusterSpec& spec) {
-  TT_TRY(const algo::NcclModelParams base, load_nccl_model(""));
   if (calibration.empty()) {
     // One model of time: the physical parameters the NCCL model was fitted with apply to
     // every algorithm on a cluster whose links nobody measured (docs/calibration.md).
     if (!default_links(spec)) return {};
+    TT_TRY(const algo::NcclModelParams base, load_nccl_model(""));
     return tune::apply_model_to_links(base, spec);
   }
   TT_TRY(const std::string text, read_input_file(calibration, "calibration file"));
-  TT_TRY(const tune::LinkCalibration c, tune::parse_link_calibration(text, calibration, base));
-  return tune::apply_calibration(c, spec, calibration);
+  return apply_calibration_text(text, calibration, spec);
+}
+
+Expected<void> apply_calibration_text(const std::string& text, const std::string& origin,
+                                      topo::ClusterSpec& spec) {
+  TT_TRY(const algo::NcclModelParams base, load_nccl_model(""));
+  TT_TRY(const tune::LinkCalibration c, tune::parse_link_calibration(text, origin, base));
+  return tune::apply_calibration(c, spec, origin);
 }
 
 Expected<algo::NcclOptions> make_nccl_options(const std::string& version, const std::string& algos,

@@ -33,6 +33,11 @@ Expected<algo::NcclModelParams> load_nccl_model(const std::string& calibration);
 /// An empty path changes nothing.
 Expected<void> apply_calibration_file(const std::string& calibration, topo::ClusterSpec& spec);
 
+/// apply_calibration_file on a calibration already read (`origin` names it in messages), for
+/// a command that also embeds the text: a pipe or FIFO can be read only once.
+Expected<void> apply_calibration_text(const std::string& text, const std::string& origin,
+                                      topo::ClusterSpec& spec);
+
 /// Parses NCCL_ALGO-style and NCCL_PROTO-style comma lists ("ring,tree", "^LL128", "" = all).
 Expected<algo::NcclOptions> make_nccl_options(const std::string& version, const std::string& algos,
                                               const std::string& protos);

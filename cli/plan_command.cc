@@ -43,10 +43,17 @@ struct PlanArgs {
   std::string emit;
   std::string out;
   std::string replay;
+  std::string calibration_text;  ///< --calibration's content, read once before it is used
 };
 
 Expected<std::string> read_text(const std::string& path, const char* what) {
   return read_input_file(path, what);
+}
+
+// --calibration on the cluster's links, from the text read once (PlanArgs::calibration_text).
+Expected<void> apply_plan_calibration(const PlanArgs& a, topo::ClusterSpec& spec) {
+  if (a.calibration.empty()) return apply_calibration_file("", spec);
+  return apply_calibration_text(a.calibration_text, a.calibration, spec).context("--calibration");
 }
 
 // The cluster as a topotune.cluster/1 document, for the plan to embed and replay. Its
@@ -54,11 +61,12 @@ Expected<std::string> read_text(const std::string& path, const char* what) {
 // calibration; the NCCL predictor gets the file through PlanInputs::calibration_json).
 Expected<std::string> cluster_json(const PlanArgs& a) {
   if (!a.cluster_file.empty()) {
-    TT_TRY(topo::ClusterSpec spec, topo::load_cluster_file(a.cluster_file));
-    if (a.nodes_given) spec.hosts = a.nodes;  // --nodes overrides the file's, as everywhere
-    TT_TRY_VOID(apply_calibration_file(a.calibration, spec).context("--calibration"));
+    // Read once: `--cluster <(cat c.json)` or a FIFO has no second reading.
     TT_TRY(const std::string text, read_text(a.cluster_file, "cluster file"));
-    // Already validated by load_cluster_file, so these members exist and parse.
+    TT_TRY(topo::ClusterSpec spec, topo::parse_cluster_json(text, a.cluster_file));
+    if (a.nodes_given) spec.hosts = a.nodes;  // --nodes overrides the file's, as everywhere
+    TT_TRY_VOID(apply_plan_calibration(a, spec));
+    // Already validated by parse_cluster_json, so these members exist and parse.
     const nlohmann::json doc = nlohmann::json::parse(text);
     return tune::cluster_spec_json(spec, doc.at("instance").dump(),
                                    doc.contains("overrides") ? doc["overrides"].dump() : "");
@@ -69,12 +77,17 @@ Expected<std::string> cluster_json(const PlanArgs& a) {
   if (a.nodes < 1) return fail(Errc::InvalidArgument, "--nodes must be at least 1");
   TT_TRY(topo::Placement placement, topo::parse_placement(a.placement));
   TT_TRY(topo::ClusterSpec spec, topo::make_cluster_spec(a.instance, a.nodes, placement));
-  TT_TRY_VOID(apply_calibration_file(a.calibration, spec).context("--calibration"));
+  TT_TRY_VOID(apply_plan_calibration(a, spec));
   return tune::cluster_spec_json(spec, nlohmann::json(spec.instance.name).dump());
 }
 
-Expected<tune::PlanInputs> inputs_from_args(const PlanArgs& a) {
+Expected<tune::PlanInputs> inputs_from_args(PlanArgs a) {
   tune::PlanInputs in;
+  if (!a.calibration.empty()) {
+    TT_TRY(a.calibration_text,
+           read_text(a.calibration, "calibration file").context("--calibration"));
+    in.calibration_json = a.calibration_text;
+  }
   TT_TRY(in.cluster_json, cluster_json(a));
   TT_TRY(in.model, tune::load_model_profile(a.model));
   in.compute.batch_per_gpu = a.batch;
@@ -83,12 +96,14 @@ Expected<tune::PlanInputs> inputs_from_args(const PlanArgs& a) {
   if (!(a.efficiency > 0 && a.efficiency <= 1)) {
     return fail(Errc::InvalidArgument, "--compute-efficiency must be in (0, 1]");
   }
+  // inf or 1e300 would write a plan its own --replay refuses.
+  if (!(a.peak_tflops >= 0 && a.peak_tflops <= tune::kMaxPeakFlops / 1e12)) {
+    return fail(Errc::InvalidArgument, "--peak-tflops must be in [0, 100000]");
+  }
+  TT_TRY_VOID(tune::check_compute(in.compute));
   if (a.dtype != "auto") {
     TT_TRY(tune::CommDtype d, tune::parse_comm_dtype(a.dtype));
     in.dtypes = {d};
-  }
-  if (!a.calibration.empty()) {
-    TT_TRY(in.calibration_json, read_text(a.calibration, "calibration file"));
   }
   in.backend = a.backend;
   const std::string framework =
@@ -104,6 +119,7 @@ Expected<tune::PlanInputs> inputs_from_args(const PlanArgs& a) {
       if (b.value <= 0) return fail(Errc::InvalidArgument, "--buckets: sizes must be positive");
     }
   }
+  TT_TRY_VOID(tune::check_plan_lists(in));
   return in;
 }
 

@@ -11,6 +11,7 @@
 #include "algorithms/rank_layout.h"
 #include "algorithms/registry.h"
 #include "autotune/model_timers.h"
+#include "cli/algorithm_flags.h"
 #include "cli/commands.h"
 #include "cli/nccl_common.h"
 #include "core/quantity_parse.h"
@@ -131,7 +132,12 @@ Expected<std::vector<PredictRow>> predict_schedule(const PredictArgs& a, sched::
       tune::with_fabric(algo::cost_params_from_topology(t), timers->fabric());
   const tune::ShapeDefaults costs = tune::software_costs(model, timers->system());
   const algo::CostParams params = tune::with_software_costs(wire, costs);
-  TT_TRY(const auto alg, algo::make_algorithm(a.algo, algo::AlgorithmOptions{}, coll));
+  algo::AlgorithmOptions options;
+  // A schedule the simulator would run is refused before it is built when it cannot fit.
+  if (a.simulate) {
+    TT_TRY(options.memory, simulation_budget());
+  }
+  TT_TRY(const auto alg, algo::make_algorithm(a.algo, options, coll));
   ranks = t.num_ranks();
   std::vector<PredictRow> rows;
   for (const Bytes b : sizes) {

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "core/memory_budget.h"
 #include "core/quantity_parse.h"
 #include "core/string_printf.h"
 #include "topology/topology_export.h"
@@ -143,6 +144,11 @@ CommandRun setup_topo(CLI::App& sub) {
   return [o](std::ostream& out) -> Expected<void> {
     TT_TRY(topo::ClusterSpec spec, make_spec(*o));
     TT_TRY(topo::Topology t, topo::build_topology(spec));
+    if (o->format == "json") {
+      TT_TRY(const Bytes budget, available_memory());
+      TT_TRY_VOID(check_memory(topo::topology_json_memory(t), budget,
+                               "the JSON of " + std::to_string(t.num_links()) + " links"));
+    }
     // Render fully before writing, so an error never leaves partial output.
     const std::string text = o->format == "json"  ? topo::topology_to_json(t)
                              : o->format == "dot" ? topo::topology_to_dot(t)

@@ -181,6 +181,9 @@ Expected<void> run_validate(const ValidateArgs& a, std::ostream& out) {
     TT_TRY_VOID(plot_format(a.plot));
     TT_TRY_VOID(check_output_path(a.plot).context("--plot"));
   }
+  if (a.gpus_per_thread && (*a.gpus_per_thread < 1 || *a.gpus_per_thread > 1024)) {
+    return fail(Errc::InvalidArgument, "--gpus-per-thread must be in [1, 1024]");
+  }
   TT_TRY(const rt::Measurement m, load_measurement(a.nccl_tests, a.measured));
   TT_TRY(algo::NcclSystem probe, resolve_nccl_system(a.instance, 1, a.cluster));
   TT_TRY(const int nodes, nodes_of(m, a.nodes, probe.gpus_per_node));

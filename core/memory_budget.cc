@@ -1,5 +1,9 @@
 #include "core/memory_budget.h"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -27,6 +31,21 @@ std::optional<std::int64_t> env_mib(const char* name, std::string& bad) {
   return mib;
 }
 
+// Room left under the address-space limit (`ulimit -v`, RLIMIT_AS): the limit minus the
+// process's present virtual size (/proc/self/statm, in pages). Past it every allocation fails
+// however much memory the machine has free.
+std::optional<Bytes> address_space_room() {
+  struct rlimit lim {};
+  if (::getrlimit(RLIMIT_AS, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY) return std::nullopt;
+  const auto cap = static_cast<std::int64_t>(std::min<rlim_t>(lim.rlim_cur, kMax));
+  std::int64_t pages = 0;
+  if (auto statm = read_input_file("/proc/self/statm", "process size", Bytes(1 << 16))) {
+    std::istringstream(*statm) >> pages;
+  }
+  const std::int64_t used = saturating_mul(pages, ::sysconf(_SC_PAGESIZE));
+  return Bytes(cap > used ? cap - used : 0);
+}
+
 }  // namespace
 
 std::optional<Bytes> parse_meminfo_available(const std::string& meminfo) {
@@ -52,11 +71,12 @@ Expected<Bytes> available_memory() {
   if (auto text = read_input_file("/proc/meminfo", "memory information", Bytes(1 << 20))) {
     avail = parse_meminfo_available(*text);
   }
-  if (cap) {
-    const Bytes capped(*cap << 20);
-    return avail && *avail < capped ? *avail : capped;
+  Bytes budget = avail ? *avail : cap ? Bytes(*cap << 20) : Bytes(std::int64_t{16} << 30);
+  if (cap && Bytes(*cap << 20) < budget) budget = Bytes(*cap << 20);
+  if (const std::optional<Bytes> room = address_space_room(); room && *room < budget) {
+    budget = *room;
   }
-  return avail.value_or(Bytes(std::int64_t{16} << 30));
+  return budget;
 }
 
 std::string format_gib(Bytes b) {

@@ -15,7 +15,8 @@
 namespace topotune {
 
 /// The memory a command may use: MemAvailable from /proc/meminfo, lowered to
-/// TOPOTUNE_MEMORY_LIMIT_MB (MiB) when that is set. Without /proc/meminfo and without the
+/// TOPOTUNE_MEMORY_LIMIT_MB (MiB) when that is set, and to the room left under the
+/// address-space limit (`ulimit -v`) when there is one. Without /proc/meminfo and without the
 /// variable, 16 GiB. An unusable TOPOTUNE_MEMORY_LIMIT_MB fails with InvalidArgument.
 Expected<Bytes> available_memory();
 

@@ -2,6 +2,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <utility>
+
+#include "core/duplicate_key_check.h"
+
 namespace topotune::rt {
 namespace {
 
@@ -54,10 +59,53 @@ Expected<MeasurementRow> row_from_json(const json& j, std::size_t index) {
   if (r.bytes < 0 || r.time_us < 0) {
     return fail(Errc::ParseError, "rows[" + std::to_string(index) + "]: negative bytes or time");
   }
+  TT_TRY_VOID(check_measurement_row(r).context("rows[" + std::to_string(index) + "]"));
   return r;
 }
 
+// The header's counts within what topotune can schedule (docs/limits.md): a measurement
+// claiming 1024 channels x 65536 chunks would otherwise be rebuilt as a schedule.
+Expected<void> check_header_ranges(const Measurement& m) {
+  const auto out_of = [](const char* key, std::int64_t v, std::int64_t hi) -> Expected<void> {
+    return fail(Errc::ParseError, std::string(key) + " must be in [1, " + std::to_string(hi) +
+                                      "], got " + std::to_string(v));
+  };
+  if (m.ranks < 1 || m.ranks > kMaxMeasuredRanks) return out_of("ranks", m.ranks, kMaxMeasuredRanks);
+  const std::pair<const std::optional<int>*, std::pair<const char*, int>> optional_counts[] = {
+      {&m.nodes, {"nodes", kMaxMeasuredRanks}},
+      {&m.gpus_per_node, {"gpus_per_node", kMaxMeasuredRanks}},
+      {&m.gpus_per_thread, {"gpus_per_thread", kMaxMeasuredRanks}},
+      {&m.channels, {"channels", kMaxMeasuredChannels}},
+      {&m.chunks, {"chunks", kMaxMeasuredChunks}}};
+  for (const auto& [value, key_max] : optional_counts) {
+    if (*value && (**value < 1 || **value > key_max.second)) {
+      return out_of(key_max.first, **value, key_max.second);
+    }
+  }
+  return {};
+}
+
 }  // namespace
+
+// 1e308 us would turn into inf in every ratio derived from it.
+Expected<void> check_measurement_row(const MeasurementRow& r) {
+  if (r.bytes > kMaxMeasuredBytes) return fail(Errc::ParseError, "bytes is more than 1 TiB");
+  const double times[] = {r.time_us,
+                          r.in_place_time_us.value_or(0),
+                          r.time_us_min.value_or(0),
+                          r.time_us_max.value_or(0),
+                          r.time_us_p10.value_or(0),
+                          r.time_us_p90.value_or(0)};
+  for (double t : times) {
+    if (!(t >= 0 && t <= kMaxMeasuredTimeUs)) {
+      return fail(Errc::ParseError, "times must be in [0, 1e12] us");
+    }
+  }
+  for (double bw : {r.algbw_GBps, r.busbw_GBps}) {
+    if (!std::isfinite(bw) || bw < 0) return fail(Errc::ParseError, "bandwidths must be >= 0");
+  }
+  return {};
+}
 
 std::string to_json(const Measurement& m) {
   json j = {{"schema", kSchema},
@@ -83,8 +131,10 @@ std::string to_json(const Measurement& m) {
 Expected<Measurement> measurement_from_json(const std::string& text, const std::string& origin) {
   json j;
   try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
+    DuplicateKeyCheck<json> dup;
+    j = json::parse(text, dup.callback());
+    if (dup.found()) return fail(Errc::ParseError, origin + ": " + dup.message());
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for 2e308
     return fail(Errc::ParseError, origin + ": malformed JSON: " + e.what());
   }
   try {
@@ -105,13 +155,14 @@ Expected<Measurement> measurement_from_json(const std::string& text, const std::
     m.gpus_per_thread = get_optional<int>(j, "gpus_per_thread");
     m.channels = get_optional<int>(j, "channels");
     m.chunks = get_optional<int>(j, "chunks");
-    if (m.channels.value_or(1) < 1 || m.chunks.value_or(1) < 1) {
-      return fail(Errc::ParseError, origin + ": channels and chunks must be >= 1");
-    }
-    if (m.ranks < 1) return fail(Errc::ParseError, origin + ": ranks must be >= 1");
+    TT_TRY_VOID(check_header_ranges(m).context(origin));
     const json& rows = j.at("rows");
+    if (!rows.is_array() || rows.size() > kMaxMeasuredRows) {
+      return fail(Errc::ParseError, origin + ": rows must be an array of at most " +
+                                        std::to_string(kMaxMeasuredRows) + " rows");
+    }
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      TT_TRY(MeasurementRow r, row_from_json(rows[i], i));
+      TT_TRY(MeasurementRow r, row_from_json(rows[i], i).context(origin));
       m.rows.push_back(std::move(r));
     }
     return m;

@@ -4,6 +4,8 @@
 // Times are per iteration; bandwidths follow nccl-tests (GB/s = 1e9 bytes/s): algbw = S / t,
 // busbw = algbw x 2(n-1)/n for allreduce, x (n-1)/n for allgather / reduce-scatter.
 
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +16,21 @@
 namespace topotune::rt {
 
 /// One (algorithm, size) point.
+/// Bounds on what a measurement file or an nccl-tests log may claim (docs/limits.md): the
+/// schedule limits of topotune (2^20 ranks, 1024 channels, 65536 chunks, 1 TiB buffers),
+/// times finite and at most 10^12 us, at most 2^20 rows.
+inline constexpr int kMaxMeasuredRanks = 1 << 20;
+inline constexpr int kMaxMeasuredChannels = 1024;
+inline constexpr int kMaxMeasuredChunks = 65536;
+inline constexpr std::size_t kMaxMeasuredRows = std::size_t{1} << 20;
+inline constexpr std::int64_t kMaxMeasuredBytes = std::int64_t{1} << 40;
+inline constexpr double kMaxMeasuredTimeUs = 1e12;
+
+struct MeasurementRow;
+/// Fails unless the row's bytes are at most 1 TiB, its times finite in [0, 1e12] us and its
+/// bandwidths finite and non-negative.
+Expected<void> check_measurement_row(const MeasurementRow& r);
+
 struct MeasurementRow {
   std::string algorithm;            ///< "ring", "mpi", "nccl" (nccl-tests: what NCCL chose)
   std::int64_t bytes = 0;           ///< S, the whole logical buffer, as nccl-tests' "size"

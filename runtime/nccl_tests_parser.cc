@@ -216,6 +216,9 @@ Expected<void> read_row(const std::vector<std::string_view>& tok, std::size_t li
     std::int64_t ip_wrong = 0;
     if (row.errors && l.wrong_is_count && to_number(tok[c + 7], ip_wrong)) *row.errors += ip_wrong;
   }
+  if (auto in_range = check_measurement_row(row); !in_range) {
+    return where(in_range.error().message);
+  }
   st.m.rows.push_back(std::move(row));
   return {};
 }

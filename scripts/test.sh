@@ -2,7 +2,7 @@
 # The whole test suite, as CI runs it: set-up, layering check, warning-free build, every ctest
 # label (gpu tests skip themselves without a GPU; emulated ones without root), the ASan+UBSan
 # build of the unit tests, and a bounded libFuzzer run of each fuzz target.
-# Environment: FUZZ_SECONDS (default 20 per target), SKIP_ASAN=1, SKIP_FUZZ=1 to shorten.
+# Environment: FUZZ_SECONDS (default 15 per target), SKIP_ASAN=1, SKIP_FUZZ=1 to shorten.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -44,7 +44,7 @@ fi
 
 if [ "${SKIP_FUZZ:-0}" != 1 ]; then
   section "fuzz targets (bounded)"
-  BUILD_DIR="$root/build-fuzz" bash scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
+  BUILD_DIR="$root/build-fuzz" bash scripts/fuzz.sh "${FUZZ_SECONDS:-15}"
 fi
 
 section "done"

@@ -60,7 +60,7 @@ struct Figures {
                                             double unit) {
     TT_TRY(const Json* v, get(s, sp, key, false));
     if (!v) return std::optional<BytesPerSec>();
-    TT_TRY(double x, read_number(*v, sp / key, true));
+    TT_TRY(double x, read_rate(*v, sp / key));
     return std::optional<BytesPerSec>(BytesPerSec(x * unit));
   }
 };
@@ -153,7 +153,7 @@ Expected<void> read_intra(const Json& s, const JsonPath& sp, Figures& f) {
     return (sp / "nvlink_pairs").error("only for nvlink_mesh");
   if (nv) {
     TT_TRY(const Json* bw, f.get(s, sp, "nvlink_GBps_per_link", true));
-    TT_TRY(double gbps, read_number(*bw, sp / "nvlink_GBps_per_link", true));
+    TT_TRY(double gbps, read_rate(*bw, sp / "nvlink_GBps_per_link"));
     in.nvlink_bandwidth_per_link = gbyte_per_sec(gbps);
     TT_TRY(const Json* links, f.get(s, sp, "nvlinks_per_gpu", true));
     TT_TRY(std::int64_t n, read_int(*links, sp / "nvlinks_per_gpu", 1, 64));
@@ -231,7 +231,7 @@ Expected<void> read_network(const Json& s, const JsonPath& sp, Figures& f) {
   TT_TRY(std::int64_t n, read_int(*nics, sp / "nics", 1, kMaxNicsPerHost));
   in.num_nics = static_cast<int>(n);
   TT_TRY(const Json* rate, f.get(s, sp, "nic_Gbps", true));
-  TT_TRY(double gbps, read_number(*rate, sp / "nic_Gbps", true));
+  TT_TRY(double gbps, read_rate(*rate, sp / "nic_Gbps"));
   in.nic_bandwidth = gbit_per_sec(gbps);
   TT_TRY(const Json* transport, f.get(s, sp, "transport", true));
   TT_TRY(in.transport, read_enum<NetTransport>(*transport, sp / "transport",
@@ -294,7 +294,7 @@ Expected<InstanceSpec> read_instance(const Json& v, const JsonPath& at,
 Expected<void> apply_override(InstanceSpec& in, const std::string& figure, const Json& value,
                               const JsonPath& at, const std::string& source) {
   auto rate = [&](std::optional<BytesPerSec>& out, double unit) -> Expected<void> {
-    TT_TRY(double x, read_number(value, at, true));
+    TT_TRY(double x, read_rate(value, at));
     out = BytesPerSec(x * unit);
     return {};
   };

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <string_view>
 
+#include "core/duplicate_key_check.h"
+
 namespace topotune::topo::detail {
 
 Unexpected JsonPath::error(const std::string& what, Errc code) const {
@@ -42,7 +44,10 @@ std::string short_reason(std::string_view what) {
 
 Expected<Json> parse_json_text(const std::string& text, const std::string& origin) {
   try {
-    return Json::parse(text);
+    DuplicateKeyCheck<Json> dup;
+    Json doc = Json::parse(text, dup.callback());
+    if (dup.found()) return fail(Errc::ParseError, origin + ": " + dup.message());
+    return doc;
   } catch (const Json::parse_error& e) {
     const auto [line, column] = line_column(text, e.byte);
     return fail(Errc::ParseError, origin + ":" + std::to_string(line) + ":" +
@@ -99,6 +104,14 @@ Expected<double> read_number(const Json& v, const JsonPath& at, bool positive) {
   const double x = v.get<double>();
   if (!std::isfinite(x)) return at.error("must be finite", Errc::InvalidArgument);
   if (positive && !(x > 0)) return at.error("must be > 0, got " + v.dump(), Errc::InvalidArgument);
+  return x;
+}
+
+Expected<double> read_rate(const Json& v, const JsonPath& at) {
+  TT_TRY(const double x, read_number(v, at, true));
+  if (x < 1e-3 || x > 1e7) {
+    return at.error("must be in [0.001, 1e7], got " + v.dump(), Errc::InvalidArgument);
+  }
   return x;
 }
 

@@ -42,6 +42,9 @@ Expected<std::int64_t> read_int(const Json& v, const JsonPath& at, std::int64_t 
                                 std::int64_t hi);
 /// A finite number; `positive` requires > 0.
 Expected<double> read_number(const Json& v, const JsonPath& at, bool positive);
+/// A bandwidth or compute rate in the file's unit (Gbps, GB/s, TFLOPS): a number in
+/// [1e-3, 1e7], so that 5e-324 Gbps (a time of inf) or 1e308 never reach the model.
+Expected<double> read_rate(const Json& v, const JsonPath& at);
 Expected<std::string> read_string(const Json& v, const JsonPath& at);
 Expected<bool> read_bool(const Json& v, const JsonPath& at);
 

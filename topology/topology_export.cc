@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/memory_budget.h"
 #include "core/quantity_parse.h"
 #include "topology/model_defaults.h"
 
@@ -117,6 +118,12 @@ void add_devices(const Topology& topo, nlohmann::json& doc) {
 }
 
 }  // namespace
+
+Bytes topology_json_memory(const Topology& topo) {
+  constexpr std::int64_t kBytesPerElement = 1200;
+  const auto elements = static_cast<std::int64_t>(topo.num_links() + topo.num_devices());
+  return Bytes(saturating_mul(elements, kBytesPerElement));
+}
 
 std::string topology_to_json(const Topology& topo) {
   using nlohmann::json;

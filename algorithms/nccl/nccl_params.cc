@@ -219,7 +219,7 @@ Expected<NcclModelParams> params_from_json(const std::string& text, const std::s
   DuplicateKeyCheck<nlohmann::json> dup;
   try {
     j = nlohmann::json::parse(text, dup.callback());
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 2e308
     return fail(Errc::ParseError, origin + ": malformed JSON: " + e.what());
   }
   if (dup.found()) return fail(Errc::ParseError, origin + ": " + dup.message());

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "algorithms/schedule/validate.h"
+#include "core/duplicate_key_check.h"
 
 namespace topotune::sched {
 namespace {
@@ -154,10 +155,14 @@ void ScheduleJson::write(const Schedule& s, std::ostream& out) {
 Expected<Schedule> ScheduleJson::parse(std::string_view text, const std::string& origin) {
   json j;
   try {
-    j = json::parse(text.begin(), text.end());
+    DuplicateKeyCheck<json> dup;
+    j = json::parse(text.begin(), text.end(), dup.callback());
+    if (dup.found()) return fail(Errc::ParseError, origin + ": " + dup.message());
   } catch (const json::parse_error& e) {
     return fail(Errc::ParseError, origin + ": malformed JSON at byte " + std::to_string(e.byte) +
                                       ": " + e.what());
+  } catch (const json::exception& e) {  // out_of_range for a number such as 2e308
+    return fail(Errc::ParseError, origin + ": malformed JSON: " + e.what());
   }
   if (!j.is_object()) return bad(origin, "", "expected a JSON object");
   TT_TRY(const std::string schema, string_member(j, "schema", origin, ""));

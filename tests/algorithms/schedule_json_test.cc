@@ -108,5 +108,12 @@ TEST(ScheduleJson, ParseErrorsAreClear) {
                "not a multiple");
 }
 
+TEST(ScheduleJson, DuplicateKeysAreRefused) {
+  // nlohmann::json keeps the last value: "ranks": 2 then 64 would silently read 64.
+  expect_error(R"({"schema": "topotune.schedule/1", "spec": {"collective": "allreduce",
+                 "ranks": 2, "ranks": 64, "bytes": 8, "dtype": "fp32"}, "transfers": []})",
+               "duplicate key 'ranks'");
+}
+
 }  // namespace
 }  // namespace topotune::algo

@@ -39,6 +39,8 @@ for f in s5 null; do
   expect 2 "not an NCCL model file" predict --instance p4d.24xlarge --nodes 2 --calibration "$tmp/$f.json"
   expect 2 "not an NCCL model file" simulate --instance p4d.24xlarge --nodes 2 --algo ring --size 1M --calibration "$tmp/$f.json"
 done
+printf '{"schema": "topotune.nccl_model/1", "parameters": {"nic_latency_us.efa_srd": 2e308}}' > "$tmp/overflow.json"
+expect 2 "overflow.json: malformed JSON: [json.exception.out_of_range.406] number overflow" predict --instance p4d.24xlarge --nodes 2 --calibration "$tmp/overflow.json"
 expect 2 "duplicate key 'schema'" predict --instance p4d.24xlarge --nodes 2 --calibration "$tmp/dup.json"
 expect 2 "nccl.max_channels' must be in [1, 64], got 0" predict --instance p4d.24xlarge --nodes 2 --calibration "$tmp/ch0.json"
 expect 2 "must be in [0.05, 5000], got 1e+308" predict --instance p4d.24xlarge --nodes 2 --calibration "$tmp/lat.json"
@@ -46,5 +48,88 @@ expect 2 "is a directory" predict --instance p4d.24xlarge --nodes 2 --calibratio
 expect 2 "is a directory" validate --instance p4d.24xlarge --nodes 2 --nccl-tests "$tmp"
 TOPOTUNE_MAX_INPUT_MB=1 expect 2 "limit on an input file" validate --instance p4d.24xlarge --nodes 2 --nccl-tests /dev/zero
 TOPOTUNE_MAX_INPUT_MB=1 expect 2 "limit on an input file" predict --instance p4d.24xlarge --nodes 2 --calibration /dev/zero
+# plan reads its cluster file and calibration once: a pipe or FIFO has no second reading
+# (the second read used to find nothing and abort, or block on the FIFO).
+printf '{"schema": "topotune.cluster/1", "instance": "p4d.24xlarge", "nodes": 2}' > "$tmp/c.json"
+printf '{"schema": "topotune.nccl_model/1", "parameters": {"nic_latency_us.efa_srd": 20}}' > "$tmp/cal.json"
+expect 0 "cluster: 2 x p4d.24xlarge" plan --cluster <(cat "$tmp/c.json") --calibration <(cat "$tmp/cal.json")
+expect 0 "cluster: 2 x p4d.24xlarge" plan --instance p4d.24xlarge --nodes 2 --calibration <(cat "$tmp/cal.json")
+mkfifo "$tmp/fifo"
+(timeout 20 cat "$tmp/c.json" > "$tmp/fifo" &)
+expect 0 "cluster: 2 x p4d.24xlarge" plan --cluster "$tmp/fifo"
+# Outputs and schedules the tuner and predict build are sized before they are built.
+expect 2 "the JSON of 2924544 links needs 4.2 GiB, 2.0 GiB available" topo --instance p5.48xlarge --nodes 16384 --format json
+expect 2 "needs 13.0 GiB, 2.0 GiB available" predict --instance p4d.24xlarge --nodes 1024 --algo ring --simulate --sizes 1M
+# The address-space limit (ulimit -v) counts too: past it the JSON tree's destructor would
+# hit std::bad_alloc and terminate (exit 134).
+# (Skipped where the binary cannot start under a small address space: ASan reserves terabytes.)
+if (ulimit -v 1500000; "$bin" --version; exit $?) >/dev/null 2>&1; then
+  (
+    fails=0
+    unset TOPOTUNE_MEMORY_LIMIT_MB
+    ulimit -v 1500000
+    expect 2 "available (see docs/limits.md)" topo --instance p5.48xlarge --nodes 16384 --format json
+    exit "$fails"
+  ) || fails=$((fails + 1))
+  # Large requests that fit still run: plan for 4,096 MPI nodes in 96 MB (it was std::bad_alloc).
+  (
+    fails=0
+    ulimit -v 4000000
+    expect 0 "cluster: 4096 x p4d.24xlarge" plan --instance p4d.24xlarge --nodes 4096 --backend mpi
+    exit "$fails"
+  ) || fails=$((fails + 1))
+fi
+# Plan replays: lists bounded, each key once, figures finite (a plan with 100,000 dtypes took
+# > 12 GB; --peak-tflops inf wrote a plan its own replay refused).
+"$bin" plan --instance p4d.24xlarge --nodes 2 --format json > "$tmp/plan.json"
+python3 - "$tmp" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1] + "/plan.json"))
+d["inputs"]["dtypes"] = ["fp32"] * 100000
+json.dump(d, open(sys.argv[1] + "/dtypes.json", "w"))
+text = open(sys.argv[1] + "/plan.json").read()
+open(sys.argv[1] + "/dup.json", "w").write(text.replace('"nodes": 2', '"nodes": 2, "nodes": 3', 1))
+PY
+expect 0 "recommend" plan --replay "$tmp/plan.json"
+expect 2 "dtypes has 100000 entries, more than the 3 allowed" plan --replay "$tmp/dtypes.json"
+expect 2 "duplicate key 'nodes'" plan --replay "$tmp/dup.json"
+expect 2 "--peak-tflops must be in [0, 100000]" plan --instance p4d.24xlarge --nodes 2 --peak-tflops inf
+expect 2 "lists a value twice" plan --instance p4d.24xlarge --nodes 2 --algos ring,ring
+# Duplicate keys in cluster and measurement files; counts, times and rates in range.
+printf '{"schema": "topotune.cluster/1", "instance": "p4d.24xlarge", "nodes": 2, "nodes": 64}' > "$tmp/cdup.json"
+expect 2 "duplicate key 'nodes'" topo --cluster "$tmp/cdup.json"
+m='{"schema": "topotune.measurement/1", "backend": "mpi", "ranks": 16, "nodes": 2'
+row='"rows": [{"algorithm": "ring", "bytes": 1048576, "time_us": 100}]'
+echo "$m, $row}" > "$tmp/m.json"
+echo "$m, \"ranks\": 32, $row}" > "$tmp/mdup.json"
+echo "$m, \"channels\": 1025, $row}" > "$tmp/mch.json"
+echo "$m, \"rows\": [{\"algorithm\": \"ring\", \"bytes\": 1048576, \"time_us\": 1e308}]}" > "$tmp/mtime.json"
+expect 0 "sizes >= 1 MiB" validate --instance p4d.24xlarge --measured "$tmp/m.json"
+expect 2 "duplicate key 'ranks'" validate --instance p4d.24xlarge --measured "$tmp/mdup.json"
+expect 2 "channels must be in [1, 1024], got 1025" validate --instance p4d.24xlarge --measured "$tmp/mch.json"
+expect 2 "rows[0]: times must be in [0, 1e12] us" validate --instance p4d.24xlarge --measured "$tmp/mtime.json"
+echo "$m, \"channels\": 1024, \"chunks\": 65536, $row}" > "$tmp/mcc.json"
+expect 2 "more than a schedule can hold" validate --instance p4d.24xlarge --measured "$tmp/mcc.json"
+expect 2 "more than a schedule can hold" calibrate --instance p4d.24xlarge --measured "$tmp/mcc.json" -o "$tmp/out.json"
+expect 2 "--gpus-per-thread must be in [1, 1024]" validate --instance p4d.24xlarge --measured "$tmp/m.json" --gpus-per-thread 0
+log=$(dirname "$0")/../../fuzz/corpus/nccl_tests_parser_fuzz/dgx_a100_4n_ib_deepops_slurm.txt
+awk '!done && /^ +[0-9]+ +[0-9]+ +float/ {$6 = "1e308"; done = 1} {print}' "$log" > "$tmp/big.txt"
+expect 2 "times must be in [0, 1e12] us" validate --instance p4d.24xlarge --nccl-tests "$tmp/big.txt"
+printf '{"schema": "topotune.cluster/1", "instance": "p4d.24xlarge", "nodes": 2, "overrides": {"network.nic_Gbps": 5e-324}}' > "$tmp/nic.json"
+expect 2 "nic_Gbps: must be in [0.001, 1e7], got 5e-324" predict --cluster "$tmp/nic.json"
+# A 30 MB instance name is refused before the did-you-mean search (it took 15.6 s).
+python3 -c 'import sys; sys.stdout.write("{\"schema\": \"topotune.cluster/1\", \"nodes\": 2, \"instance\": \"" + "x" * 30000000 + "\"}")' > "$tmp/long.json"
+TOPOTUNE_MAX_INPUT_MB=64 expect 2 "the name is 30000000 characters, more than 128" topo --cluster "$tmp/long.json"
+# Invalid UTF-8: a --description is refused, a log's file name repaired (was a type_error).
+expect 2 "--description is not valid UTF-8" calibrate --nccl-tests "$log" --instance p4d.24xlarge -o "$tmp/cal_out.json" --description "$(printf 'x\xff')"
+badname="$tmp/$(printf 'log\xff').txt"
+cp "$log" "$badname"
+expect 0 "written to" calibrate --nccl-tests "$badname" --instance p4d.24xlarge -o "$tmp/cal_out.json"
+# Long calibrations report progress on stderr; short ones (every test) stay quiet.
+TOPOTUNE_PROGRESS_SECONDS=0 expect 0 "topotune: calibrate: loss evaluations: 1, 0 s" calibrate --nccl-tests "$log" --instance p4d.24xlarge -o "$tmp/cal_out.json"
+if "$bin" calibrate --nccl-tests "$log" --instance p4d.24xlarge -o "$tmp/cal_out.json" 2>&1 >/dev/null | grep -q "loss evaluations"; then
+  echo "FAIL: a short calibration printed progress"
+  fails=$((fails + 1))
+fi
 if [ "$fails" -ne 0 ]; then echo "$fails failure(s)"; exit 1; fi
 echo "limits CLI: ok"

@@ -1,0 +1,136 @@
+// Reading a stored plan back (`plan --replay`): the plan JSON is input from someone else's
+// disk like any other, so it gets the same bounds as the command line that made it (one
+// value per dtype and algorithm family, bounded bucket lists, finite compute figures) and
+// duplicate keys are refused (docs/limits.md).
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "autotune/plan.h"
+#include "core/duplicate_key_check.h"
+
+namespace topotune::tune {
+namespace {
+
+using nlohmann::ordered_json;
+
+Expected<void> check_array(const ordered_json& v, const char* key, std::size_t max) {
+  if (!v.is_array()) return fail(Errc::ParseError, std::string(key) + ": expected an array");
+  if (v.size() > max) {
+    return fail(Errc::InvalidArgument, std::string(key) + " has " + std::to_string(v.size()) +
+                                           " entries, more than the " + std::to_string(max) +
+                                           " allowed");
+  }
+  return {};
+}
+
+template <class T>
+Expected<void> check_unique(const std::vector<T>& values, const char* key) {
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    for (std::size_t k = 0; k < i; ++k) {
+      if (values[k] == values[i]) {
+        return fail(Errc::InvalidArgument, std::string(key) + " lists a value twice");
+      }
+    }
+  }
+  return {};
+}
+
+Expected<void> read_lists(const ordered_json& in, PlanInputs& out) {
+  TT_TRY_VOID(check_array(in.at("dtypes"), "dtypes", kMaxPlanDtypes));
+  for (const auto& d : in.at("dtypes")) {
+    TT_TRY(CommDtype dt, parse_comm_dtype(d.get<std::string>()));
+    out.dtypes.push_back(dt);
+  }
+  if (in.contains("algorithms")) {
+    TT_TRY_VOID(check_array(in.at("algorithms"), "algorithms", kMaxPlanAlgorithms));
+    for (const auto& k : in.at("algorithms")) {
+      TT_TRY(AlgoKind kind, parse_algo_kind(k.get<std::string>()));
+      out.algorithm_kinds.push_back(kind);
+    }
+  }
+  if (in.contains("bucket_caps")) {
+    TT_TRY_VOID(check_array(in.at("bucket_caps"), "bucket_caps", kMaxPlanBuckets));
+    for (const auto& b : in.at("bucket_caps")) {
+      out.bucket_caps.push_back(Bytes(b.get<std::int64_t>()));
+    }
+  }
+  return check_plan_lists(out);
+}
+
+Expected<StoredPlan> read_stored(const ordered_json& j, const std::string& origin) {
+  if (!j.is_object() || j.value("schema", "") != "topotune.plan/1") {
+    return fail(Errc::ParseError, origin + ": not a topotune plan (schema topotune.plan/1)");
+  }
+  StoredPlan s;
+  const ordered_json& in = j.at("inputs");
+  s.inputs.cluster_json = in.at("cluster_spec").dump();
+  s.inputs.timer = in.at("timer").get<std::string>();
+  s.inputs.simulate = in.at("simulate").get<bool>();
+  const ordered_json& cp = in.at("compute");
+  s.inputs.compute = {cp.at("batch_per_gpu").get<int>(), cp.at("peak_flops").get<double>(),
+                      cp.at("efficiency").get<double>()};
+  TT_TRY_VOID(check_compute(s.inputs.compute).context(origin + ": inputs.compute"));
+  s.inputs.dtypes.clear();
+  TT_TRY_VOID(read_lists(in, s.inputs).context(origin + ": inputs"));
+  s.inputs.backend = in.value("backend", std::string(kBackendNccl));
+  TT_TRY(s.inputs.framework, parse_framework(in.value("framework", std::string("ddp"))));
+  if (!in.at("calibration").is_null()) s.inputs.calibration_json = in["calibration"].dump();
+  s.inputs.nccl_params_json = in.at("nccl_params").dump();
+  TT_TRY(s.inputs.model, parse_model_profile(in.at("model_profile").dump(),
+                                             origin + " (model_profile)"));
+  const ordered_json& rec = j.at("recommendation");
+  s.algorithm = rec.at("algorithm").get<std::string>();
+  s.bucket_bytes = rec.at("bucket_bytes").get<std::int64_t>();
+  s.comm_dtype = rec.at("comm_dtype").get<std::string>();
+  s.version = j.at("version").get<std::string>();
+  return s;
+}
+
+}  // namespace
+
+Expected<void> check_compute(const ComputeParams& c) {
+  if (c.batch_per_gpu < 1 || c.batch_per_gpu > kMaxBatchPerGpu) {
+    return fail(Errc::InvalidArgument,
+                "batch per GPU must be in [1, " + std::to_string(kMaxBatchPerGpu) + "]");
+  }
+  // 0 means "the GPU's own figure"; 1e17 FLOP/s is 100 PFLOP/s per GPU, far above any GPU.
+  if (!std::isfinite(c.peak_flops) || c.peak_flops < 0 || c.peak_flops > kMaxPeakFlops) {
+    return fail(Errc::InvalidArgument, "peak FLOP/s must be finite and in [0, 1e17]");
+  }
+  if (!(c.efficiency > 0 && c.efficiency <= 1)) {
+    return fail(Errc::InvalidArgument, "compute efficiency must be in (0, 1]");
+  }
+  return {};
+}
+
+Expected<void> check_plan_lists(const PlanInputs& in) {
+  TT_TRY_VOID(check_unique(in.dtypes, "dtypes"));
+  TT_TRY_VOID(check_unique(in.algorithm_kinds, "algorithms"));
+  if (in.bucket_caps.size() > kMaxPlanBuckets) {
+    return fail(Errc::InvalidArgument, "at most " + std::to_string(kMaxPlanBuckets) +
+                                           " bucket sizes, got " +
+                                           std::to_string(in.bucket_caps.size()));
+  }
+  for (Bytes b : in.bucket_caps) {
+    if (b.value <= 0 || b.value > kMaxPlanBucketBytes) {
+      return fail(Errc::InvalidArgument, "bucket sizes must be in [1 byte, 1 TiB], got " +
+                                             std::to_string(b.value));
+    }
+  }
+  return {};
+}
+
+Expected<StoredPlan> read_plan_json(const std::string& text, const std::string& origin) {
+  // The JSON library throws on malformed text and missing keys; both become errors here.
+  try {
+    DuplicateKeyCheck<ordered_json> dup;
+    const ordered_json j = ordered_json::parse(text, dup.callback());
+    if (dup.found()) return fail(Errc::ParseError, origin + ": " + dup.message());
+    return read_stored(j, origin);
+  } catch (const nlohmann::json::exception& e) {
+    return fail(Errc::ParseError, origin + ": " + e.what());
+  }
+}
+
+}  // namespace topotune::tune
