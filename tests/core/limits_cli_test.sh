@@ -3,21 +3,9 @@
 # message, never a crash, an allocation past the machine's memory or a hang. Every case here
 # aborted, hung or misread before. Usage: limits_cli_test.sh path/to/topotune
 set -u
-bin=$1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-expect() {  # expect CODE NEEDLE ARGS...
-  local code=$1 needle=$2
-  shift 2
-  out=$(timeout 20 "$bin" "$@" 2>&1)
-  rc=$?
-  if [ "$rc" -ne "$code" ] || ! grep -qF -- "$needle" <<<"$out"; then
-    echo "FAIL: topotune $* -> rc=$rc (want $code), output:"
-    echo "$out" | head -5
-    fails=$((fails + 1))
-  fi
-}
+source "$(dirname "$0")/../lib/cli_expect.sh"
+cli_expect_init "$@"
+cli_timeout=20
 # Memory and schedule-size refusals, before any transfer is built.
 export TOPOTUNE_MEMORY_LIMIT_MB=2048
 expect 2 "needs 80.0 GiB, 2.0 GiB available" schedule --algo ring --ranks 32768 --size 1M
@@ -131,5 +119,4 @@ if "$bin" calibrate --nccl-tests "$log" --instance p4d.24xlarge -o "$tmp/cal_out
   echo "FAIL: a short calibration printed progress"
   fails=$((fails + 1))
 fi
-if [ "$fails" -ne 0 ]; then echo "$fails failure(s)"; exit 1; fi
-echo "limits CLI: ok"
+cli_expect_finish "limits CLI"
