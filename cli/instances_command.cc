@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/output_format.h"
 #include "core/quantity_parse.h"
 #include "core/string_printf.h"
 #include "topology/instance_catalog.h"
@@ -65,10 +66,8 @@ std::string table(const std::vector<topo::InstanceSpec>& all) {
 }  // namespace
 
 CommandRun setup_instances(CLI::App& sub) {
-  auto format = std::make_shared<std::string>("table");
-  sub.add_option("--format", *format, "Output format")
-      ->check(CLI::IsMember({"table", "json"}))
-      ->capture_default_str();
+  auto format = std::make_shared<OutputFormat>(OutputFormat::Table);
+  add_format_option(sub, *format, {OutputFormat::Table, OutputFormat::Json}, "Output format");
   sub.footer(
       "Examples:\n"
       "  topotune instances\n"
@@ -79,7 +78,7 @@ CommandRun setup_instances(CLI::App& sub) {
       TT_TRY(topo::InstanceSpec in, topo::find_instance(name));
       all.push_back(std::move(in));
     }
-    if (*format == "json") {
+    if (*format == OutputFormat::Json) {
       nlohmann::json doc = nlohmann::json::array();
       for (const topo::InstanceSpec& in : all) doc.push_back(instance_json(in));
       out << doc.dump(2) << "\n";

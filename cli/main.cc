@@ -135,7 +135,8 @@ int run(int argc, char** argv) {
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
+    // The same prefix as every other error, so scripts and users find one shape of message.
+    std::cerr << "topotune: error: " << e.what() << "\nRun with --help for more information.\n";
     suggest(runs, argc, argv);
     return 2;
   }

@@ -26,6 +26,7 @@
 #include "cli/commands.h"
 #include "cli/file_output.h"
 #include "cli/measure_schedules.h"
+#include "cli/output_format.h"
 #include "core/quantity_parse.h"
 #include "core/string_printf.h"
 #include "runtime/executor.h"
@@ -49,7 +50,7 @@ struct MeasureArgs {
   std::string dtype = "fp32";
   double timeout_s = 120;
   std::string out;
-  std::string format = "table";
+  OutputFormat format = OutputFormat::Table;
   int ranks_per_node = 0;
   std::string cluster;
   int channels = 1;
@@ -178,8 +179,7 @@ CommandRun setup_measure(CLI::App& sub) {
                  "Seconds without progress after which the run fails (a rank died or hangs)")
       ->capture_default_str()->check(CLI::PositiveNumber);
   sub.add_option("--out", args->out, "Write the measurement JSON here (only on success)");
-  sub.add_option("--format", args->format, "table or json (stdout of rank 0)")
-      ->capture_default_str()->check(CLI::IsMember({"table", "json"}));
+  add_format_option(sub, args->format, {OutputFormat::Table, OutputFormat::Json}, "table or json (stdout of rank 0)");
   sub.add_option("--ranks-per-node", args->ranks_per_node,
                  "Ranks per host of the layout the schedules are generated for");
   sub.add_option("--cluster", args->cluster,
@@ -306,7 +306,7 @@ Expected<void> run_measure_nccl(const MeasureArgs& a, const std::vector<Bytes>& 
   rt::Measurement m = describe_run(a, backend.transport->world_size(), hosts);
   m.backend = "nccl";
   m.nccl_version = rt::nccl_version_string();
-  if (me == 0 && a.format == "table") {
+  if (me == 0 && a.format == OutputFormat::Table) {
     out << "# topotune measure: " << m.ranks << " ranks on " << *m.nodes << " hosts, backend nccl "
         << *m.nccl_version << ", " << a.warmup << " warm-up + " << a.iters
         << " timed iterations per point\n"
@@ -323,7 +323,7 @@ Expected<void> run_measure_nccl(const MeasureArgs& a, const std::vector<Bytes>& 
       Expected<rt::MeasurementRow> row = rt::measure_on_device(*backend.transport, c, size.value,
                                                                dtype, options, progress);
       if (!row) abort_job(me, row.error());
-      if (me == 0 && a.format == "table") out << table_row(*row) << std::flush;
+      if (me == 0 && a.format == OutputFormat::Table) out << table_row(*row) << std::flush;
       m.rows.push_back(std::move(*row));
     }
   }
@@ -331,7 +331,7 @@ Expected<void> run_measure_nccl(const MeasureArgs& a, const std::vector<Bytes>& 
   if (Expected<void> b = backend.transport->barrier(); !b) abort_job(me, b.error());
   if (me != 0) return {};
   if (!a.out.empty()) TT_TRY_VOID(write_file_atomically(a.out, rt::to_json(m)).context("--out"));
-  if (a.format == "json") out << rt::to_json(m);
+  if (a.format == OutputFormat::Json) out << rt::to_json(m);
   return {};
 }
 #endif
@@ -365,7 +365,7 @@ Expected<void> run_measure(const MeasureArgs& a, std::ostream& out) {
   RunContext ctx{a, dtype, layout, transport, watchdog, me == 0 && ::isatty(STDERR_FILENO),
                  stall && std::atoi(stall) == me};
   rt::Measurement m = describe_run(a, transport.world_size(), hosts);
-  if (me == 0 && a.format == "table") {
+  if (me == 0 && a.format == OutputFormat::Table) {
     out << "# topotune measure: " << m.ranks << " ranks on " << *m.nodes << " hosts, backend mpi, "
         << a.warmup << " warm-up + " << a.iters << " timed iterations per point\n"
         << table_header(dtype) << std::flush;
@@ -375,7 +375,7 @@ Expected<void> run_measure(const MeasureArgs& a, std::ostream& out) {
     for (Bytes size : sizes) {
       TT_TRY(std::optional<rt::MeasurementRow> row, measure_point(ctx, harness, algo, size));
       if (!row) continue;
-      if (a.format == "table") out << table_row(*row) << std::flush;
+      if (a.format == OutputFormat::Table) out << table_row(*row) << std::flush;
       m.rows.push_back(std::move(*row));
     }
   }
@@ -383,7 +383,7 @@ Expected<void> run_measure(const MeasureArgs& a, std::ostream& out) {
   if (Expected<void> b = transport.barrier(); !b) abort_job(me, b.error());
   if (me != 0) return {};
   if (!a.out.empty()) TT_TRY_VOID(write_file_atomically(a.out, rt::to_json(m)).context("--out"));
-  if (a.format == "json") out << rt::to_json(m);
+  if (a.format == OutputFormat::Json) out << rt::to_json(m);
   return {};
 }
 

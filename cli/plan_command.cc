@@ -17,6 +17,7 @@
 #include "cli/file_output.h"
 #include "cli/nccl_common.h"
 #include "core/input_file.h"
+#include "cli/output_format.h"
 #include "cli/plan_table.h"
 #include "topology/cluster_spec.h"
 
@@ -39,7 +40,7 @@ struct PlanArgs {
   double efficiency = tune::kDefaultComputeEfficiency;
   double peak_tflops = 0;
   std::string calibration;
-  std::string format = "table";
+  OutputFormat format = OutputFormat::Table;
   std::string emit;
   std::string out;
   std::string replay;
@@ -187,9 +188,6 @@ Expected<void> write_emitted(const tune::Plan& plan, const PlanArgs& a) {
 
 Expected<void> run_plan(const PlanArgs& a, const CLI::App& app, std::ostream& out) {
   TT_TRY_VOID(check_flags(app));
-  if (a.format != "table" && a.format != "json") {
-    return fail(Errc::InvalidArgument, "--format must be table or json");
-  }
   if (!a.emit.empty() && !a.out.empty()) {
     // --out is created when missing, then checked like every output target.
     std::error_code ec;
@@ -199,7 +197,7 @@ Expected<void> run_plan(const PlanArgs& a, const CLI::App& app, std::ostream& ou
   TT_TRY(tune::Plan plan, compute_plan(a));
   // Files first: a failed write must not be followed by output that looks like success.
   if (!a.emit.empty()) TT_TRY_VOID(write_emitted(plan, a));
-  out << (a.format == "json" ? tune::plan_to_json(plan) : plan_table(plan));
+  out << (a.format == OutputFormat::Json ? tune::plan_to_json(plan) : plan_table(plan));
   return {};
 }
 
@@ -249,7 +247,7 @@ CommandRun setup_plan(CLI::App& sub) {
                  "parameters from `topotune calibrate`: NCCL's model for NCCL's algorithms, "
                  "the physical link parameters for topotune's (docs/calibration.md); recorded "
                  "in the plan");
-  sub.add_option("--format", a->format, "table or json")->capture_default_str();
+  add_format_option(sub, a->format, {OutputFormat::Table, OutputFormat::Json}, "table or json");
   sub.add_option("--emit", a->emit,
                  "write configs: nccl-env, torchrun, ddp, horovod, sagemaker, all");
   sub.add_option("--out", a->out, "directory for --emit (files are written all or none)");

@@ -14,6 +14,7 @@
 #include "cli/algorithm_flags.h"
 #include "cli/commands.h"
 #include "cli/nccl_common.h"
+#include "cli/output_format.h"
 #include "core/quantity_parse.h"
 #include "core/string_printf.h"
 #include "simulator/simulator.h"
@@ -35,7 +36,7 @@ struct PredictArgs {
   std::string nccl_proto;
   int nccl_channels = 0;  ///< from --algo nccl:X/chN: NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS
   std::string calibration;
-  std::string format = "table";
+  OutputFormat format = OutputFormat::Table;
   int gpus_per_thread = 1;
   bool explain = false;
   bool simulate = false;
@@ -175,7 +176,7 @@ Expected<void> run_nccl_predict(const PredictArgs& a, sched::Collective coll,
   algo::NcclOptions with_channels = opts;
   with_channels.min_channels = with_channels.max_channels = a.nccl_channels;
   const algo::NcclPredictor predictor(sys, params, with_channels);
-  const bool json = a.format == "json";
+  const bool json = a.format == OutputFormat::Json;
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   if (!json) {
     out << "# topotune predict: " << sys.instance << " x " << sys.nodes << " node(s), "
@@ -213,9 +214,6 @@ Expected<void> run_nccl_predict(const PredictArgs& a, sched::Collective coll,
 }
 
 Expected<void> run_predict(const PredictArgs& a, std::ostream& out) {
-  if (a.format != "table" && a.format != "json") {
-    return fail(Errc::InvalidArgument, "--format must be table or json");
-  }
   if (!a.cluster.empty() && !a.instance.empty()) {
     return fail(Errc::InvalidArgument,
                 "--instance would be ignored with --cluster (the file says it)");
@@ -240,7 +238,7 @@ Expected<void> run_predict(const PredictArgs& a, std::ostream& out) {
     int ranks = 0, nodes = 0;
     TT_TRY(const std::vector<PredictRow> rows, predict_schedule(a, coll, sizes, ranks, nodes));
     const std::string instance = a.cluster.empty() ? a.instance : a.cluster;
-    if (a.format == "json") {
+    if (a.format == OutputFormat::Json) {
       nlohmann::ordered_json arr = nlohmann::ordered_json::array();
       for (const PredictRow& r : rows) arr.push_back(row_json(r));
       const nlohmann::ordered_json j = {{"instance", instance},
@@ -292,7 +290,7 @@ CommandRun setup_predict(CLI::App& sub) {
   sub.add_option("--gpus-per-thread", a->gpus_per_thread,
                  "GPUs one thread launches (nccl-tests -g)")
       ->check(CLI::PositiveNumber);
-  sub.add_option("--format", a->format, "table | json");
+  add_format_option(sub, a->format, {OutputFormat::Table, OutputFormat::Json}, "table | json");
   sub.add_flag("--simulate", a->simulate,
                "schedule algorithms: run the flow simulator instead of the closed form");
   sub.add_flag("--explain", a->explain, "show every candidate's time and bottleneck");

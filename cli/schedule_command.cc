@@ -17,6 +17,7 @@
 #include "algorithms/schedule/schedule_stats.h"
 #include "cli/algorithm_flags.h"
 #include "cli/commands.h"
+#include "cli/output_format.h"
 #include "core/quantity_parse.h"
 #include "core/string_printf.h"
 #include "topology/topology.h"
@@ -34,7 +35,7 @@ struct ScheduleArgs {
   std::string dtype = "fp32";
   std::string collective = "allreduce";
   AlgorithmFlags algorithm;
-  std::string format = "table";
+  OutputFormat format = OutputFormat::Table;
   bool verify = false;
 };
 
@@ -114,9 +115,6 @@ void print_table(const sched::Schedule& s, const Cluster& c, Expected<Seconds> c
 }
 
 Expected<void> run_schedule(const ScheduleArgs& a, std::ostream& out) {
-  if (a.format != "table" && a.format != "json") {
-    return fail(Errc::InvalidArgument, "--format must be table or json, got '" + a.format + "'");
-  }
   sched::CollectiveSpec spec;
   TT_TRY(spec.collective, sched::parse_collective(a.collective));
   TT_TRY(spec.dtype, sched::parse_dtype(a.dtype));
@@ -127,7 +125,7 @@ Expected<void> run_schedule(const ScheduleArgs& a, std::ostream& out) {
   spec.ranks = cluster.layout.ranks();
   TT_TRY_VOID(spec.check());
   TT_TRY(const sched::Schedule s, algorithm->generate(spec, cluster.layout));
-  if (a.format == "json") {
+  if (a.format == OutputFormat::Json) {
     sched::ScheduleJson::write(s, out);
     return {};
   }
@@ -155,7 +153,8 @@ CommandRun setup_schedule(CLI::App& sub) {
   sub.add_option("--dtype", a->dtype, "fp32 (default), fp16, bf16");
   sub.add_option("--collective", a->collective, "allreduce (default), reduce_scatter, allgather, broadcast");
   add_algorithm_flags(sub, a->algorithm);
-  sub.add_option("--format", a->format, "table (default) or json (the schedule, docs/schedule.md)");
+  add_format_option(sub, a->format, {OutputFormat::Table, OutputFormat::Json},
+                    "table (default) or json (the schedule, docs/schedule.md)");
   sub.add_flag("--verify", a->verify, "prove the schedule with the symbolic interpreter even when large");
   sub.footer(
       "Examples:\n"

@@ -20,6 +20,7 @@
 #include "cli/commands.h"
 #include "cli/file_output.h"
 #include "cli/nccl_common.h"
+#include "cli/output_format.h"
 #include "core/quantity_parse.h"
 #include "core/string_printf.h"
 #include "simulator/simulator.h"
@@ -41,7 +42,7 @@ struct SimulateArgs {
   AlgorithmFlags algorithm;
   std::string reduction = "serial";
   bool no_flow_caps = false;
-  std::string format = "table";
+  OutputFormat format = OutputFormat::Table;
   std::string trace;
   std::string calibration;
 };
@@ -164,9 +165,6 @@ Expected<void> print_json(const sched::Schedule& s, const sim::SimResult& r,
 }
 
 Expected<void> run_simulate(const SimulateArgs& a, std::ostream& out) {
-  if (a.format != "table" && a.format != "json") {
-    return fail(Errc::InvalidArgument, "--format must be table or json, got '" + a.format + "'");
-  }
   if (!a.trace.empty()) TT_TRY_VOID(check_output_path(a.trace).context("--trace"));  // before work
   TT_TRY(const sim::SimOptions sim_options, sim_options_of(a));
   sched::CollectiveSpec spec;
@@ -193,7 +191,7 @@ Expected<void> run_simulate(const SimulateArgs& a, std::ostream& out) {
     TT_TRY(const std::string trace, chrome_trace_json(schedule, result, topology));
     TT_TRY_VOID(write_file_atomically(a.trace, trace).context("--trace"));
   }
-  if (a.format == "json") return print_json(schedule, result, topology, cluster, out);
+  if (a.format == OutputFormat::Json) return print_json(schedule, result, topology, cluster, out);
   print_table(schedule, result, topology, cluster, out);
   return {};
 }
@@ -216,7 +214,7 @@ CommandRun setup_simulate(CLI::App& sub) {
   sub.add_option("--reduction", a->reduction,
                  "reduction cost: serial (default, after delivery), overlapped, none");
   sub.add_flag("--no-flow-caps", a->no_flow_caps, "ignore per-flow rate caps (AWS TCP)");
-  sub.add_option("--format", a->format, "table (default) or json");
+  add_format_option(sub, a->format, {OutputFormat::Table, OutputFormat::Json}, "table (default) or json");
   sub.add_option("--trace", a->trace, "write a Chrome/Perfetto trace of the transfers to FILE");
   sub.add_option("--calibration", a->calibration,
                  "calibration file from `topotune calibrate`: its physical link parameters "

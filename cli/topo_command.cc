@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/output_format.h"
 #include "core/memory_budget.h"
 #include "core/quantity_parse.h"
 #include "core/string_printf.h"
@@ -21,7 +22,7 @@ struct TopoOptions {
   std::string instance;
   std::string cluster_file;
   std::string placement = "cluster";
-  std::string format = "table";
+  OutputFormat format = OutputFormat::Table;
   int nodes = 0;
   CLI::Option* nodes_opt = nullptr;
 };
@@ -132,9 +133,8 @@ CommandRun setup_topo(CLI::App& sub) {
       sub.add_option("--cluster", o->cluster_file,
                      "Cluster JSON file (docs/cluster.md); --nodes overrides its nodes");
   cluster->excludes(inst)->excludes(placement);
-  sub.add_option("--format", o->format, "Output format")
-      ->check(CLI::IsMember({"table", "json", "dot"}))
-      ->capture_default_str();
+  add_format_option(sub, o->format, {OutputFormat::Table, OutputFormat::Json, OutputFormat::Dot},
+                    "Output format");
   sub.footer(
       "Examples:\n"
       "  topotune topo --instance p4d.24xlarge --nodes 4\n"
@@ -144,15 +144,15 @@ CommandRun setup_topo(CLI::App& sub) {
   return [o](std::ostream& out) -> Expected<void> {
     TT_TRY(topo::ClusterSpec spec, make_spec(*o));
     TT_TRY(topo::Topology t, topo::build_topology(spec));
-    if (o->format == "json") {
+    if (o->format == OutputFormat::Json) {
       TT_TRY(const Bytes budget, available_memory());
       TT_TRY_VOID(check_memory(topo::topology_json_memory(t), budget,
                                "the JSON of " + std::to_string(t.num_links()) + " links"));
     }
     // Render fully before writing, so an error never leaves partial output.
-    const std::string text = o->format == "json"  ? topo::topology_to_json(t)
-                             : o->format == "dot" ? topo::topology_to_dot(t)
-                                                  : table(t);
+    const std::string text = o->format == OutputFormat::Json  ? topo::topology_to_json(t)
+                             : o->format == OutputFormat::Dot ? topo::topology_to_dot(t)
+                                                              : table(t);
     out << text;
     return {};
   };

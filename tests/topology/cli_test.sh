@@ -66,7 +66,7 @@ bad "--nodes 100000000: must be in 1..65536" topo --instance p4d.24xlarge --node
 bad "--nodes -5: must be in" topo --instance p4d.24xlarge --nodes -5
 bad "--nodes N is required" topo --instance p4d.24xlarge
 bad "unknown placement 'rack'" topo --instance p4d.24xlarge --nodes 2 --placement rack
-bad "xml not in" topo --instance p4d.24xlarge --nodes 2 --format xml
+bad "must be table, json or dot, got 'xml'" topo --instance p4d.24xlarge --nodes 2 --format xml
 bad "cannot read" topo --cluster "$tmp/missing.json"
 printf '{"schema": "topotune.cluster/1",\n "nodes": 2,,\n}\n' >"$tmp/syntax.json"
 bad "syntax.json:2:13:" topo --cluster "$tmp/syntax.json"
