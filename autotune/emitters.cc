@@ -264,22 +264,22 @@ std::string ddp_snippet(const Plan& plan) {
        "second gradient copy.\n"
     << "    gradient_as_bucket_view=True,\n)\n";
   if (hook) {
-    const char* wrap = c.dtype == CommDtype::Bf16   ? ", compression=\"bf16\""
-                       : c.dtype == CommDtype::Fp16 ? ", compression=\"fp16\""
+    const char* wrap = c.dtype == sched::DataType::BF16   ? ", compression=\"bf16\""
+                       : c.dtype == sched::DataType::F16 ? ", compression=\"fp16\""
                                                     : "";
     o << "# " << rec.algo.name() << " runs as a DDP comm hook (docs/pytorch.md). From a checkout: "
       << "PYTHONPATH=<topotune checkout>/python torchrun ...\n"
       << "from topotune import ddp_hooks\n"
       << "# Reduce-scatter on each host, allreduce per rail, all-gather on each host; "
       << plan.inputs.shape.gpus_per_host << " ranks per host"
-      << (wrap[0] != 0 ? std::string(", ") + comm_dtype_name(c.dtype) + " on the wire" : "")
+      << (wrap[0] != 0 ? std::string(", ") + sched::dtype_name(c.dtype) + " on the wire" : "")
       << ".\n"
       << "ddp_hooks.register(model, ranks_per_node=" << plan.inputs.shape.gpus_per_host << wrap
       << ")\n";
-  } else if (c.dtype == CommDtype::Bf16 || c.dtype == CommDtype::Fp16) {
-    const char* hook = c.dtype == CommDtype::Bf16 ? "bf16_compress_hook" : "fp16_compress_hook";
+  } else if (c.dtype == sched::DataType::BF16 || c.dtype == sched::DataType::F16) {
+    const char* hook = c.dtype == sched::DataType::BF16 ? "bf16_compress_hook" : "fp16_compress_hook";
     o << "from torch.distributed.algorithms.ddp_comm_hooks import default_hooks\n"
-      << "# " << comm_dtype_name(c.dtype)
+      << "# " << sched::dtype_name(c.dtype)
       << " gradients on the wire halve the allreduce bytes; predicted to beat fp32 by more than "
          "2 % (this changes gradient numerics).\n"
       << "model.register_comm_hook(dist.group.WORLD, default_hooks." << hook << ")\n";
@@ -327,7 +327,7 @@ std::string horovod_env(const Plan& plan) {
     o << "# Horovod's allreduce goes through NCCL; " << algo << " won the sweep.\n"
       << "NCCL_ALGO=" << algo << "\n";
   }
-  if (h->dtype != CommDtype::Fp32) {
+  if (h->dtype != sched::DataType::F32) {
     o << "# Gradient compression is set in code: hvd.DistributedOptimizer(..., "
          "compression=hvd.Compression.fp16). Horovod has no bf16 compression; fp16 moves the "
          "same bytes (same predicted time) with fp16's narrower range.\n";

@@ -140,7 +140,7 @@ int nccl_inter_node_channels(const algo::NcclSystem& s, const algo::NcclModelPar
   // As NcclPredictor::searched_channels across nodes: ~nvlink_channel_GBps channels packed into the
   // GPU's NVLink rate (2 on PCIe), clamped to [2, MAXCHANNELS], at most two per NIC.
   int intra = 2;
-  if (s.intra != algo::IntraKind::Pcie && p.nvlink_channel_GBps > 0) {
+  if (s.intra != topo::IntraFabric::PcieOnly && p.nvlink_channel_GBps > 0) {
     intra =
         static_cast<int>(std::lround(s.gpu_intra_bandwidth.gbps_bytes() / p.nvlink_channel_GBps));
   }

@@ -46,7 +46,7 @@ ordered_json candidate_json(const Candidate& c) {
   j["bucket_bytes"] = c.bucket_cap.value;
   if (c.framework == "ddp") j["first_bucket_bytes"] = c.first_bucket.value;
   if (c.framework == "horovod") j["cycle_time_s"] = r6(c.cycle_time.value);
-  j["comm_dtype"] = comm_dtype_name(c.dtype);
+  j["comm_dtype"] = sched::dtype_name(c.dtype);
   j["step_time_s"] = r6(c.step.step.value);
   j["exposed_comm_s"] = r6(c.step.exposed_comm.value);
   j["forward_s"] = r6(c.step.forward.value);
@@ -71,7 +71,7 @@ ordered_json shape_json(const ClusterShape& s) {
 
 ordered_json inputs_json(const PlanInputs& in) {
   ordered_json dtypes = ordered_json::array();
-  for (CommDtype d : in.dtypes) dtypes.push_back(comm_dtype_name(d));
+  for (sched::DataType d : in.dtypes) dtypes.push_back(sched::dtype_name(d));
   ordered_json j;
   j["cluster_spec"] = ordered_json::parse(in.cluster_json);
   j["timer"] = in.timer;
@@ -200,9 +200,9 @@ Expected<std::vector<NcclBucketRule>> nccl_rules(const Candidate& c, const NcclT
 // The gradient dtypes: bf16 only where the GPU computes it natively, fp16 otherwise.
 Expected<void> dtypes_for_hardware(PlanInputs& in, const topo::GpuSpec& gpu) {
   if (in.dtypes.empty()) {
-    in.dtypes = {CommDtype::Fp32, gpu.bf16_native ? CommDtype::Bf16 : CommDtype::Fp16};
+    in.dtypes = {sched::DataType::F32, gpu.bf16_native ? sched::DataType::BF16 : sched::DataType::F16};
   }
-  const auto bf16 = std::find(in.dtypes.begin(), in.dtypes.end(), CommDtype::Bf16);
+  const auto bf16 = std::find(in.dtypes.begin(), in.dtypes.end(), sched::DataType::BF16);
   if (bf16 != in.dtypes.end() && !gpu.bf16_native) {
     return fail(Errc::InvalidArgument, "bf16 gradients need a GPU that computes bf16 natively "
                                        "(Ampere or later); " + gpu.model + " (" +
@@ -334,7 +334,7 @@ Expected<Plan> make_plan(PlanInputs inputs) {
   std::unique_ptr<SimulatorTimer> rank;
   std::string rank_note;
   if (inputs.simulate) {
-    auto made = timers->simulator(gradient_bytes(inputs.model, CommDtype::Fp32), {}, nccl);
+    auto made = timers->simulator(gradient_bytes(inputs.model, sched::DataType::F32), {}, nccl);
     if (made) rank = std::move(*made);
     else rank_note = "rank stage (flow simulator) skipped: " + made.error().message;
   }
@@ -395,7 +395,7 @@ std::string recommendation_sentence(const Plan& plan) {
           ? "fusion " + mib(c.bucket_cap) + ", cycle " + ms(c.cycle_time)
           : mib(c.bucket_cap) + " buckets";
   return "Use " + c.algo.name() + " (" + fw + ": " + how + ") with " + knobs + " and " +
-         comm_dtype_name(c.dtype) + " gradients: predicted step " + ms(c.step.step) + " (" +
+         sched::dtype_name(c.dtype) + " gradients: predicted step " + ms(c.step.step) + " (" +
          ms(c.step.exposed_comm) + " exposed communication), " + ratio(gain) + " (" +
          percent(gain - 1) + ") vs " + defaults_words(plan.inputs) + ".";
 }

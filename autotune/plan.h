@@ -48,7 +48,7 @@ struct PlanInputs {
   /// Gradient dtypes searched. Empty: by hardware (make_plan fills it): fp32 and bf16 where
   /// the GPU computes bf16 natively (the catalog's gpu.bf16_native: Ampere and later), fp32
   /// and fp16 elsewhere (Volta, Turing). bf16 on a GPU without it is an error.
-  std::vector<CommDtype> dtypes;
+  std::vector<sched::DataType> dtypes;
   /// Algorithm families searched (--algos), e.g. only what a runtime without NCCL can run;
   /// empty: all of them (default_algorithms). The baselines are NCCL's defaults regardless.
   std::vector<AlgoKind> algorithm_kinds;

@@ -39,7 +39,7 @@ Expected<void> check_unique(const std::vector<T>& values, const char* key) {
 Expected<void> read_lists(const ordered_json& in, PlanInputs& out) {
   TT_TRY_VOID(check_array(in.at("dtypes"), "dtypes", kMaxPlanDtypes));
   for (const auto& d : in.at("dtypes")) {
-    TT_TRY(CommDtype dt, parse_comm_dtype(d.get<std::string>()));
+    TT_TRY(sched::DataType dt, sched::parse_dtype(d.get<std::string>()));
     out.dtypes.push_back(dt);
   }
   if (in.contains("algorithms")) {

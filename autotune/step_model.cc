@@ -4,30 +4,12 @@
 
 namespace topotune::tune {
 
-const char* comm_dtype_name(CommDtype d) {
-  switch (d) {
-    case CommDtype::Fp32: return "fp32";
-    case CommDtype::Bf16: return "bf16";
-    case CommDtype::Fp16: return "fp16";
-  }
-  return "?";
-}
-
-Expected<CommDtype> parse_comm_dtype(const std::string& s) {
-  for (CommDtype d : {CommDtype::Fp32, CommDtype::Bf16, CommDtype::Fp16}) {
-    if (s == comm_dtype_name(d)) return d;
-  }
-  return fail(Errc::InvalidArgument, "unknown dtype '" + s + "' (fp32, bf16, fp16)");
-}
-
-int comm_dtype_bytes(CommDtype d) { return d == CommDtype::Fp32 ? 4 : 2; }
-
-Bytes gradient_bytes(const ModelProfile& model, CommDtype dtype) {
-  return Bytes(model.trainable_params() * comm_dtype_bytes(dtype));
+Bytes gradient_bytes(const ModelProfile& model, sched::DataType dtype) {
+  return Bytes(model.trainable_params() * sched::dtype_size(dtype));
 }
 
 Expected<sim::StepModel> make_step_model(const ModelProfile& model, const ComputeParams& compute,
-                                         CommDtype dtype) {
+                                         sched::DataType dtype) {
   if (compute.batch_per_gpu <= 0) {
     return fail(Errc::InvalidArgument, "batch per GPU must be positive");
   }
@@ -60,7 +42,7 @@ Expected<sim::StepModel> make_step_model(const ModelProfile& model, const Comput
     if (static_cast<int>(i) < first_trainable) s.backward = Seconds(0);
     m.layers.push_back(s);
   }
-  const std::int64_t wire = comm_dtype_bytes(dtype);
+  const std::int64_t wire = sched::dtype_size(dtype);
   for (const ParamTensor& p : model.params) {
     if (!p.trainable) continue;
     m.grads.push_back({Bytes(p.numel * 4), Bytes(p.numel * wire), p.layer});

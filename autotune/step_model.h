@@ -7,17 +7,15 @@
 // batch. Bucketing counts fp32 parameters (4 bytes, AMP keeps fp32 master weights); the wire
 // carries the communication dtype.
 
+#include "algorithms/schedule/collective_spec.h"
 #include "autotune/model_profile.h"
 #include "core/expected.h"
 #include "simulator/training_step.h"
 
 namespace topotune::tune {
 
-/// Gradient dtype on the wire.
-enum class CommDtype { Fp32, Bf16, Fp16 };
-const char* comm_dtype_name(CommDtype d);
-Expected<CommDtype> parse_comm_dtype(const std::string& s);
-int comm_dtype_bytes(CommDtype d);
+// Gradient dtypes on the wire are sched::DataType (fp32, fp16, bf16): one enum for the
+// schedules, the runtime and the planner.
 
 /// How fast one GPU computes.
 struct ComputeParams {
@@ -32,9 +30,9 @@ inline constexpr double kDefaultComputeEfficiency = 0.4;
 
 /// Per-step layer times and gradients. Errors: no peak FLOP/s and no measured times.
 Expected<sim::StepModel> make_step_model(const ModelProfile& model, const ComputeParams& compute,
-                                         CommDtype dtype);
+                                         sched::DataType dtype);
 
 /// Total gradient bytes on the wire (trainable parameters x dtype size).
-Bytes gradient_bytes(const ModelProfile& model, CommDtype dtype);
+Bytes gradient_bytes(const ModelProfile& model, sched::DataType dtype);
 
 }  // namespace topotune::tune

@@ -11,11 +11,11 @@ namespace {
 // Runs step simulations for one request; keeps the per-dtype step models.
 class Evaluator {
  public:
-  Evaluator(const TuneRequest& req, std::map<CommDtype, sim::StepModel> models)
+  Evaluator(const TuneRequest& req, std::map<sched::DataType, sim::StepModel> models)
       : req_(req), models_(std::move(models)) {}
 
   Expected<Candidate> ddp(const CollectiveTimer& timer, const AlgorithmChoice& algo,
-                          CommDtype dtype, Bytes first, Bytes cap) const {
+                          sched::DataType dtype, Bytes first, Bytes cap) const {
     Candidate c = base(algo, dtype, "ddp", timer);
     c.bucket_cap = cap;
     c.first_bucket = first;
@@ -26,7 +26,7 @@ class Evaluator {
   }
 
   Expected<Candidate> horovod(const CollectiveTimer& timer, const AlgorithmChoice& algo,
-                              CommDtype dtype, Bytes threshold, Seconds cycle) const {
+                              sched::DataType dtype, Bytes threshold, Seconds cycle) const {
     Candidate c = base(algo, dtype, "horovod", timer);
     c.bucket_cap = threshold;
     c.cycle_time = cycle;
@@ -38,7 +38,7 @@ class Evaluator {
   }
 
  private:
-  static Candidate base(const AlgorithmChoice& algo, CommDtype dtype, const char* framework,
+  static Candidate base(const AlgorithmChoice& algo, sched::DataType dtype, const char* framework,
                         const CollectiveTimer& timer) {
     Candidate c;
     c.algo = algo;
@@ -71,14 +71,25 @@ class Evaluator {
   }
 
   const TuneRequest& req_;
-  std::map<CommDtype, sim::StepModel> models_;
+  std::map<sched::DataType, sim::StepModel> models_;
 };
+
+// Tie order of gradient dtypes: fp32 (no conversion), then bf16 (fp32's range: no loss
+// scaling), then fp16.
+int dtype_preference(sched::DataType d) {
+  switch (d) {
+    case sched::DataType::F32: return 0;
+    case sched::DataType::BF16: return 1;
+    case sched::DataType::F16: return 2;
+  }
+  return 3;
+}
 
 // Fastest step first; ties broken by a fixed order so output is deterministic.
 bool faster(const Candidate& a, const Candidate& b) {
   if (a.step.step != b.step.step) return a.step.step < b.step.step;
   if (a.step.exposed_comm != b.step.exposed_comm) return a.step.exposed_comm < b.step.exposed_comm;
-  if (a.dtype != b.dtype) return a.dtype < b.dtype;
+  if (a.dtype != b.dtype) return dtype_preference(a.dtype) < dtype_preference(b.dtype);
   if (a.algo != b.algo) return a.algo < b.algo;
   if (a.bucket_cap != b.bucket_cap) return a.bucket_cap < b.bucket_cap;
   return a.cycle_time < b.cycle_time;
@@ -100,8 +111,8 @@ bool ever_faster(const CollectiveTimer& timer, const AlgorithmChoice& variant,
 std::vector<AlgorithmChoice> with_channels(const TuneRequest& req, const CollectiveTimer& timer,
                                            TuneReport& report) {
   std::vector<Bytes> sizes;  // every full bucket's wire size
-  for (CommDtype d : req.dtypes) {
-    for (Bytes cap : req.bucket_caps) sizes.push_back(Bytes(cap.value / 4 * comm_dtype_bytes(d)));
+  for (sched::DataType d : req.dtypes) {
+    for (Bytes cap : req.bucket_caps) sizes.push_back(Bytes(cap.value / 4 * sched::dtype_size(d)));
   }
   std::vector<AlgorithmChoice> out;
   for (const AlgorithmChoice& a : req.algorithms) {
@@ -129,7 +140,7 @@ Expected<std::vector<Candidate>> screen_all(const TuneRequest& req, const Evalua
       report.notes.push_back(a.name() + " skipped: " + probe.error().message);
       continue;
     }
-    for (CommDtype d : req.dtypes) {
+    for (sched::DataType d : req.dtypes) {
       for (Bytes cap : req.bucket_caps) {
         TT_TRY(Candidate c, eval.ddp(timer, a, d, cap, cap));
         all.push_back(std::move(c));
@@ -145,7 +156,7 @@ Expected<std::vector<Candidate>> screen_all(const TuneRequest& req, const Evalua
 // The best Horovod knobs per searched algorithm Horovod runs, on `timer` (the screen), fastest
 // first; empty when none of them is searched.
 Expected<std::vector<Candidate>> best_horovod(const TuneRequest& req, const Evaluator& eval,
-                                              const CollectiveTimer& timer, CommDtype dtype) {
+                                              const CollectiveTimer& timer, sched::DataType dtype) {
   std::vector<Candidate> out;
   const AlgoKind kinds[] = {AlgoKind::NcclDefault, AlgoKind::NcclRing, AlgoKind::NcclTree,
                             AlgoKind::Hierarchical};
@@ -245,7 +256,7 @@ void rank_top(const TuneRequest& req, const Evaluator& eval, const CollectiveTim
   }
   // The recommendation may fall back to the best fp32 candidate, and must be one the job's
   // framework runs: rank those with the same timer too, so the comparison is like for like.
-  const auto is_fp32 = [](const Candidate& c) { return c.dtype == CommDtype::Fp32; };
+  const auto is_fp32 = [](const Candidate& c) { return c.dtype == sched::DataType::F32; };
   pull_into_block(eval, timer, all, k, is_fp32, 1);
   if (req.eligible) pull_into_block(eval, timer, all, k, req.eligible, req.top_k);
   std::sort(all.begin(), all.begin() + k, faster);
@@ -276,7 +287,7 @@ const Candidate* simplest_within_margin(const std::vector<Candidate>& ranked, do
   const auto overrides = [](const Candidate& c) {
     const AlgoKind k = c.algo.kind;
     const bool stock_nccl = c.algo.is_nccl();
-    return (c.dtype != CommDtype::Fp32 ? 1 : 0) + (c.algo.channels > 0 ? 1 : 0) +
+    return (c.dtype != sched::DataType::F32 ? 1 : 0) + (c.algo.channels > 0 ? 1 : 0) +
            (k != AlgoKind::NcclDefault ? 1 : 0) + (stock_nccl ? 0 : 1);
   };
   const auto best = std::find_if(ranked.begin(), ranked.end(), ok);
@@ -335,8 +346,8 @@ Expected<TuneReport> tune(const TuneRequest& request, const CollectiveTimer& scr
   if (req.algorithms.empty()) req.algorithms = default_algorithms(req.hosts);
   if (req.bucket_caps.empty()) req.bucket_caps = default_bucket_caps(*req.model);
   if (req.dtypes.empty()) return fail(Errc::InvalidArgument, "no gradient dtype to search");
-  std::map<CommDtype, sim::StepModel> models;
-  for (CommDtype d : {CommDtype::Fp32, CommDtype::Bf16, CommDtype::Fp16}) {
+  std::map<sched::DataType, sim::StepModel> models;
+  for (sched::DataType d : {sched::DataType::F32, sched::DataType::BF16, sched::DataType::F16}) {
     TT_TRY(models[d], make_step_model(*req.model, req.compute, d));
   }
   const Evaluator eval(req, std::move(models));
@@ -359,9 +370,9 @@ Expected<TuneReport> tune(const TuneRequest& request, const CollectiveTimer& scr
   if (cached_rank) rank_top(req, eval, final_timer, report);
   report.recommendation = recommend(req, report.candidates, final_timer.name());
   const AlgorithmChoice nccl{AlgoKind::NcclDefault};
-  TT_TRY(report.baseline_ddp, eval.ddp(final_timer, nccl, CommDtype::Fp32, 1_MiB, 25_MiB));
+  TT_TRY(report.baseline_ddp, eval.ddp(final_timer, nccl, sched::DataType::F32, 1_MiB, 25_MiB));
   TT_TRY(report.baseline_horovod,
-         eval.horovod(final_timer, nccl, CommDtype::Fp32, 128_MiB, Seconds(1e-3)));
+         eval.horovod(final_timer, nccl, sched::DataType::F32, 128_MiB, Seconds(1e-3)));
   TT_TRY(std::vector<Candidate> hvd,
          best_horovod(req, eval, cached_screen, report.recommendation.dtype));
   if (cached_rank) {

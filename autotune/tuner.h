@@ -57,7 +57,7 @@ struct TuneRequest {
   int hosts = 1;
   int gpus_per_host = 1;
   std::vector<AlgorithmChoice> algorithms;  ///< empty: default_algorithms(hosts)
-  std::vector<CommDtype> dtypes = {CommDtype::Fp32, CommDtype::Bf16, CommDtype::Fp16};
+  std::vector<sched::DataType> dtypes = {sched::DataType::F32, sched::DataType::BF16, sched::DataType::F16};
   std::vector<Bytes> bucket_caps;           ///< empty: default_bucket_caps(model)
   /// Channel counts to try besides each algorithm's default; empty: none.
   std::vector<int> channel_counts;
@@ -73,7 +73,7 @@ struct Candidate {
   AlgorithmChoice algo;
   Bytes bucket_cap{0};
   Bytes first_bucket{0};
-  CommDtype dtype = CommDtype::Fp32;
+  sched::DataType dtype = sched::DataType::F32;
   std::string framework = "ddp";   ///< "ddp" or "horovod"
   Seconds cycle_time{0};           ///< horovod only
   sim::StepResult step;

@@ -103,7 +103,7 @@ Expected<tune::PlanInputs> inputs_from_args(PlanArgs a) {
   }
   TT_TRY_VOID(tune::check_compute(in.compute));
   if (a.dtype != "auto") {
-    TT_TRY(tune::CommDtype d, tune::parse_comm_dtype(a.dtype));
+    TT_TRY(sched::DataType d, sched::parse_dtype(a.dtype));
     in.dtypes = {d};
   }
   in.backend = a.backend;
@@ -157,7 +157,7 @@ Expected<tune::Plan> compute_plan(const PlanArgs& a) {
   TT_TRY(tune::Plan plan, tune::make_plan(stored.inputs));
   const tune::Candidate& now = plan.report.recommendation;
   if (now.algo.name() != stored.algorithm || now.bucket_cap.value != stored.bucket_bytes ||
-      tune::comm_dtype_name(now.dtype) != stored.comm_dtype) {
+      sched::dtype_name(now.dtype) != stored.comm_dtype) {
     plan.replay_note = "topotune " + plan.version + " recommends differently from the stored " +
                        "plan (topotune " + stored.version + ": " + stored.algorithm + ", " +
                        std::to_string(stored.bucket_bytes) + " bytes, " + stored.comm_dtype + ")";

@@ -37,7 +37,7 @@ std::string row(const std::string& label, const tune::Candidate& c) {
   std::string buf;
   buf = string_printf(
       "%-5s %-24s %-8s %-5s %12s %9s %10s %11s  %-10s %s\n", label.c_str(), c.algo.name().c_str(),
-      cell("%g", c.bucket_cap.as_double() / (1 << 20)).c_str(), tune::comm_dtype_name(c.dtype),
+      cell("%g", c.bucket_cap.as_double() / (1 << 20)).c_str(), sched::dtype_name(c.dtype),
       cell("%.2f", c.allreduce_all.value * 1e3).c_str(), cell("%.1f", c.busbw / 1e9).c_str(),
       cell("%.2f", c.step.step.value * 1e3).c_str(),
       cell("%.2f", c.step.exposed_comm.value * 1e3).c_str(), timer_tag(c), runs_on(c).c_str());

@@ -37,7 +37,7 @@ int NcclPredictor::searched_channels(NcclAlgo a) const {
   if (a == NcclAlgo::Nvls || a == NcclAlgo::NvlsTree) return static_cast<int>(p.nvls_channels);
   // NCCL's search packs channels of ~nvlink_channel_GBps each into a GPU's NVLink bandwidth.
   int intra = 2;
-  if (system_.intra != IntraKind::Pcie) {
+  if (system_.intra != topo::IntraFabric::PcieOnly) {
     intra = static_cast<int>(
         std::lround(system_.gpu_intra_bandwidth.gbps_bytes() / p.nvlink_channel_GBps));
   }
@@ -83,7 +83,7 @@ std::string NcclPredictor::disabled_reason(sched::Collective c, NcclAlgo a, Nccl
   }
   if (p == NcclProto::LL128) {
     if (!v.at_least(2, 5)) return "no LL128 before NCCL 2.5";
-    if (s.intra == IntraKind::Pcie) return "LL128 needs NVLink";
+    if (s.intra == topo::IntraFabric::PcieOnly) return "LL128 needs NVLink";
     if (s.nodes > 1 &&
         (!s.gpudirect_rdma || s.nic_class == NicClass::EfaSrd || s.nic_class == NicClass::Tcp)) {
       return "LL128 across nodes needs GPUDirect RDMA writes";
@@ -104,7 +104,7 @@ struct Rates {
 
 Rates achieved_rates(const NcclSystem& s, const NcclModelParams& p) {
   Rates r;
-  const double intra_eff = s.intra == IntraKind::Pcie ? p.pcie_efficiency : p.nvlink_efficiency;
+  const double intra_eff = s.intra == topo::IntraFabric::PcieOnly ? p.pcie_efficiency : p.nvlink_efficiency;
   r.intra = s.gpu_intra_bandwidth.value * intra_eff;
   r.nvls = s.gpu_intra_bandwidth.value * p.nvls_efficiency;
   const int nic = static_cast<int>(s.nic_class);
@@ -193,7 +193,7 @@ StagePlan plan_stages(const StageInputs& in) {
   // A channel has at most one buffer of payload in flight per network round trip.
   const double window = p.buffer_bytes[q] * pe / (2 * plan.net_latency_s);
   const auto net_rate = [window](double line_rate) { return std::min(line_rate, window); };
-  const char* intra_name = s.intra == IntraKind::Pcie ? "PCIe" : "NVLink";
+  const char* intra_name = s.intra == topo::IntraFabric::PcieOnly ? "PCIe" : "NVLink";
   if (in.algo == NcclAlgo::Ring) {
     const double steps = ring_steps(in.coll, n);
     const double cross = nodes > 1 ? 2.0 * (nodes - 1) : 0;  // NCCL's nInterSteps

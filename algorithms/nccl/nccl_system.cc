@@ -69,24 +69,14 @@ Expected<NcclSystem> nccl_system_from_cluster(const topo::ClusterSpec& spec) {
   s.gpus_per_node = inst.num_gpus;
   s.arch_row = arch_row_of(inst.gpu.arch);
   s.sm90 = s.arch_row >= 2;
-  switch (inst.fabric) {
-    case topo::IntraFabric::NvSwitch:
-      s.intra = IntraKind::NvSwitch;
-      break;
-    case topo::IntraFabric::NvLinkMesh:
-      s.intra = IntraKind::NvLinkMesh;
-      break;
-    case topo::IntraFabric::PcieOnly:
-      s.intra = IntraKind::Pcie;
-      break;
-  }
-  if (s.intra == IntraKind::Pcie) {
+  s.intra = inst.fabric;
+  if (s.intra == topo::IntraFabric::PcieOnly) {
     // Without NVLink, GPU-to-GPU traffic crosses each GPU's own PCIe link (Gen3 x16 if unknown).
     s.gpu_intra_bandwidth = inst.pcie_bandwidth.value_or(gbyte_per_sec(topo::kDefaultPcieGBps));
   } else {
     s.gpu_intra_bandwidth = inst.nvlink_bandwidth_per_link * inst.nvlinks_per_gpu;
   }
-  s.nvls = inst.nvls && s.intra == IntraKind::NvSwitch;
+  s.nvls = inst.nvls && s.intra == topo::IntraFabric::NvSwitch;
   s.nics_per_node = inst.num_nics;
   s.nic_bandwidth = inst.nic_bandwidth;
   s.gpudirect_rdma = inst.gpudirect_rdma;

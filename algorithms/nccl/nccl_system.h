@@ -31,8 +31,6 @@ struct NcclVersion {
 /// Parses "2.23.4", "2.23", "2.9.9+cuda11.2" (suffix ignored). Errors name the text.
 Expected<NcclVersion> parse_nccl_version(const std::string& text);
 
-enum class IntraKind { NvSwitch, NvLinkMesh, Pcie };
-
 /// What the cluster's network fabric does to NCCL's network stage beyond the NIC figures:
 /// placement, spine oversubscription and per-flow caps. The fitted parameters describe
 /// non-blocking single-segment clusters (every log was measured on one); the flow simulator
@@ -50,7 +48,7 @@ struct NcclSystem {
   int gpus_per_node = 1;
   int arch_row = 1;   ///< row of NCCL's tables: 0 Volta, 1 Ampere, 2 Hopper, 3 Blackwell
   bool sm90 = false;  ///< Hopper or newer (NVLS, LL128 rules)
-  IntraKind intra = IntraKind::NvSwitch;
+  topo::IntraFabric intra = topo::IntraFabric::NvSwitch;  ///< the instance's GPU fabric
   BytesPerSec gpu_intra_bandwidth;  ///< one GPU's NVLink (or PCIe) rate, per direction, nominal
   bool nvls = false;                ///< NVSwitch gen3+ with in-switch reduction
   int nics_per_node = 0;

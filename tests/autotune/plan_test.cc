@@ -157,7 +157,7 @@ TEST(Emitters, ProtocolAndChannelsOfTheChosenNcclPlan) {
   ASSERT_TRUE(plan);
   Plan p = *plan;
   p.report.recommendation.algo = *parse_algorithm_choice("nccl:ring/ch16");
-  p.report.recommendation.dtype = CommDtype::Fp32;
+  p.report.recommendation.dtype = sched::DataType::F32;
   p.nccl_rules = {{1000, 2000, "ring", "LL128", 16}, {3000, 9000, "ring", "LL128", 16}};
   auto files = emit(p, "nccl-env");
   ASSERT_TRUE(files);

@@ -65,13 +65,13 @@ TEST(Tuner, FindsTheHandDerivedOptimum) {
   auto report = tune(r, FakeTimer{});
   ASSERT_TRUE(report) << report.error().message;
   const Candidate& best = report->candidates.front();
-  EXPECT_EQ(best.dtype, CommDtype::Bf16);
+  EXPECT_EQ(best.dtype, sched::DataType::BF16);
   EXPECT_EQ(best.algo.kind, AlgoKind::NcclTree);
   EXPECT_EQ(best.bucket_cap, 1_MiB);
   EXPECT_NEAR(best.step.step.value, 13e-3, 1e-12);
   EXPECT_NEAR(best.step.exposed_comm.value, 1e-3, 1e-12);
   // 13 vs 14 ms is 7.7 % > the 2 % margin: bf16 is recommended.
-  EXPECT_EQ(report->recommendation.dtype, CommDtype::Bf16);
+  EXPECT_EQ(report->recommendation.dtype, sched::DataType::BF16);
   // rhd, ps, hierarchical are unsupported by the fake: skipped with a note each.
   EXPECT_FALSE(report->notes.empty());
   // (a) DDP defaults: first bucket 1 tensor (4 MiB >= 1 MiB) ready at 1 ms, 1.5 ms long; then
@@ -88,7 +88,7 @@ TEST(Tuner, WithinTheMarginFp32IsRecommended) {
   r.dtype_margin = 0.10;  // 7.7 % is inside it
   auto report = tune(r, FakeTimer{});
   ASSERT_TRUE(report);
-  EXPECT_EQ(report->recommendation.dtype, CommDtype::Fp32);
+  EXPECT_EQ(report->recommendation.dtype, sched::DataType::F32);
   EXPECT_EQ(report->recommendation.algo.kind, AlgoKind::NcclDefault);  // = ring; sorts first
   EXPECT_EQ(report->recommendation.bucket_cap, 8_MiB);
   EXPECT_NEAR(report->recommendation.step.step.value, 14e-3, 1e-12);
@@ -194,7 +194,7 @@ TEST(Tuner, RankStageTriesChannelCountsOfTopotuneSchedules) {
 
 // Overrides (16-bit wire dtype, channel count) must each buy more than the margin.
 TEST(Tuner, RecommendsTheSimplestCandidateWithinTheMargin) {
-  const auto cand = [](const char* algo, CommDtype d, double ms) {
+  const auto cand = [](const char* algo, sched::DataType d, double ms) {
     Candidate c;
     c.algo = *parse_algorithm_choice(algo);
     c.dtype = d;
@@ -202,8 +202,8 @@ TEST(Tuner, RecommendsTheSimplestCandidateWithinTheMargin) {
     return c;
   };
   const std::vector<Candidate> ranked = {
-      cand("nccl:ring/ch4", CommDtype::Bf16, 100), cand("nccl:ring/ch4", CommDtype::Fp32, 101),
-      cand("nccl:ring", CommDtype::Bf16, 101.5), cand("nccl:ring", CommDtype::Fp32, 103)};
+      cand("nccl:ring/ch4", sched::DataType::BF16, 100), cand("nccl:ring/ch4", sched::DataType::F32, 101),
+      cand("nccl:ring", sched::DataType::BF16, 101.5), cand("nccl:ring", sched::DataType::F32, 103)};
   // 2 %: limit 102 ms. No override-free candidate is inside; of those with one override,
   // ring/ch4 fp32 (101) comes first.
   EXPECT_EQ(simplest_within_margin(ranked, 0.02), &ranked[1]);
@@ -279,7 +279,7 @@ TEST(Tuner, BertLargeSweepHasAnInteriorOptimum) {
   r.gpus_per_host = 8;
   r.compute = {16, 312e12, 0.4};
   r.algorithms = {AlgorithmChoice{AlgoKind::NcclDefault}};
-  r.dtypes = {CommDtype::Fp32};
+  r.dtypes = {sched::DataType::F32};
   auto report = tune(r, timer);
   ASSERT_TRUE(report) << report.error().message;
   const Candidate& best = report->candidates.front();
