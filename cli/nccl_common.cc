@@ -59,19 +59,6 @@ Expected<std::vector<T>> select(const std::string& text, int count, Parse parse)
 
 }  // namespace
 
-Expected<topo::ClusterSpec> resolve_cluster_spec(const std::string& instance, int nodes,
-                                                 const std::string& cluster_file) {
-  if (nodes < 1) return fail(Errc::InvalidArgument, "--nodes must be >= 1");
-  if (!cluster_file.empty()) {
-    TT_TRY(topo::ClusterSpec spec, topo::load_cluster_file(cluster_file));
-    if (nodes > 1 || spec.hosts < 1) spec.hosts = nodes;
-    return spec;
-  }
-  if (instance.empty())
-    return fail(Errc::InvalidArgument, "give --instance NAME or --cluster FILE");
-  return topo::make_cluster_spec(instance, nodes);
-}
-
 Expected<algo::NcclSystem> resolve_nccl_system(const std::string& instance, int nodes,
                                                const std::string& cluster_file) {
   TT_TRY(const topo::ClusterSpec spec, resolve_cluster_spec(instance, nodes, cluster_file));

@@ -10,16 +10,12 @@
 #include "algorithms/nccl/nccl_params.h"
 #include "algorithms/nccl/nccl_predictor.h"
 #include "algorithms/nccl/nccl_system.h"
+#include "cli/cluster_flags.h"
 #include "core/expected.h"
 #include "runtime/measurement.h"
 #include "topology/cluster_spec.h"
 
 namespace topotune::cli {
-
-/// The cluster `instance` x `nodes`, or the cluster file when `cluster_file` is set (its node
-/// count unless `nodes` > 1).
-Expected<topo::ClusterSpec> resolve_cluster_spec(const std::string& instance, int nodes,
-                                                 const std::string& cluster_file);
 
 /// The system for `instance` x `nodes`, or for a cluster file when `cluster_file` is set.
 Expected<algo::NcclSystem> resolve_nccl_system(const std::string& instance, int nodes,

@@ -12,6 +12,7 @@
 
 #include "autotune/emitters.h"
 #include "autotune/plan.h"
+#include "cli/cluster_flags.h"
 #include "cli/commands.h"
 #include "core/quantity_parse.h"
 #include "cli/file_output.h"
@@ -25,11 +26,7 @@ namespace topotune::cli {
 namespace {
 
 struct PlanArgs {
-  std::string instance;
-  int nodes = 1;
-  bool nodes_given = false;  ///< --nodes on the command line (it overrides a --cluster file's)
-  std::string placement = "cluster";
-  std::string cluster_file;
+  ClusterFlags cluster;
   std::string model = tune::kDefaultModel;
   int batch = 32;
   std::string dtype = "auto";
@@ -61,23 +58,21 @@ Expected<void> apply_plan_calibration(const PlanArgs& a, topo::ClusterSpec& spec
 // link_params carry --calibration's physical parameters (the topology side of the
 // calibration; the NCCL predictor gets the file through PlanInputs::calibration_json).
 Expected<std::string> cluster_json(const PlanArgs& a) {
-  if (!a.cluster_file.empty()) {
+  TT_TRY_VOID(check_cluster_flags(a.cluster));  // before reading: nothing is read for nothing
+  if (!a.cluster.cluster_file.empty()) {
     // Read once: `--cluster <(cat c.json)` or a FIFO has no second reading.
-    TT_TRY(const std::string text, read_text(a.cluster_file, "cluster file"));
-    TT_TRY(topo::ClusterSpec spec, topo::parse_cluster_json(text, a.cluster_file));
-    if (a.nodes_given) spec.hosts = a.nodes;  // --nodes overrides the file's, as everywhere
+    TT_TRY(const std::string text, read_text(a.cluster.cluster_file, "cluster file"));
+    TT_TRY(topo::ClusterSpec spec, resolve_cluster_text(a.cluster, text));
     TT_TRY_VOID(apply_plan_calibration(a, spec));
     // Already validated by parse_cluster_json, so these members exist and parse.
     const nlohmann::json doc = nlohmann::json::parse(text);
     return tune::cluster_spec_json(spec, doc.at("instance").dump(),
                                    doc.contains("overrides") ? doc["overrides"].dump() : "");
   }
-  if (a.instance.empty()) {
+  if (a.cluster.instance.empty()) {
     return fail(Errc::InvalidArgument, "give --instance NAME (or --cluster FILE, --replay PLAN)");
   }
-  if (a.nodes < 1) return fail(Errc::InvalidArgument, "--nodes must be at least 1");
-  TT_TRY(topo::Placement placement, topo::parse_placement(a.placement));
-  TT_TRY(topo::ClusterSpec spec, topo::make_cluster_spec(a.instance, a.nodes, placement));
+  TT_TRY(topo::ClusterSpec spec, resolve_cluster(a.cluster));
   TT_TRY_VOID(apply_plan_calibration(a, spec));
   return tune::cluster_spec_json(spec, nlohmann::json(spec.instance.name).dump());
 }
@@ -129,12 +124,6 @@ Expected<void> check_flags(const CLI::App& app) {
   const auto given = [&app](const char* f) { return app.count(f) > 0; };
   if (given("--out") && !given("--emit")) {
     return fail(Errc::InvalidArgument, "--out needs --emit KIND (without it nothing is written)");
-  }
-  for (const char* f : {"--instance", "--placement"}) {
-    if (given("--cluster") && given(f)) {
-      return fail(Errc::InvalidArgument,
-                  std::string(f) + " would be ignored with --cluster (the file says it)");
-    }
   }
   for (const char* f : {"--instance", "--nodes", "--placement", "--cluster", "--model",
                         "--batch-per-gpu", "--dtype", "--algos", "--backend", "--framework",
@@ -205,11 +194,7 @@ Expected<void> run_plan(const PlanArgs& a, const CLI::App& app, std::ostream& ou
 
 CommandRun setup_plan(CLI::App& sub) {
   auto a = std::make_shared<PlanArgs>();
-  sub.add_option("--instance", a->instance, "instance type from the catalog, e.g. p4d.24xlarge");
-  sub.add_option("--nodes", a->nodes, "number of nodes (hosts)")->capture_default_str();
-  sub.add_option("--placement", a->placement, "cluster, partition or spread")
-      ->capture_default_str();
-  sub.add_option("--cluster", a->cluster_file, "cluster JSON file instead of --instance");
+  add_cluster_flags(sub, a->cluster);
   sub.add_option("--model", a->model,
                  "built-in model (bert-large, gpt2-xl, maskrcnn-r50-fpn, resnet50, vit-l16) or "
                  "a profile FILE.json (docs/model-profile.md); default bert-large")
@@ -261,7 +246,6 @@ CommandRun setup_plan(CLI::App& sub) {
       "  topotune plan --replay plan.json");
   const CLI::App* app = &sub;  // owned by the parent app, which outlives the run
   return [a, app](std::ostream& out) {
-    a->nodes_given = app->count("--nodes") > 0;
     return run_plan(*a, *app, out);
   };
 }

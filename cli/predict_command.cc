@@ -12,6 +12,7 @@
 #include "algorithms/registry.h"
 #include "autotune/model_timers.h"
 #include "cli/algorithm_flags.h"
+#include "cli/cluster_flags.h"
 #include "cli/commands.h"
 #include "cli/nccl_common.h"
 #include "cli/output_format.h"
@@ -24,10 +25,7 @@ namespace topotune::cli {
 namespace {
 
 struct PredictArgs {
-  std::string instance;
-  int nodes = 1;
-  std::string cluster;
-  std::string placement;
+  ClusterFlags cluster;
   std::string collective = "allreduce";
   std::string algo = "nccl";
   std::string sizes = "8:16G";
@@ -101,18 +99,7 @@ nlohmann::ordered_json row_json(const PredictRow& r) {
 /// The cluster every prediction runs on (--instance/--nodes/--placement or --cluster), with
 /// the model's physical link parameters (--calibration's, or the fitted defaults).
 Expected<topo::ClusterSpec> predict_cluster(const PredictArgs& a) {
-  if (!a.placement.empty() && !a.cluster.empty()) {
-    return fail(Errc::InvalidArgument,
-                "--placement with --cluster: the cluster file states its own placement");
-  }
-  topo::ClusterSpec spec;
-  if (!a.placement.empty()) {
-    if (a.instance.empty()) return fail(Errc::InvalidArgument, "--placement needs --instance");
-    TT_TRY(const topo::Placement p, topo::parse_placement(a.placement));
-    TT_TRY(spec, topo::make_cluster_spec(a.instance, a.nodes, p));
-  } else {
-    TT_TRY(spec, resolve_cluster_spec(a.instance, a.nodes, a.cluster));
-  }
+  TT_TRY(topo::ClusterSpec spec, resolve_cluster(a.cluster));
   TT_TRY_VOID(apply_calibration_file(a.calibration, spec).context("--calibration"));
   return spec;
 }
@@ -214,10 +201,6 @@ Expected<void> run_nccl_predict(const PredictArgs& a, sched::Collective coll,
 }
 
 Expected<void> run_predict(const PredictArgs& a, std::ostream& out) {
-  if (!a.cluster.empty() && !a.instance.empty()) {
-    return fail(Errc::InvalidArgument,
-                "--instance would be ignored with --cluster (the file says it)");
-  }
   TT_TRY(const sched::Collective coll, sched::parse_collective(a.collective));
   TT_TRY(const std::vector<Bytes> sizes, parse_size_list(a.sizes));
   // NCCL's own algorithms by their names (nccl:default, nccl:ring, nccl:tree, /chN): the
@@ -237,7 +220,8 @@ Expected<void> run_predict(const PredictArgs& a, std::ostream& out) {
   if (a.algo != "nccl") {
     int ranks = 0, nodes = 0;
     TT_TRY(const std::vector<PredictRow> rows, predict_schedule(a, coll, sizes, ranks, nodes));
-    const std::string instance = a.cluster.empty() ? a.instance : a.cluster;
+    const std::string instance =
+        a.cluster.cluster_file.empty() ? a.cluster.instance : a.cluster.cluster_file;
     if (a.format == OutputFormat::Json) {
       nlohmann::ordered_json arr = nlohmann::ordered_json::array();
       for (const PredictRow& r : rows) arr.push_back(row_json(r));
@@ -266,12 +250,7 @@ Expected<void> run_predict(const PredictArgs& a, std::ostream& out) {
 
 CommandRun setup_predict(CLI::App& sub) {
   auto a = std::make_shared<PredictArgs>();
-  sub.add_option("--instance", a->instance, "catalog instance, e.g. p4d.24xlarge");
-  sub.add_option("--nodes", a->nodes, "number of nodes")->check(CLI::PositiveNumber);
-  sub.add_option("--cluster", a->cluster, "cluster JSON file instead of --instance");
-  sub.add_option("--placement", a->placement,
-                 "cluster, partition or spread (default cluster); changes every algorithm's "
-                 "time, NCCL's included (docs/nccl-model.md)");
+  add_cluster_flags(sub, a->cluster);
   sub.add_option("--collective", a->collective,
                  "allreduce | allgather | reduce_scatter | broadcast");
   sub.add_option(

@@ -17,6 +17,7 @@
 #include "algorithms/registry.h"
 #include "cli/algorithm_flags.h"
 #include "cli/chrome_trace.h"
+#include "cli/cluster_flags.h"
 #include "cli/commands.h"
 #include "cli/file_output.h"
 #include "cli/nccl_common.h"
@@ -31,10 +32,7 @@ namespace topotune::cli {
 namespace {
 
 struct SimulateArgs {
-  std::string instance;
-  int nodes = -1;
-  std::string placement;  ///< empty: cluster
-  std::string cluster_file;
+  ClusterFlags cluster;
   std::string algo;
   std::string size;
   std::string dtype = "fp32";
@@ -48,30 +46,6 @@ struct SimulateArgs {
 };
 
 constexpr std::size_t kTopLinks = 5;
-
-Expected<topo::ClusterSpec> cluster_spec_of(const SimulateArgs& a) {
-  if (!a.cluster_file.empty()) {
-    if (!a.instance.empty() || !a.placement.empty()) {
-      const std::string flag = a.instance.empty() ? "--placement" : "--instance";
-      return fail(Errc::InvalidArgument,
-                  flag + " would be ignored with --cluster (the file says it)");
-    }
-    TT_TRY(topo::ClusterSpec spec, topo::load_cluster_file(a.cluster_file));
-    if (a.nodes != -1) spec.hosts = a.nodes;  // the command line overrides the file
-    if (spec.hosts < 1) return fail(Errc::InvalidArgument, "--nodes must be at least 1");
-    return spec;
-  }
-  if (a.instance.empty()) {
-    return fail(Errc::InvalidArgument, "give --instance NAME --nodes N, or --cluster FILE");
-  }
-  const int nodes = a.nodes == -1 ? 1 : a.nodes;  // not given: 1, as in plan and predict
-  if (nodes < 1) {
-    return fail(Errc::InvalidArgument, "--nodes must be at least 1, got " + std::to_string(nodes));
-  }
-  TT_TRY(const topo::Placement placement,
-         topo::parse_placement(a.placement.empty() ? "cluster" : a.placement));
-  return topo::make_cluster_spec(a.instance, nodes, placement);
-}
 
 Expected<sim::SimOptions> sim_options_of(const SimulateArgs& a) {
   sim::SimOptions o;
@@ -174,7 +148,7 @@ Expected<void> run_simulate(const SimulateArgs& a, std::ostream& out) {
   TT_TRY(algo::AlgorithmOptions opts, algorithm_options_of(a.algorithm));
   TT_TRY(opts.memory, simulation_budget());
   TT_TRY(auto algorithm, algo::make_algorithm(a.algo, opts, spec.collective));
-  TT_TRY(topo::ClusterSpec cluster_spec, cluster_spec_of(a));
+  TT_TRY(topo::ClusterSpec cluster_spec, resolve_cluster(a.cluster));
   TT_TRY_VOID(apply_calibration_file(a.calibration, cluster_spec).context("--calibration"));
   TT_TRY(const topo::Topology topology, topo::build_topology(cluster_spec));
   TT_TRY(const algo::RankLayout layout, algo::layout_from_topology(topology, opts.channels));
@@ -200,11 +174,7 @@ Expected<void> run_simulate(const SimulateArgs& a, std::ostream& out) {
 
 CommandRun setup_simulate(CLI::App& sub) {
   auto a = std::make_shared<SimulateArgs>();
-  sub.add_option("--instance", a->instance, "catalog instance type, e.g. p4d.24xlarge");
-  sub.add_option("--nodes", a->nodes,
-                 "number of instances (default 1; overrides the --cluster file's)");
-  sub.add_option("--placement", a->placement, "cluster (default), partition or spread");
-  sub.add_option("--cluster", a->cluster_file, "cluster JSON file instead of --instance");
+  add_cluster_flags(sub, a->cluster);
   sub.add_option("--algo", a->algo, "algorithm: " + algo::algorithm_names_text())->required();
   sub.add_option("--size", a->size, "buffer size: 8, 64K, 256M, 1G (powers of 1024)")->required();
   sub.add_option("--dtype", a->dtype, "fp32 (default), fp16, bf16");

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "cli/cluster_flags.h"
 #include "cli/commands.h"
 #include "cli/output_format.h"
 #include "core/memory_budget.h"
@@ -19,30 +20,9 @@ namespace topotune::cli {
 namespace {
 
 struct TopoOptions {
-  std::string instance;
-  std::string cluster_file;
-  std::string placement = "cluster";
+  ClusterFlags cluster;
   OutputFormat format = OutputFormat::Table;
-  int nodes = 0;
-  CLI::Option* nodes_opt = nullptr;
 };
-
-Expected<topo::ClusterSpec> make_spec(const TopoOptions& o) {
-  if (o.instance.empty() && o.cluster_file.empty())
-    return fail(Errc::InvalidArgument, "give --instance NAME --nodes N, or --cluster FILE");
-  const bool nodes_given = o.nodes_opt->count() > 0;
-  if (nodes_given && (o.nodes < 1 || o.nodes > topo::kMaxHosts))
-    return fail(Errc::InvalidArgument, "--nodes " + std::to_string(o.nodes) + ": must be in 1.." +
-                                           std::to_string(topo::kMaxHosts));
-  if (!o.cluster_file.empty()) {
-    TT_TRY(topo::ClusterSpec spec, topo::load_cluster_file(o.cluster_file));
-    if (nodes_given) spec.hosts = o.nodes;  // the command line wins over the file
-    return spec;
-  }
-  if (!nodes_given) return fail(Errc::InvalidArgument, "--nodes N is required with --instance");
-  TT_TRY(topo::Placement placement, topo::parse_placement(o.placement));
-  return topo::make_cluster_spec(o.instance, o.nodes, placement);
-}
 
 std::string link_class_rows(const topo::Topology& t) {
   std::ostringstream o;
@@ -124,15 +104,7 @@ std::string table(const topo::Topology& t) {
 
 CommandRun setup_topo(CLI::App& sub) {
   auto o = std::make_shared<TopoOptions>();
-  auto* inst =
-      sub.add_option("--instance", o->instance, "Catalog instance type (see `topotune instances`)");
-  o->nodes_opt = sub.add_option("--nodes", o->nodes, "Number of nodes (hosts), 1..65536");
-  auto* placement = sub.add_option("--placement", o->placement, "cluster | partition | spread")
-                        ->capture_default_str();
-  auto* cluster =
-      sub.add_option("--cluster", o->cluster_file,
-                     "Cluster JSON file (docs/cluster.md); --nodes overrides its nodes");
-  cluster->excludes(inst)->excludes(placement);
+  add_cluster_flags(sub, o->cluster);
   add_format_option(sub, o->format, {OutputFormat::Table, OutputFormat::Json, OutputFormat::Dot},
                     "Output format");
   sub.footer(
@@ -142,7 +114,7 @@ CommandRun setup_topo(CLI::App& sub) {
       "  topotune topo --instance p3.16xlarge --nodes 2 --format dot | dot -Tsvg > p3.svg\n"
       "  topotune topo --cluster my_cluster.json --nodes 8");
   return [o](std::ostream& out) -> Expected<void> {
-    TT_TRY(topo::ClusterSpec spec, make_spec(*o));
+    TT_TRY(topo::ClusterSpec spec, resolve_cluster(o->cluster));
     TT_TRY(topo::Topology t, topo::build_topology(spec));
     if (o->format == OutputFormat::Json) {
       TT_TRY(const Bytes budget, available_memory());

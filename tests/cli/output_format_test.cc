@@ -13,8 +13,8 @@ TEST(OutputFormat, ParsesAllowedNamesOnly) {
   const auto dot = parse_output_format("dot", tj);
   ASSERT_FALSE(dot.has_value());
   EXPECT_EQ(dot.error().message, "must be table or json, got 'dot'");
-  const auto three = parse_output_format(
-      "JSON", {OutputFormat::Table, OutputFormat::Json, OutputFormat::Dot});
+  const auto three =
+      parse_output_format("JSON", {OutputFormat::Table, OutputFormat::Json, OutputFormat::Dot});
   ASSERT_FALSE(three.has_value());
   EXPECT_EQ(three.error().message, "must be table, json or dot, got 'JSON'");
 }

@@ -10,7 +10,7 @@ p4d=(--instance p4d.24xlarge --nodes 2)
 expect 0 "bottleneck links" "${p4d[@]}" --algo ring --size 64M
 expect 0 "busbw" "${p4d[@]}" --algo hierarchical --inner rhd --size 64M
 expect 0 "partition placement" "${p4d[@]}" --algo tree --size 1M --placement partition
-expect 2 "--nodes must be at least 1" --instance p4d.24xlarge --nodes 0 --algo ring --size 1M
+expect 2 "--nodes must be in 1..65536, got 0" --instance p4d.24xlarge --nodes 0 --algo ring --size 1M
 expect 2 "unknown instance" --instance p9.huge --nodes 2 --algo ring --size 1M
 expect 2 "give --instance NAME --nodes N, or --cluster FILE" --algo ring --size 1M
 expect 2 "--format: must be table or json, got 'xml'" "${p4d[@]}" --algo ring --size 1M --format xml

@@ -61,10 +61,12 @@ for sub in instances topo; do
 done
 
 bad "did you mean p4d.24xlarge" topo --instance p4d.24xlarg --nodes 4
-bad "--nodes 0: must be in 1..65536" topo --instance p4d.24xlarge --nodes 0
-bad "--nodes 100000000: must be in 1..65536" topo --instance p4d.24xlarge --nodes 100000000
-bad "--nodes -5: must be in" topo --instance p4d.24xlarge --nodes -5
-bad "--nodes N is required" topo --instance p4d.24xlarge
+bad "--nodes must be in 1..65536, got 0" topo --instance p4d.24xlarge --nodes 0
+bad "--nodes must be in 1..65536, got 100000000" topo --instance p4d.24xlarge --nodes 100000000
+bad "--nodes must be in 1..65536, got -5" topo --instance p4d.24xlarge --nodes -5
+# --nodes defaults to 1 with --instance, as in every command (cli/cluster_flags.h).
+"$bin" topo --instance p4d.24xlarge >"$tmp/one.txt"
+check "topo without --nodes is one node" "grep -q '^nodes  *1 ' $tmp/one.txt"
 bad "unknown placement 'rack'" topo --instance p4d.24xlarge --nodes 2 --placement rack
 bad "must be table, json or dot, got 'xml'" topo --instance p4d.24xlarge --nodes 2 --format xml
 bad "cannot read" topo --cluster "$tmp/missing.json"
