@@ -8,9 +8,7 @@
 
 namespace topotune::algo {
 
-const char* ps_placement_name(PsPlacement p) {
-  return p == PsPlacement::Cpu ? "cpu" : "colocated";
-}
+const char* ps_placement_name(PsPlacement p) { return p == PsPlacement::Cpu ? "cpu" : "colocated"; }
 
 Expected<PsPlacement> parse_ps_placement(const std::string& name) {
   if (name == "colocated" || name == "gpu") return PsPlacement::Colocated;
@@ -21,10 +19,14 @@ Expected<PsPlacement> parse_ps_placement(const std::string& name) {
 
 const char* inner_algorithm_name(InnerAlgorithm a) {
   switch (a) {
-    case InnerAlgorithm::Ring: return "ring";
-    case InnerAlgorithm::Tree: return "dbtree";
-    case InnerAlgorithm::Rhd: return "rhd";
-    case InnerAlgorithm::Ps: return "ps";
+    case InnerAlgorithm::Ring:
+      return "ring";
+    case InnerAlgorithm::Tree:
+      return "dbtree";
+    case InnerAlgorithm::Rhd:
+      return "rhd";
+    case InnerAlgorithm::Ps:
+      return "ps";
   }
   return "?";
 }
@@ -44,21 +46,26 @@ Expected<void> Algorithm::check_common(const sched::CollectiveSpec& spec, const 
   TT_TRY_VOID(layout.check());
   if (layout.ranks() != spec.ranks) {
     return fail(Errc::InvalidArgument, "the layout has " + std::to_string(layout.ranks()) +
-                                           " ranks but the collective " + std::to_string(spec.ranks));
+                                           " ranks but the collective " +
+                                           std::to_string(spec.ranks));
   }
   if (options_.channels < 1 || options_.channels > 1024) {
-    return fail(Errc::InvalidArgument, "channels must be in 1..1024, got " + std::to_string(options_.channels));
+    return fail(Errc::InvalidArgument,
+                "channels must be in 1..1024, got " + std::to_string(options_.channels));
   }
   if (options_.chunks < 1 || options_.chunks > 65536) {
-    return fail(Errc::InvalidArgument, "chunks must be in 1..65536, got " + std::to_string(options_.chunks));
+    return fail(Errc::InvalidArgument,
+                "chunks must be in 1..65536, got " + std::to_string(options_.chunks));
   }
   for (sched::Collective c : collectives) {
     if (c == spec.collective) return {};
   }
   std::string list;
-  for (sched::Collective c : collectives) list += (list.empty() ? "" : ", ") + std::string(sched::collective_name(c));
+  for (sched::Collective c : collectives)
+    list += (list.empty() ? "" : ", ") + std::string(sched::collective_name(c));
   return fail(Errc::Unsupported, name() + " does not implement " +
-                                     sched::collective_name(spec.collective) + " (only " + list + ")");
+                                     sched::collective_name(spec.collective) + " (only " + list +
+                                     ")");
 }
 
 Expected<void> Algorithm::reserve(sched::ScheduleBuilder& b, std::int64_t transfers,
@@ -68,7 +75,8 @@ Expected<void> Algorithm::reserve(sched::ScheduleBuilder& b, std::int64_t transf
   if (transfers > kMaxTransfers || deps > kMaxDeps) {
     return fail(Errc::InvalidArgument,
                 name() + " would build " + std::to_string(transfers) + " transfers with " +
-                    std::to_string(deps) + " dependencies, more than a schedule can hold (2^31 "
+                    std::to_string(deps) +
+                    " dependencies, more than a schedule can hold (2^31 "
                     "transfers, 2^32 dependencies): use fewer ranks, channels or chunks");
   }
   const std::int64_t per_transfer = static_cast<std::int64_t>(sizeof(sched::Transfer)) +

@@ -59,7 +59,8 @@ class Algorithm {
   /// Name with its options, e.g. "ring(channels=2,chunks=4)"; recorded in the Schedule.
   virtual std::string name() const = 0;
   /// Unsupported (Errc::Unsupported) or invalid (Errc::InvalidArgument) requests, explained.
-  virtual Expected<void> supports(const sched::CollectiveSpec& spec, const RankLayout& layout) const = 0;
+  virtual Expected<void> supports(const sched::CollectiveSpec& spec,
+                                  const RankLayout& layout) const = 0;
   /// The schedule; runs supports() first. The result passes validate(); verify() proves it.
   virtual Expected<sched::Schedule> generate(const sched::CollectiveSpec& spec,
                                              const RankLayout& layout) const = 0;

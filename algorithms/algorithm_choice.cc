@@ -48,22 +48,31 @@ std::int64_t flat_transfers(AlgoKind kind, std::int64_t n, std::int64_t servers)
   switch (kind) {
     case AlgoKind::NcclRing:
     case AlgoKind::NcclDefault:
-    case AlgoKind::Ring: return 2 * (n - 1) * n;
+    case AlgoKind::Ring:
+      return 2 * (n - 1) * n;
     case AlgoKind::NcclTree:
-    case AlgoKind::DbTree: return 4 * n;
-    case AlgoKind::HalvingDoubling: return 2 * n * ceil_log2(n) + 2 * n;
-    case AlgoKind::ParameterServer: return 2 * n * std::max<std::int64_t>(1, servers);
-    case AlgoKind::Hierarchical: break;
+    case AlgoKind::DbTree:
+      return 4 * n;
+    case AlgoKind::HalvingDoubling:
+      return 2 * n * ceil_log2(n) + 2 * n;
+    case AlgoKind::ParameterServer:
+      return 2 * n * std::max<std::int64_t>(1, servers);
+    case AlgoKind::Hierarchical:
+      break;
   }
   return 0;
 }
 
 InnerAlgorithm inner_of(AlgoKind k) {
   switch (k) {
-    case AlgoKind::DbTree: return InnerAlgorithm::Tree;
-    case AlgoKind::HalvingDoubling: return InnerAlgorithm::Rhd;
-    case AlgoKind::ParameterServer: return InnerAlgorithm::Ps;
-    default: return InnerAlgorithm::Ring;
+    case AlgoKind::DbTree:
+      return InnerAlgorithm::Tree;
+    case AlgoKind::HalvingDoubling:
+      return InnerAlgorithm::Rhd;
+    case AlgoKind::ParameterServer:
+      return InnerAlgorithm::Ps;
+    default:
+      return InnerAlgorithm::Ring;
   }
 }
 
@@ -73,8 +82,10 @@ std::unique_ptr<Algorithm> ring_for(sched::Collective c, const AlgorithmOptions&
       return std::make_unique<RingHalf>(o, RingHalf::Kind::ReduceScatter);
     case sched::Collective::Allgather:
       return std::make_unique<RingHalf>(o, RingHalf::Kind::Allgather);
-    case sched::Collective::Broadcast: return std::make_unique<RingBroadcast>(o);
-    case sched::Collective::Allreduce: break;
+    case sched::Collective::Broadcast:
+      return std::make_unique<RingBroadcast>(o);
+    case sched::Collective::Allreduce:
+      break;
   }
   return std::make_unique<RingAllreduce>(o);
 }
@@ -142,7 +153,8 @@ Expected<AlgorithmChoice> parse_algorithm_choice(std::string_view text) {
   }
   TT_TRY(c.kind, parse_algo_kind(s).context(std::string(text)));
   if (c.kind == AlgoKind::ParameterServer && has_arg) {
-    if (!arg.starts_with("k=")) return fail(Errc::InvalidArgument, "ps needs (k=N): " + std::string(text));
+    if (!arg.starts_with("k="))
+      return fail(Errc::InvalidArgument, "ps needs (k=N): " + std::string(text));
     TT_TRY(c.servers, parse_count(arg.substr(2), text, "server count"));
   } else if (c.kind == AlgoKind::Hierarchical) {
     TT_TRY(const AlgorithmChoice in, parse_algorithm_choice(has_arg ? arg : "ring"));
@@ -172,9 +184,10 @@ Expected<std::unique_ptr<Algorithm>> make_choice_algorithm(const AlgorithmChoice
                                                            AlgorithmOptions o,
                                                            sched::Collective collective) {
   if (a.is_nccl()) {
-    return fail(Errc::Unsupported, a.name() + " is NCCL's own algorithm: topotune has no schedule "
-                                              "of it (`topotune predict --algo " + a.name() +
-                                              "` times it)");
+    return fail(Errc::Unsupported, a.name() +
+                                       " is NCCL's own algorithm: topotune has no schedule "
+                                       "of it (`topotune predict --algo " +
+                                       a.name() + "` times it)");
   }
   if (a.channels > 0) o.channels = a.channels;
   if (a.servers > 0) {
@@ -182,14 +195,19 @@ Expected<std::unique_ptr<Algorithm>> make_choice_algorithm(const AlgorithmChoice
     o.ps_placement = PsPlacement::Cpu;  // ps(k=N) is N CPU servers, as the planner prices it
   }
   switch (a.kind) {
-    case AlgoKind::Ring: return ring_for(collective, o);
-    case AlgoKind::DbTree: return std::unique_ptr<Algorithm>(new DoubleBinaryTree(o));
-    case AlgoKind::HalvingDoubling: return std::unique_ptr<Algorithm>(new HalvingDoubling(o));
-    case AlgoKind::ParameterServer: return std::unique_ptr<Algorithm>(new ParameterServer(o));
+    case AlgoKind::Ring:
+      return ring_for(collective, o);
+    case AlgoKind::DbTree:
+      return std::unique_ptr<Algorithm>(new DoubleBinaryTree(o));
+    case AlgoKind::HalvingDoubling:
+      return std::unique_ptr<Algorithm>(new HalvingDoubling(o));
+    case AlgoKind::ParameterServer:
+      return std::unique_ptr<Algorithm>(new ParameterServer(o));
     case AlgoKind::Hierarchical:
       o.inner = inner_of(a.inner);
       return std::unique_ptr<Algorithm>(new Hierarchical(o));
-    default: break;
+    default:
+      break;
   }
   TT_ASSERT(false, "unhandled algorithm %s", a.name().c_str());
   return fail(Errc::Internal, a.name());

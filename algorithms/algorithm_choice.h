@@ -46,10 +46,10 @@ enum class AlgoKind {
 /// One family: the single definition every command reads.
 struct AlgorithmFamily {
   AlgoKind kind;
-  const char* name;      ///< canonical name (ps and hierarchical take an argument)
-  bool nccl;             ///< NCCL's own algorithm: NCCL runs it, the NCCL predictor times it
-  bool inner;            ///< may run across hosts inside hierarchical(X)
-  const char* summary;   ///< one line for --help and docs
+  const char* name;     ///< canonical name (ps and hierarchical take an argument)
+  bool nccl;            ///< NCCL's own algorithm: NCCL runs it, the NCCL predictor times it
+  bool inner;           ///< may run across hosts inside hierarchical(X)
+  const char* summary;  ///< one line for --help and docs
 };
 
 /// Every family, in a stable order (for messages, --help and tests).

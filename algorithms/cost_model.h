@@ -48,7 +48,8 @@ std::vector<HopCost> ring_hops(const std::vector<RankId>& ring, const RankLayout
 
 /// Ring halves over n positions moving S bytes in K chunks (any C: the channels share a link):
 /// rs_steps·(n-1)K·(hop(x) + x·γ) + ag·(n-1)K·hop(x), x = S/(nK).
-Seconds ring_time(int n, double bytes, int chunks, const HopCost& hop, double gamma, bool rs, bool ag);
+Seconds ring_time(int n, double bytes, int chunks, const HopCost& hop, double gamma, bool rs,
+                  bool ag);
 /// Pipelined chain of n-1 equal hops: (n-1 + K-1)·hop(S/K).
 Seconds chain_time(int n, double bytes, int chunks, const HopCost& hop);
 /// Pipelined chain over `hops` (hop i: position i -> i+1), K chunks of S/K, FIFO per link, no

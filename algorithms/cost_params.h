@@ -27,10 +27,10 @@ struct HopCost {
 };
 
 struct CostParams {
-  HopCost intra;        ///< GPU -> GPU, same host
-  HopCost inter;        ///< GPU -> GPU, different hosts, same local index (rail)
-  HopCost gpu_to_cpu;   ///< GPU -> its own host's CPU (and back)
-  HopCost net_to_cpu;   ///< GPU -> another host's CPU (and back)
+  HopCost intra;       ///< GPU -> GPU, same host
+  HopCost inter;       ///< GPU -> GPU, different hosts, same local index (rail)
+  HopCost gpu_to_cpu;  ///< GPU -> its own host's CPU (and back)
+  HopCost net_to_cpu;  ///< GPU -> another host's CPU (and back)
   /// GPUs of a host behind one NIC (GPUs per NIC, at least 1): when every GPU of a host sends
   /// across hosts at once (halving-doubling, parameter server, hierarchical's rails), this
   /// many share the network path. 2 on p4d (8 GPUs, 4 NICs), 1 with a NIC per GPU.

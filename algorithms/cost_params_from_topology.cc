@@ -1,10 +1,9 @@
 // The adapter from the Topology graph to CostParams, in its own file (like
 // layout_from_topology.cc) so that the cost model builds and tests without the topology library.
-#include "algorithms/cost_params.h"
-
 #include <algorithm>
 #include <vector>
 
+#include "algorithms/cost_params.h"
 #include "topology/topology.h"
 
 namespace topotune::algo {

@@ -1,8 +1,8 @@
 #include "algorithms/double_binary_tree.h"
-#include "core/memory_budget.h"
 
 #include <algorithm>
 
+#include "core/memory_budget.h"
 
 namespace topotune::algo {
 namespace {
@@ -21,7 +21,8 @@ std::vector<TreeNode> from_parents(const std::vector<int>& parent) {
   std::vector<TreeNode> tree(parent.size());
   for (std::size_t r = 0; r < parent.size(); ++r) {
     tree[r].parent = parent[r];
-    if (parent[r] >= 0) tree[static_cast<std::size_t>(parent[r])].children.push_back(static_cast<int>(r));
+    if (parent[r] >= 0)
+      tree[static_cast<std::size_t>(parent[r])].children.push_back(static_cast<int>(r));
   }
   return tree;
 }
@@ -32,7 +33,8 @@ std::vector<int> by_depth(const std::vector<TreeNode>& tree) {
   std::vector<int> depth(static_cast<std::size_t>(n), 0), order(static_cast<std::size_t>(n));
   for (int x = 0; x < n; ++x) {
     order[static_cast<std::size_t>(x)] = x;
-    for (int y = tree[static_cast<std::size_t>(x)].parent; y >= 0; y = tree[static_cast<std::size_t>(y)].parent) {
+    for (int y = tree[static_cast<std::size_t>(x)].parent; y >= 0;
+         y = tree[static_cast<std::size_t>(y)].parent) {
       ++depth[static_cast<std::size_t>(x)];
     }
   }
@@ -49,7 +51,8 @@ void add_one_tree(const PhaseContext& ctx, const std::vector<EndpointId>& order,
   const auto at = [&](int x) { return order[static_cast<std::size_t>(x)]; };
   std::vector<TransferId> up(static_cast<std::size_t>(n)), got(up);
   std::vector<std::vector<TransferId>> down(static_cast<std::size_t>(n));
-  for (int x = 0; x < n; ++x) down[static_cast<std::size_t>(x)].resize(tree[static_cast<std::size_t>(x)].children.size());
+  for (int x = 0; x < n; ++x)
+    down[static_cast<std::size_t>(x)].resize(tree[static_cast<std::size_t>(x)].children.size());
   DepList deps;
   for (int k = 0; k < chunks; ++k) {
     const sched::Slice chunk = part(ctx, region, k, chunks);
@@ -57,13 +60,15 @@ void add_one_tree(const PhaseContext& ctx, const std::vector<EndpointId>& order,
       const TreeNode& node = tree[static_cast<std::size_t>(*it)];
       if (node.parent < 0) continue;
       deps.clear();
-      if (up[static_cast<std::size_t>(*it)].valid()) deps.push_back(up[static_cast<std::size_t>(*it)]);
+      if (up[static_cast<std::size_t>(*it)].valid())
+        deps.push_back(up[static_cast<std::size_t>(*it)]);
       for (int ch : node.children) deps.push_back(up[static_cast<std::size_t>(ch)]);
       if (k == 0) {
         ctx.add_entry(deps, at(*it));
         ctx.add_entry(deps, at(node.parent));
       }
-      up[static_cast<std::size_t>(*it)] = ctx.builder.add(at(*it), at(node.parent), chunk, true, deps, channel);
+      up[static_cast<std::size_t>(*it)] =
+          ctx.builder.add(at(*it), at(node.parent), chunk, true, deps, channel);
     }
     for (int x : by_depth) {  // root first
       const TreeNode& node = tree[static_cast<std::size_t>(x)];

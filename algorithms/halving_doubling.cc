@@ -18,9 +18,9 @@ sched::Slice blocks(const PhaseContext& ctx, sched::Slice region, int a, int b, 
 
 struct Vrank {
   EndpointId at;
-  int lo = 0, hi = 0;          // blocks currently owned [lo, hi)
-  TransferId sent, received;   // last send, last receive
-  DepList ag_received;         // every allgather receive (they write disjoint ranges)
+  int lo = 0, hi = 0;         // blocks currently owned [lo, hi)
+  TransferId sent, received;  // last send, last receive
+  DepList ag_received;        // every allgather receive (they write disjoint ranges)
 };
 
 }  // namespace
@@ -40,7 +40,10 @@ void exchange(const PhaseContext& ctx, std::vector<Vrank>& v, sched::Slice regio
     int a = me.lo, b = me.hi;
     if (halving) {
       const int mid = (me.lo + me.hi) / 2;
-      if ((x & mask) == 0) a = mid; else b = mid;
+      if ((x & mask) == 0)
+        a = mid;
+      else
+        b = mid;
     }
     deps.clear();
     if (me.sent.valid()) deps.push_back(me.sent);
@@ -61,7 +64,10 @@ void exchange(const PhaseContext& ctx, std::vector<Vrank>& v, sched::Slice regio
     me.received = got[static_cast<std::size_t>(x)];
     if (halving) {
       const int mid = (me.lo + me.hi) / 2;
-      if ((x & mask) == 0) me.hi = mid; else me.lo = mid;
+      if ((x & mask) == 0)
+        me.hi = mid;
+      else
+        me.lo = mid;
     } else {
       me.ag_received.push_back(me.received);
       const Vrank& peer = v[static_cast<std::size_t>(x ^ mask)];
@@ -124,8 +130,8 @@ Expected<sched::Schedule> HalvingDoubling::generate(const sched::CollectiveSpec&
   sched::ScheduleBuilder b(spec, name());
   // Transfers: 2·p·log2 p + 2r (header), at most 2·n·(log2 n + 1); each has a few deps.
   const std::int64_t n = spec.ranks;
-  const std::int64_t transfers =
-      saturating_product({2, n, static_cast<std::int64_t>(std::bit_width(static_cast<std::uint64_t>(n))) + 1});
+  const std::int64_t transfers = saturating_product(
+      {2, n, static_cast<std::int64_t>(std::bit_width(static_cast<std::uint64_t>(n))) + 1});
   TT_TRY_VOID(reserve(b, transfers, saturating_mul(3, transfers)));
   std::vector<EndpointId> order;
   for (RankId r : layout.ring(0)) order.push_back(sched::endpoint_of(r));
@@ -162,7 +168,8 @@ Seconds rhd_closed_form(const std::vector<RankId>& order, double bytes, const Ra
   if (r > 0) {
     std::vector<HopCost> hops;
     for (int i = 0; i < r; ++i) {
-      hops.push_back(level(order[static_cast<std::size_t>(2 * i)], order[static_cast<std::size_t>(2 * i + 1)]));
+      hops.push_back(level(order[static_cast<std::size_t>(2 * i)],
+                           order[static_cast<std::size_t>(2 * i + 1)]));
     }
     const HopCost hop = slowest_hop(hops, bytes);
     t += 2 * hop.time(bytes).value + bytes * params.gamma_gpu();

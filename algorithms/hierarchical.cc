@@ -49,12 +49,13 @@ void intra_host_half(const PhaseContext& ctx, const RankLayout& layout, const Al
 // Step 2 on rail `local`: the inner allreduce of shard `local` across hosts.
 void inter_host(const PhaseContext& ctx, const RankLayout& layout, const AlgorithmOptions& o,
                 int local, std::vector<EndpointId>& cpus) {
-  const sched::Slice shard = part(ctx, sched::Slice{Bytes(0), ctx.builder.spec().bytes}, local,
-                                  layout.gpus_per_host);
+  const sched::Slice shard =
+      part(ctx, sched::Slice{Bytes(0), ctx.builder.spec().bytes}, local, layout.gpus_per_host);
   std::vector<std::vector<EndpointId>> orders;
   for (int c = 0; c < o.channels && c < static_cast<int>(layout.rings.size()); ++c) {
     orders.emplace_back();
-    for (int h : host_order(layout, c)) orders.back().push_back(sched::endpoint_of(layout.rank_of(h, local)));
+    for (int h : host_order(layout, c))
+      orders.back().push_back(sched::endpoint_of(layout.rank_of(h, local)));
   }
   switch (o.inner) {
     case InnerAlgorithm::Ring:
@@ -93,8 +94,9 @@ std::string Hierarchical::name() const {
                   ",channels=" + std::to_string(options_.channels) +
                   ",chunks=" + std::to_string(options_.chunks);
   if (options_.inner == InnerAlgorithm::Ps) {
-    s += ",shards=" + (options_.shards > 0 ? std::to_string(options_.shards) : std::string("auto")) +
-         ",placement=" + ps_placement_name(options_.ps_placement);
+    s +=
+        ",shards=" + (options_.shards > 0 ? std::to_string(options_.shards) : std::string("auto")) +
+        ",placement=" + ps_placement_name(options_.ps_placement);
   }
   return s + ")";
 }
@@ -103,9 +105,9 @@ Expected<void> Hierarchical::supports(const sched::CollectiveSpec& spec,
                                       const RankLayout& layout) const {
   TT_TRY_VOID(check_common(spec, layout, {sched::Collective::Allreduce}));
   if (options_.inner == InnerAlgorithm::Ps && options_.shards > layout.hosts) {
-    return fail(Errc::InvalidArgument,
-                "hierarchical ps: " + std::to_string(options_.shards) + " shards per rail is more than the " +
-                    std::to_string(layout.hosts) + " hosts of a rail");
+    return fail(Errc::InvalidArgument, "hierarchical ps: " + std::to_string(options_.shards) +
+                                           " shards per rail is more than the " +
+                                           std::to_string(layout.hosts) + " hosts of a rail");
   }
   return {};
 }
@@ -120,9 +122,8 @@ Expected<sched::Schedule> Hierarchical::generate(const sched::CollectiveSpec& sp
   const std::int64_t estimate =
       saturating_add(saturating_product({2, CK, H, G, G > 0 ? G - 1 : 0}),
                      saturating_product({2, CK, G, H, H > 0 ? H - 1 : 0}));
-  TT_TRY_VOID(reserve(b, estimate,
-                      saturating_add(saturating_mul(2, estimate),
-                                     saturating_product({8, H, G, CK}))));
+  TT_TRY_VOID(reserve(
+      b, estimate, saturating_add(saturating_mul(2, estimate), saturating_product({8, H, G, CK}))));
   const int elem = sched::dtype_size(spec.dtype);
   EndpointDeps after_rs, after_inter;
   std::vector<EndpointId> cpus(H);

@@ -45,7 +45,8 @@ int ParameterServer::shards(const RankLayout& layout) const {
 }
 
 std::string ParameterServer::name() const {
-  return "ps(shards=" + (options_.shards > 0 ? std::to_string(options_.shards) : std::string("auto")) +
+  return "ps(shards=" +
+         (options_.shards > 0 ? std::to_string(options_.shards) : std::string("auto")) +
          ",placement=" + ps_placement_name(options_.ps_placement) + ")";
 }
 
@@ -91,7 +92,8 @@ Seconds ps_cpu_closed_form(int hosts, int rails, int shards, double region, cons
   // over the network and the `rails` GPUs of host h over PCIe.
   const int m = (shards + hosts - 1) / hosts;
   const double shard = region / shards;
-  return ps_time((hosts - 1) * rails * m, rails * m, shard, p.net_to_cpu, p.gpu_to_cpu, p.gamma_cpu());
+  return ps_time((hosts - 1) * rails * m, rails * m, shard, p.net_to_cpu, p.gpu_to_cpu,
+                 p.gamma_cpu());
 }
 
 Expected<Seconds> ParameterServer::closed_form(const sched::CollectiveSpec& spec,

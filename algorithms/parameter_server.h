@@ -25,7 +25,8 @@ class ParameterServer final : public Algorithm {
  public:
   using Algorithm::Algorithm;
   std::string name() const override;
-  Expected<void> supports(const sched::CollectiveSpec& spec, const RankLayout& layout) const override;
+  Expected<void> supports(const sched::CollectiveSpec& spec,
+                          const RankLayout& layout) const override;
   Expected<sched::Schedule> generate(const sched::CollectiveSpec& spec,
                                      const RankLayout& layout) const override;
   Expected<Seconds> closed_form(const sched::CollectiveSpec& spec, const RankLayout& layout,

@@ -23,7 +23,9 @@ class EndpointDeps {
     if (e.index() >= lists_.size()) lists_.resize(e.index() + 1);
     return lists_[e.index()];
   }
-  const DepList& get(EndpointId e) const { return e.index() < lists_.size() ? lists_[e.index()] : empty_; }
+  const DepList& get(EndpointId e) const {
+    return e.index() < lists_.size() ? lists_[e.index()] : empty_;
+  }
 
  private:
   std::vector<DepList> lists_;
@@ -32,7 +34,7 @@ class EndpointDeps {
 
 struct PhaseContext {
   sched::ScheduleBuilder& builder;
-  int elem = 4;                    ///< element size in bytes: slices are split on elements
+  int elem = 4;                         ///< element size in bytes: slices are split on elements
   const EndpointDeps* entry = nullptr;  ///< null: the phase starts the schedule
   EndpointDeps* exit = nullptr;         ///< null: nobody chains after this phase
 

@@ -10,7 +10,8 @@ Expected<void> RankLayout::check() const {
   if (hosts < 1 || gpus_per_host < 1) {
     return fail(Errc::InvalidArgument, "a layout needs at least one host and one GPU per host");
   }
-  if (rings.empty() || intra.empty()) return fail(Errc::InvalidArgument, "layout has no ring order");
+  if (rings.empty() || intra.empty())
+    return fail(Errc::InvalidArgument, "layout has no ring order");
   for (const auto& ring : rings) {
     std::vector<char> seen(static_cast<std::size_t>(ranks()), 0);
     if (static_cast<int>(ring.size()) != ranks()) {
@@ -40,7 +41,8 @@ Expected<void> RankLayout::check() const {
 }
 
 Expected<RankLayout> flat_layout(int ranks, int gpus_per_host) {
-  if (ranks < 1) return fail(Errc::InvalidArgument, "ranks must be at least 1, got " + std::to_string(ranks));
+  if (ranks < 1)
+    return fail(Errc::InvalidArgument, "ranks must be at least 1, got " + std::to_string(ranks));
   // Checked before the per-rank arrays are built (2^31 ranks took 12 s and 30 GB to refuse).
   if (ranks > sched::kMaxRanks) {
     return fail(Errc::InvalidArgument, "ranks must be at most " + std::to_string(sched::kMaxRanks) +

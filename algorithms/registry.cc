@@ -45,7 +45,7 @@ Expected<std::unique_ptr<Algorithm>> make_algorithm(std::string_view name,
   auto choice = parse_algorithm_choice(name);
   if (!choice) {
     return fail(Errc::NotFound, "unknown algorithm '" + std::string(name) +
-                                           "' (known: " + algorithm_names_text() + ")");
+                                    "' (known: " + algorithm_names_text() + ")");
   }
   return make_choice_algorithm(*choice, o, collective);
 }

@@ -73,8 +73,8 @@ Expected<Seconds> RingAllreduce::closed_form(const sched::CollectiveSpec& spec,
                                              const CostParams& params) const {
   TT_TRY_VOID(supports(spec, layout));
   const double S = spec.bytes.as_double();
-  const HopCost hop = slowest_ring_hop(layout, params, options_.channels,
-                                       S / (spec.ranks * options_.chunks));
+  const HopCost hop =
+      slowest_ring_hop(layout, params, options_.channels, S / (spec.ranks * options_.chunks));
   return ring_time(spec.ranks, S, options_.chunks, hop, params.gamma_gpu(), true, true);
 }
 

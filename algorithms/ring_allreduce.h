@@ -24,7 +24,8 @@ class RingAllreduce final : public Algorithm {
  public:
   using Algorithm::Algorithm;
   std::string name() const override;
-  Expected<void> supports(const sched::CollectiveSpec& spec, const RankLayout& layout) const override;
+  Expected<void> supports(const sched::CollectiveSpec& spec,
+                          const RankLayout& layout) const override;
   Expected<sched::Schedule> generate(const sched::CollectiveSpec& spec,
                                      const RankLayout& layout) const override;
   Expected<Seconds> closed_form(const sched::CollectiveSpec& spec, const RankLayout& layout,

@@ -38,7 +38,8 @@ Expected<sched::Schedule> RingBroadcast::generate(const sched::CollectiveSpec& s
       const sched::Slice chunk = part(ctx, channel_part, k, K);
       for (int j = 0; j + 1 < n; ++j) {
         deps.clear();
-        if (tail[static_cast<std::size_t>(j)].valid()) deps.push_back(tail[static_cast<std::size_t>(j)]);
+        if (tail[static_cast<std::size_t>(j)].valid())
+          deps.push_back(tail[static_cast<std::size_t>(j)]);
         if (j > 0) deps.push_back(got[static_cast<std::size_t>(j)]);
         const TransferId t = b.add(chain[static_cast<std::size_t>(j)],
                                    chain[static_cast<std::size_t>(j + 1)], chunk, false, deps, c);

@@ -47,8 +47,7 @@ Expected<sched::Schedule> RingHalf::generate(const sched::CollectiveSpec& spec,
   TT_TRY_VOID(supports(spec, layout));
   sched::ScheduleBuilder b(spec, name());
   const int n = layout.ranks();
-  const std::int64_t transfers =
-      saturating_product({options_.channels, options_.chunks, n - 1, n});
+  const std::int64_t transfers = saturating_product({options_.channels, options_.chunks, n - 1, n});
   TT_TRY_VOID(reserve(b, transfers, saturating_mul(2, transfers)));
   add_owned_ring_half(PhaseContext{b, sched::dtype_size(spec.dtype)}, layout, options_.channels,
                       options_.chunks, reduce());

@@ -19,7 +19,7 @@
 namespace topotune::algo {
 
 struct RingPass {
-  std::span<const EndpointId> order;   ///< ring positions
+  std::span<const EndpointId> order;      ///< ring positions
   std::span<const sched::Slice> regions;  ///< regions[p], see the file comment
   bool reduce_scatter = true;
   bool allgather = true;

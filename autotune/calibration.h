@@ -5,12 +5,12 @@
 // run first so that a long sweep does not outweigh a short one, and made robust across runs
 // (each run's mean counts as s2 log(1 + m/s2), s2 = 0.2^2: a run the model cannot explain does
 // not drag the shared parameters); within a run, sizes >= 1 MiB
-// weigh twice (the bandwidth regime decides plans, and its acceptance bound is tighter). The optimiser is a bounded
-// coordinate descent in log-parameter space (each parameter is multiplied up or down by a step
-// that grows on success and halves on failure), started from the given parameters; it is
-// deterministic and needs no derivatives, which suits a model with a discrete selection rule
-// (the chosen algorithm can change when a parameter moves). Only parameters marked fittable
-// in algo::param_table() move; NCCL's own constants stay as NCCL ships them.
+// weigh twice (the bandwidth regime decides plans, and its acceptance bound is tighter). The
+// optimiser is a bounded coordinate descent in log-parameter space (each parameter is multiplied up
+// or down by a step that grows on success and halves on failure), started from the given
+// parameters; it is deterministic and needs no derivatives, which suits a model with a discrete
+// selection rule (the chosen algorithm can change when a parameter moves). Only parameters marked
+// fittable in algo::param_table() move; NCCL's own constants stay as NCCL ships them.
 
 #include <functional>
 #include <string>

@@ -25,8 +25,8 @@
 
 #include "algorithms/algorithm.h"
 #include "algorithms/cost_params.h"
-#include "algorithms/rank_layout.h"
 #include "algorithms/nccl/nccl_system.h"
+#include "algorithms/rank_layout.h"
 #include "autotune/cluster_shape.h"
 #include "autotune/collective_timer.h"
 #include "autotune/fabric_probe.h"

@@ -40,7 +40,7 @@ struct ClusterShape {
   Seconds intra_latency;      ///< one intra-host step: route latency + overhead
   Seconds net_latency;        ///< one inter-host step: route latency + overhead
   Seconds op_latency;
-  double peak_flops = 0;      ///< dense bf16/fp16 tensor FLOP/s of one GPU
+  double peak_flops = 0;  ///< dense bf16/fp16 tensor FLOP/s of one GPU
   bool nvswitch = false;
 
   int ranks() const { return hosts * gpus_per_host; }

@@ -18,9 +18,9 @@ namespace topotune::tune {
 
 // The algorithm identity (families, names, grammar) is the algorithms module's: one
 // definition for every command (algorithms/algorithm_choice.h, docs/algorithms.md).
+using algo::algo_kind_name;
 using algo::AlgoKind;
 using algo::AlgorithmChoice;
-using algo::algo_kind_name;
 using algo::estimated_transfers;
 using algo::parse_algo_kind;
 using algo::parse_algorithm_choice;

@@ -113,7 +113,8 @@ EnvSetting proto_setting(const Plan& plan, const Candidate& c) {
   if (nccl_algo_value(c.algo).empty()) {
     return {"NCCL_PROTO", "",
             "NCCL_PROTO not set: the plan keeps NCCL's own algorithm choice, and with it its "
-            "protocol choice (predicted: " + by_range + ")"};
+            "protocol choice (predicted: " +
+                by_range + ")"};
   }
   if (!one) {
     return {"NCCL_PROTO", "",
@@ -146,18 +147,21 @@ std::vector<EnvSetting> nccl_settings(const Plan& plan, const Candidate& c) {
     out.push_back({"NCCL_MIN_NCHANNELS", "",
                    "NCCL_MIN_NCHANNELS/NCCL_MAX_NCHANNELS not set: no channel count (1, 2, 4, "
                    "... up to NCCL's MAXCHANNELS) is predicted to make the step more than 2 % "
-                   "faster than NCCL's own count (" + std::to_string(own) + ")"});
+                   "faster than NCCL's own count (" +
+                       std::to_string(own) + ")"});
     return out;
   }
   const std::string n = std::to_string(c.algo.channels);
-  std::string why = n + " channels (NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS) are predicted "
-                        "fastest for this plan's buckets: step " + step_ms(c);
+  std::string why = n +
+                    " channels (NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS) are predicted "
+                    "fastest for this plan's buckets: step " +
+                    step_ms(c);
   if (const Candidate* d = default_channels_of(plan, c)) {
     why += " vs " + step_ms(*d) + " with NCCL's own count";
   }
   out.push_back({"NCCL_MIN_NCHANNELS", n, why});
-  out.push_back({"NCCL_MAX_NCHANNELS", n, "the same count as the maximum, so NCCL runs exactly " +
-                                              n + " channels"});
+  out.push_back({"NCCL_MAX_NCHANNELS", n,
+                 "the same count as the maximum, so NCCL runs exactly " + n + " channels"});
   return out;
 }
 
@@ -183,22 +187,23 @@ std::string nccl_tuner_csv(const Plan& plan) {
     << "# NCCL ext-tuner/example format: "
        "coll,min_bytes,max_bytes,algo,proto,channels,nNodes,nRanks,numPipeOps,regBuff\n";
   const Runnable r = runnable(plan);
-  if (!r.candidate || (nccl_algo_value(r.candidate->algo).empty() &&
-                       r.candidate->algo.channels <= 0)) {
+  if (!r.candidate ||
+      (nccl_algo_value(r.candidate->algo).empty() && r.candidate->algo.channels <= 0)) {
     return o.str() + "# No rule: NCCL's own choice is predicted best.\n";
   }
   const int nodes = plan.inputs.nodes;
   const int ranks = nodes * plan.inputs.shape.gpus_per_host;
   const int channels = r.candidate->algo.channels;
   o << "# allreduce of the plan's bucket sizes, one row per size range with the algorithm and "
-       "protocol the predictor has NCCL run for " << r.candidate->algo.name() << "; channels "
+       "protocol the predictor has NCCL run for "
+    << r.candidate->algo.name() << "; channels "
     << (channels > 0 ? std::to_string(channels) + " (the plan's count)"
                      : std::string("-1 (NCCL's own count)"))
     << "; numPipeOps/regBuff -1 = any; this node and rank count only\n";
   for (const NcclBucketRule& rule : plan.nccl_rules) {
     o << "allreduce," << rule.min_bytes << "," << rule.max_bytes << "," << rule.algo << ","
-      << lower(rule.proto) << "," << (channels > 0 ? channels : -1) << "," << nodes << ","
-      << ranks << ",-1,-1\n";
+      << lower(rule.proto) << "," << (channels > 0 ? channels : -1) << "," << nodes << "," << ranks
+      << ",-1,-1\n";
   }
   return o.str();
 }
@@ -223,7 +228,8 @@ std::vector<EnvSetting> efa_settings(const Plan& plan) {
 std::string torchrun_sh(const Plan& plan) {
   const PlanInputs& in = plan.inputs;
   std::ostringstream o;
-  o << "#!/usr/bin/env bash\n" << header(plan)
+  o << "#!/usr/bin/env bash\n"
+    << header(plan)
     << "# Run on every node with MASTER_ADDR set to node 0's address and NODE_RANK to this "
        "node's index.\nset -euo pipefail\n"
     << "# The plan's NCCL settings, exported to every rank.\n"
@@ -231,8 +237,9 @@ std::string torchrun_sh(const Plan& plan) {
   for (const EnvSetting& e : efa_settings(plan)) {
     o << "# " << e.why << ".\nexport " << e.name << "=" << e.value << "\n";
   }
-  o << "# --nnodes=" << in.nodes << ": the plan's node count; --nproc_per_node="
-    << in.shape.gpus_per_host << ": one process per GPU of a " << in.instance << ".\n"
+  o << "# --nnodes=" << in.nodes
+    << ": the plan's node count; --nproc_per_node=" << in.shape.gpus_per_host
+    << ": one process per GPU of a " << in.instance << ".\n"
     << "exec torchrun --nnodes=" << in.nodes << " --nproc_per_node=" << in.shape.gpus_per_host
     << " --node_rank=\"${NODE_RANK:?}\" --master_addr=\"${MASTER_ADDR:?}\" --master_port=29500 "
        "\"$@\"\n";
@@ -249,7 +256,8 @@ std::string ddp_snippet(const Plan& plan) {
     << "local_rank = int(os.environ[\"LOCAL_RANK\"])\n";
   const Runnable r = runnable(plan);
   if (!hook && !r.candidate) {
-    return o.str() + "# DDP's defaults (" + r.why + ").\nmodel = DDP(model, device_ids=[local_rank])\n";
+    return o.str() + "# DDP's defaults (" + r.why +
+           ").\nmodel = DDP(model, device_ids=[local_rank])\n";
   }
   const Candidate& c = hook ? rec : *r.candidate;
   const double cap_mb = c.bucket_cap.as_double() / (1 << 20);
@@ -264,9 +272,9 @@ std::string ddp_snippet(const Plan& plan) {
        "second gradient copy.\n"
     << "    gradient_as_bucket_view=True,\n)\n";
   if (hook) {
-    const char* wrap = c.dtype == sched::DataType::BF16   ? ", compression=\"bf16\""
+    const char* wrap = c.dtype == sched::DataType::BF16  ? ", compression=\"bf16\""
                        : c.dtype == sched::DataType::F16 ? ", compression=\"fp16\""
-                                                    : "";
+                                                         : "";
     o << "# " << rec.algo.name() << " runs as a DDP comm hook (docs/pytorch.md). From a checkout: "
       << "PYTHONPATH=<topotune checkout>/python torchrun ...\n"
       << "from topotune import ddp_hooks\n"
@@ -277,7 +285,8 @@ std::string ddp_snippet(const Plan& plan) {
       << "ddp_hooks.register(model, ranks_per_node=" << plan.inputs.shape.gpus_per_host << wrap
       << ")\n";
   } else if (c.dtype == sched::DataType::BF16 || c.dtype == sched::DataType::F16) {
-    const char* hook = c.dtype == sched::DataType::BF16 ? "bf16_compress_hook" : "fp16_compress_hook";
+    const char* hook =
+        c.dtype == sched::DataType::BF16 ? "bf16_compress_hook" : "fp16_compress_hook";
     o << "from torch.distributed.algorithms.ddp_comm_hooks import default_hooks\n"
       << "# " << sched::dtype_name(c.dtype)
       << " gradients on the wire halve the allreduce bytes; predicted to beat fp32 by more than "
@@ -312,8 +321,8 @@ std::string horovod_env(const Plan& plan) {
            "): nothing Horovod runs is predicted to beat them by more than 2 %. Nothing set.\n";
   }
   o << "# Use " << h->algo.name() << " (" << how_framework_runs(Framework::Horovod, h->algo)
-    << ") with the fusion threshold and cycle time below: predicted step " << step_ms(*h)
-    << " vs " << step_ms(plan.report.baseline_horovod) << " with Horovod's defaults.\n"
+    << ") with the fusion threshold and cycle time below: predicted step " << step_ms(*h) << " vs "
+    << step_ms(plan.report.baseline_horovod) << " with Horovod's defaults.\n"
     << "# Fuse up to " << fmt("%g", h->bucket_cap.as_double() / (1 << 20))
     << " MiB of ready gradients per allreduce.\n"
     << "HOROVOD_FUSION_THRESHOLD=" << h->bucket_cap.value << "\n"

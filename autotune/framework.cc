@@ -82,8 +82,8 @@ Expected<Framework> parse_framework(std::string_view name) {
   for (const FrameworkName& n : kNames) {
     if (name == n.name) return n.framework;
   }
-  return fail(Errc::InvalidArgument, "unknown framework '" + std::string(name) + "' (known: " +
-                                         framework_names_text() + ")");
+  return fail(Errc::InvalidArgument, "unknown framework '" + std::string(name) +
+                                         "' (known: " + framework_names_text() + ")");
 }
 
 std::vector<Framework> all_frameworks() {
@@ -116,8 +116,7 @@ std::string how_framework_runs(Framework f, const AlgorithmChoice& a) {
 }
 
 bool smddp_supported(const std::string& name) {
-  return std::find(kSmddpInstances.begin(), kSmddpInstances.end(), name) !=
-         kSmddpInstances.end();
+  return std::find(kSmddpInstances.begin(), kSmddpInstances.end(), name) != kSmddpInstances.end();
 }
 
 std::string smddp_instances_text() {

@@ -7,8 +7,7 @@
 
 namespace topotune::tune {
 
-Expected<LinkCalibration> parse_link_calibration(const std::string& text,
-                                                 const std::string& origin,
+Expected<LinkCalibration> parse_link_calibration(const std::string& text, const std::string& origin,
                                                  const algo::NcclModelParams& base) {
   LinkCalibration out;
   // params_from_json checks the schema, the top-level keys and every parameter.

@@ -37,8 +37,7 @@ inline constexpr int kNetworkHopsPerCrossing = 2;
 
 /// Parses a calibration file's text on top of `base` (the NCCL model before the file).
 /// Errors (unknown keys, bad values, malformed JSON) name `origin`.
-Expected<LinkCalibration> parse_link_calibration(const std::string& text,
-                                                 const std::string& origin,
+Expected<LinkCalibration> parse_link_calibration(const std::string& text, const std::string& origin,
                                                  const algo::NcclModelParams& base);
 
 /// Step 1 above: maps the physical parameters of `model` onto `spec.link_params`.

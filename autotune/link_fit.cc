@@ -50,7 +50,8 @@ sched::CollectiveSpec spec_of(const LinkFitCase& c, const LinkFitPoint& p, int r
 
 // The classes that carry bytes when the first case's points are simulated at the start.
 Expected<std::vector<Free>> used_classes(const LinkFitCase& c) {
-  TT_TRY(const SchedulePredictor pred, SchedulePredictor::create(c.cluster, c.channels, c.chunks, c.memory));
+  TT_TRY(const SchedulePredictor pred,
+         SchedulePredictor::create(c.cluster, c.channels, c.chunks, c.memory));
   std::array<bool, topo::kNumLinkKinds> used{};
   for (const LinkFitPoint& p : c.points) {
     TT_TRY(const sim::SimResult r, pred.simulate(p.algorithm, spec_of(c, p, pred.ranks())));
@@ -106,12 +107,12 @@ Expected<std::vector<double>> predict_link_case(const LinkFitCase& c, const Para
   topo::ClusterSpec spec = c.cluster;
   spec.link_params = params;
   spec.link_params_set = true;
-  TT_TRY(const SchedulePredictor pred, SchedulePredictor::create(spec, c.channels, c.chunks, c.memory));
+  TT_TRY(const SchedulePredictor pred,
+         SchedulePredictor::create(spec, c.channels, c.chunks, c.memory));
   std::vector<double> out;
   out.reserve(c.points.size());
   for (const LinkFitPoint& p : c.points) {
-    TT_TRY(const Seconds t,
-           pred.time(p.algorithm, spec_of(c, p, pred.ranks())).context(c.name));
+    TT_TRY(const Seconds t, pred.time(p.algorithm, spec_of(c, p, pred.ranks())).context(c.name));
     out.push_back(t.us());
   }
   return out;

@@ -56,7 +56,7 @@ struct LinkFitResult {
   std::vector<std::string> fitted;  ///< names of the free parameters
   double loss_before = 0;           ///< mean squared log-time error at the start
   double loss_after = 0;
-  int evaluations = 0;              ///< loss evaluations (each simulates every point)
+  int evaluations = 0;  ///< loss evaluations (each simulates every point)
 };
 
 /// Predicted times (µs) of a case's points with `params` in place of its link parameters.

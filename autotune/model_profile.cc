@@ -21,7 +21,7 @@ constexpr const char* kSchema = "topotune.model_profile/1";
 constexpr std::int64_t kMaxTensorNumel = std::int64_t{1} << 40;
 constexpr std::int64_t kMaxModelParams = std::int64_t{1} << 44;
 constexpr std::size_t kMaxEntries = 1 << 20;  // layers, params
-constexpr double kMaxNumber = 1e24;            // FLOPs of one layer; seconds are far below
+constexpr double kMaxNumber = 1e24;           // FLOPs of one layer; seconds are far below
 
 Unexpected bad(const std::string& where, const std::string& what) {
   return fail(Errc::ParseError, where + ": " + what);
@@ -139,12 +139,10 @@ Expected<void> check_consistency(const json& j, const ModelProfile& m) {
     return bad("profile", std::to_string(m.total_params()) +
                               " parameters in all, more than the limit of 2^44");
   }
-  if (j.contains("total_params") &&
-      (!j["total_params"].is_number_integer() ||
-       j["total_params"].get<std::int64_t>() != m.total_params())) {
+  if (j.contains("total_params") && (!j["total_params"].is_number_integer() ||
+                                     j["total_params"].get<std::int64_t>() != m.total_params())) {
     return bad("profile", "'total_params' " + j["total_params"].dump() +
-                              " differs from the sum of numel " +
-                              std::to_string(m.total_params()));
+                              " differs from the sum of numel " + std::to_string(m.total_params()));
   }
   std::set<std::string> names;
   for (const ParamTensor& p : m.params) {
@@ -211,9 +209,9 @@ std::vector<std::string> builtin_model_names() {
 }
 
 Expected<ModelProfile> load_model_profile(const std::string& name_or_path) {
-  const bool is_file = name_or_path.find('/') != std::string::npos ||
-                       (name_or_path.size() > 5 &&
-                        name_or_path.compare(name_or_path.size() - 5, 5, ".json") == 0);
+  const bool is_file =
+      name_or_path.find('/') != std::string::npos ||
+      (name_or_path.size() > 5 && name_or_path.compare(name_or_path.size() - 5, 5, ".json") == 0);
   if (is_file) {
     TT_TRY(const std::string text, read_input_file(name_or_path, "model profile"));
     return parse_model_profile(text, name_or_path);

@@ -22,27 +22,27 @@ namespace topotune::tune {
 /// One layer (compute unit) in forward order.
 struct LayerProfile {
   std::string name;
-  double forward_flops = 0;               ///< per sample; 2 x multiply-adds
-  std::optional<Seconds> backward_time;   ///< measured, for ModelProfile::measured_batch
-  std::optional<Seconds> forward_time;    ///< measured, optional even when backward is given
+  double forward_flops = 0;              ///< per sample; 2 x multiply-adds
+  std::optional<Seconds> backward_time;  ///< measured, for ModelProfile::measured_batch
+  std::optional<Seconds> forward_time;   ///< measured, optional even when backward is given
 };
 
 /// One parameter tensor in registration order.
 struct ParamTensor {
   std::string name;
   std::int64_t numel = 0;
-  int layer = 0;           ///< index into ModelProfile::layers
-  bool trainable = true;   ///< false: requires_grad=False, no gradient, not in any bucket
+  int layer = 0;          ///< index into ModelProfile::layers
+  bool trainable = true;  ///< false: requires_grad=False, no gradient, not in any bucket
 };
 
 struct ModelProfile {
   std::string name;
   std::string description;
-  std::string input;                   ///< what one sample is ("sequence length 128")
+  std::string input;  ///< what one sample is ("sequence length 128")
   std::vector<LayerProfile> layers;
   std::vector<ParamTensor> params;
-  std::optional<int> measured_batch;   ///< per-GPU batch the measured times were taken at
-  std::string json;                    ///< the profile's text, embedded in plans for replay
+  std::optional<int> measured_batch;  ///< per-GPU batch the measured times were taken at
+  std::string json;                   ///< the profile's text, embedded in plans for replay
 
   std::int64_t total_params() const;
   std::int64_t trainable_params() const;

@@ -10,8 +10,7 @@ Expected<std::unique_ptr<ModelTimers>> ModelTimers::create(const topo::ClusterSp
   TT_TRY(m->system_, algo::nccl_system_from_cluster(spec));
   TT_TRY(m->fabric_, probe_fabric(spec, nccl_inter_node_channels(m->system_, params)));
   m->system_.fabric = m->fabric_.nccl();
-  const ShapeDefaults costs =
-      nccl_transport ? software_costs(params, m->system_) : ShapeDefaults{};
+  const ShapeDefaults costs = nccl_transport ? software_costs(params, m->system_) : ShapeDefaults{};
   TT_TRY(ClosedFormTimer own, ClosedFormTimer::create(spec, costs, &m->fabric_));
   m->closed_form_ = std::make_unique<ClosedFormTimer>(std::move(own));
   m->nccl_ = std::make_unique<NcclTimer>(m->system_, params, *m->closed_form_);

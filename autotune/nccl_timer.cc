@@ -30,8 +30,7 @@ const algo::NcclPredictor& NcclTimer::predictor(const AlgorithmChoice& a) const 
 
 Expected<algo::NcclCandidate> NcclTimer::chosen(const AlgorithmChoice& a, Bytes bytes) const {
   if (!is_nccl_algorithm(a)) return fail(Errc::Unsupported, a.name() + " is not NCCL's");
-  TT_TRY(const algo::NcclPrediction p,
-         predictor(a).predict(sched::Collective::Allreduce, bytes));
+  TT_TRY(const algo::NcclPrediction p, predictor(a).predict(sched::Collective::Allreduce, bytes));
   return p.chosen;
 }
 

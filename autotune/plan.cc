@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <nlohmann/json.hpp>
-
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "autotune/model_timers.h"
 #include "core/version.h"
@@ -26,8 +25,11 @@ double r6(double x) {
 ordered_json timeline_json(const sim::StepResult& s) {
   ordered_json out = ordered_json::array();
   for (const sim::BucketEvent& b : s.buckets) {
-    out.push_back({{"bytes", b.bytes.value}, {"tensors", b.tensors}, {"ready_s", r6(b.ready.value)},
-                   {"start_s", r6(b.start.value)}, {"end_s", r6(b.end.value)}});
+    out.push_back({{"bytes", b.bytes.value},
+                   {"tensors", b.tensors},
+                   {"ready_s", r6(b.ready.value)},
+                   {"start_s", r6(b.start.value)},
+                   {"end_s", r6(b.end.value)}});
   }
   return out;
 }
@@ -60,12 +62,17 @@ ordered_json candidate_json(const Candidate& c) {
 }
 
 ordered_json shape_json(const ClusterShape& s) {
-  return {{"instance", s.instance},          {"gpu_model", s.gpu_model},
-          {"hosts", s.hosts},                {"gpus_per_host", s.gpus_per_host},
-          {"intra_bw_Bps", s.intra_bw.value}, {"host_net_bw_Bps", s.host_net_bw.value},
+  return {{"instance", s.instance},
+          {"gpu_model", s.gpu_model},
+          {"hosts", s.hosts},
+          {"gpus_per_host", s.gpus_per_host},
+          {"intra_bw_Bps", s.intra_bw.value},
+          {"host_net_bw_Bps", s.host_net_bw.value},
           {"cpu_reduce_bw_Bps", s.cpu_reduce_bw.value},
-          {"intra_latency_s", s.intra_latency.value}, {"net_latency_s", s.net_latency.value},
-          {"op_latency_s", s.op_latency.value}, {"peak_flops", s.peak_flops},
+          {"intra_latency_s", s.intra_latency.value},
+          {"net_latency_s", s.net_latency.value},
+          {"op_latency_s", s.op_latency.value},
+          {"peak_flops", s.peak_flops},
           {"nvswitch", s.nvswitch}};
 }
 
@@ -127,10 +134,13 @@ std::string percent(double x) {
 // What the defaults are, in words, for the sentence.
 std::string defaults_words(const PlanInputs& in) {
   switch (in.framework) {
-    case Framework::Horovod: return "Horovod's defaults (fusion 128 MiB, cycle 1 ms, fp32)";
-    case Framework::Smddp: return "SMDDP's defaults";
+    case Framework::Horovod:
+      return "Horovod's defaults (fusion 128 MiB, cycle 1 ms, fp32)";
+    case Framework::Smddp:
+      return "SMDDP's defaults";
     case Framework::Ddp:
-    case Framework::Topotune: break;
+    case Framework::Topotune:
+      break;
   }
   return "DDP's defaults (NCCL's own choice, 25 MiB buckets, fp32)";
 }
@@ -200,13 +210,15 @@ Expected<std::vector<NcclBucketRule>> nccl_rules(const Candidate& c, const NcclT
 // The gradient dtypes: bf16 only where the GPU computes it natively, fp16 otherwise.
 Expected<void> dtypes_for_hardware(PlanInputs& in, const topo::GpuSpec& gpu) {
   if (in.dtypes.empty()) {
-    in.dtypes = {sched::DataType::F32, gpu.bf16_native ? sched::DataType::BF16 : sched::DataType::F16};
+    in.dtypes = {sched::DataType::F32,
+                 gpu.bf16_native ? sched::DataType::BF16 : sched::DataType::F16};
   }
   const auto bf16 = std::find(in.dtypes.begin(), in.dtypes.end(), sched::DataType::BF16);
   if (bf16 != in.dtypes.end() && !gpu.bf16_native) {
-    return fail(Errc::InvalidArgument, "bf16 gradients need a GPU that computes bf16 natively "
-                                       "(Ampere or later); " + gpu.model + " (" +
-                                           topo::arch_name(gpu.arch) + ") does not: use fp16");
+    return fail(Errc::InvalidArgument,
+                "bf16 gradients need a GPU that computes bf16 natively "
+                "(Ampere or later); " +
+                    gpu.model + " (" + topo::arch_name(gpu.arch) + ") does not: use fp16");
   }
   return {};
 }
@@ -220,14 +232,15 @@ Expected<void> check_backend_and_framework(const PlanInputs& in) {
   // and a DDP job on gloo runs hierarchical(ring) through topotune's comm hook.
   if (in.backend == kBackendMpi && in.framework != Framework::Topotune &&
       in.framework != Framework::Ddp) {
-    return fail(Errc::InvalidArgument, "--backend mpi runs topotune's schedules: it needs "
-                                       "--framework topotune or ddp (gloo with topotune's comm "
-                                       "hook), not " +
-                                           std::string(framework_name(in.framework)));
+    return fail(Errc::InvalidArgument,
+                "--backend mpi runs topotune's schedules: it needs "
+                "--framework topotune or ddp (gloo with topotune's comm "
+                "hook), not " +
+                    std::string(framework_name(in.framework)));
   }
   if (in.framework == Framework::Smddp && !smddp_supported(in.sagemaker_name)) {
-    return fail(Errc::InvalidArgument, in.instance + " does not run SMDDP (it runs on " +
-                                           smddp_instances_text() + ")");
+    return fail(Errc::InvalidArgument,
+                in.instance + " does not run SMDDP (it runs on " + smddp_instances_text() + ")");
   }
   return {};
 }
@@ -236,16 +249,18 @@ Expected<void> check_backend_and_framework(const PlanInputs& in) {
 void add_stage_notes(TuneReport& report, bool nccl, const std::string& rank_note,
                      const SimulatorTimer* rank) {
   if (!nccl) {
-    report.notes.push_back("backend mpi: every candidate is a topotune schedule (ring and dbtree "
-                           "too); the baselines' NCCL defaults stand for the better of topotune's "
-                           "ring and dbtree (closed forms), as no NCCL runs here");
+    report.notes.push_back(
+        "backend mpi: every candidate is a topotune schedule (ring and dbtree "
+        "too); the baselines' NCCL defaults stand for the better of topotune's "
+        "ring and dbtree (closed forms), as no NCCL runs here");
   }
   if (!rank_note.empty()) report.notes.push_back(rank_note);
   if (!rank) return;
   std::vector<std::string> done = rank->summary();
   if (done.empty()) {
-    done.push_back("rank stage: the top candidates are NCCL's own algorithms, timed by the NCCL "
-                   "predictor in both stages: nothing to simulate");
+    done.push_back(
+        "rank stage: the top candidates are NCCL's own algorithms, timed by the NCCL "
+        "predictor in both stages: nothing to simulate");
   }
   for (std::string& n : done) report.notes.push_back(std::move(n));
 }
@@ -258,15 +273,16 @@ Expected<std::vector<AlgorithmChoice>> search_space(const PlanInputs& inputs, in
   const auto& kinds = inputs.algorithm_kinds;
   for (AlgoKind k : kinds) {
     if (!nccl && algo::family_of(k).nccl) {
-      return fail(Errc::InvalidArgument, std::string(algo_kind_name(k)) + " needs the nccl backend");
+      return fail(Errc::InvalidArgument,
+                  std::string(algo_kind_name(k)) + " needs the nccl backend");
     }
   }
   std::vector<AlgorithmChoice> out;
   for (const AlgorithmChoice& a : default_algorithms(hosts)) {
-    const bool wanted =
-        !kinds.empty() ? std::find(kinds.begin(), kinds.end(), a.kind) != kinds.end()
-        : nccl         ? a.kind != AlgoKind::Ring && a.kind != AlgoKind::DbTree
-                       : !a.is_nccl();
+    const bool wanted = !kinds.empty()
+                            ? std::find(kinds.begin(), kinds.end(), a.kind) != kinds.end()
+                        : nccl ? a.kind != AlgoKind::Ring && a.kind != AlgoKind::DbTree
+                               : !a.is_nccl();
     if (wanted) out.push_back(a);
   }
   if (out.empty()) {
@@ -335,8 +351,10 @@ Expected<Plan> make_plan(PlanInputs inputs) {
   std::string rank_note;
   if (inputs.simulate) {
     auto made = timers->simulator(gradient_bytes(inputs.model, sched::DataType::F32), {}, nccl);
-    if (made) rank = std::move(*made);
-    else rank_note = "rank stage (flow simulator) skipped: " + made.error().message;
+    if (made)
+      rank = std::move(*made);
+    else
+      rank_note = "rank stage (flow simulator) skipped: " + made.error().message;
   }
   TT_TRY(TuneReport report, tune(req, screen_timer, rank.get()));
   add_stage_notes(report, nccl, rank_note, rank.get());
@@ -347,8 +365,9 @@ Expected<Plan> make_plan(PlanInputs inputs) {
   choose_for_framework(plan);
   if (nccl) {
     const Candidate& r = plan.report.recommendation;
-    TT_TRY(plan.nccl_rules, nccl_rules(r.algo.is_nccl() && r.framework == "ddp"
-                                           ? r : plan.report.baseline_ddp, *screen));
+    TT_TRY(plan.nccl_rules,
+           nccl_rules(r.algo.is_nccl() && r.framework == "ddp" ? r : plan.report.baseline_ddp,
+                      *screen));
   }
   return plan;
 }
@@ -390,10 +409,9 @@ std::string recommendation_sentence(const Plan& plan) {
   }
   const double gain = d.step.step.value / c.step.step.value;
   const std::string how = how_framework_runs(plan.inputs.framework, c.algo);
-  const std::string knobs =
-      c.framework == "horovod"
-          ? "fusion " + mib(c.bucket_cap) + ", cycle " + ms(c.cycle_time)
-          : mib(c.bucket_cap) + " buckets";
+  const std::string knobs = c.framework == "horovod"
+                                ? "fusion " + mib(c.bucket_cap) + ", cycle " + ms(c.cycle_time)
+                                : mib(c.bucket_cap) + " buckets";
   return "Use " + c.algo.name() + " (" + fw + ": " + how + ") with " + knobs + " and " +
          sched::dtype_name(c.dtype) + " gradients: predicted step " + ms(c.step.step) + " (" +
          ms(c.step.exposed_comm) + " exposed communication), " + ratio(gain) + " (" +
@@ -424,8 +442,11 @@ std::string plan_to_json(const Plan& plan, int max_candidates) {
   j["horovod"] = candidate_json(r.horovod_best);
   ordered_json rules = ordered_json::array();
   for (const NcclBucketRule& n : plan.nccl_rules) {
-    rules.push_back({{"min_bytes", n.min_bytes}, {"max_bytes", n.max_bytes}, {"algo", n.algo},
-                     {"proto", n.proto}, {"channels", n.channels}});
+    rules.push_back({{"min_bytes", n.min_bytes},
+                     {"max_bytes", n.max_bytes},
+                     {"algo", n.algo},
+                     {"proto", n.proto},
+                     {"channels", n.channels}});
   }
   const bool rec_nccl = c.algo.is_nccl() && c.framework == "ddp";
   j["nccl"] = {{"algorithm", (rec_nccl ? c : r.baseline_ddp).algo.name()}, {"buckets", rules}};

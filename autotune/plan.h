@@ -34,15 +34,15 @@ inline constexpr const char* kBackendMpi = "mpi";
 /// What a plan is computed from. make_plan() fills the derived fields (marked) from
 /// `cluster_json`.
 struct PlanInputs {
-  std::string cluster_json;            ///< a topotune.cluster/1 document (cluster_spec_json)
-  std::string timer = kTimerClosedForm; ///< kTimerClosedForm
-  bool simulate = true;                ///< rank the top candidates with the flow simulator
-                                       ///< (skipped, with a note, above 256 ranks)
-  std::string instance;                ///< derived: the spec's instance name
-  std::string sagemaker_name;          ///< derived: "ml.p4d.24xlarge", empty if none
-  int nodes = 1;                       ///< derived
-  std::string placement = "cluster";   ///< derived
-  ClusterShape shape;                  ///< derived
+  std::string cluster_json;              ///< a topotune.cluster/1 document (cluster_spec_json)
+  std::string timer = kTimerClosedForm;  ///< kTimerClosedForm
+  bool simulate = true;                  ///< rank the top candidates with the flow simulator
+                                         ///< (skipped, with a note, above 256 ranks)
+  std::string instance;                  ///< derived: the spec's instance name
+  std::string sagemaker_name;            ///< derived: "ml.p4d.24xlarge", empty if none
+  int nodes = 1;                         ///< derived
+  std::string placement = "cluster";     ///< derived
+  ClusterShape shape;                    ///< derived
   ModelProfile model;
   ComputeParams compute;
   /// Gradient dtypes searched. Empty: by hardware (make_plan fills it): fp32 and bf16 where
@@ -65,7 +65,7 @@ struct PlanInputs {
   /// What the job runs its allreduces with: the recommendation is a candidate it runs with
   /// the emitted files, or its defaults.
   Framework framework = Framework::Ddp;
-  std::string calibration_json;        ///< the --calibration file's content, or empty
+  std::string calibration_json;  ///< the --calibration file's content, or empty
   /// The NCCL predictor's parameters (topotune.nccl_model/1). Empty: make_plan fills it with
   /// the defaults + data/nccl_model.json + calibration_json, so a replay uses exactly these.
   std::string nccl_params_json;
@@ -95,7 +95,7 @@ struct Plan {
   /// True when nothing the framework runs beats its defaults by kDefaultDtypeMargin: the
   /// recommendation is then the defaults themselves and the emitted files change nothing.
   bool keeps_defaults = false;
-  std::string version;                 ///< topotune version that computed it
+  std::string version;                     ///< topotune version that computed it
   std::optional<std::string> replay_note;  ///< set by a replay that changed the answer
 };
 

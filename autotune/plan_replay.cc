@@ -77,8 +77,8 @@ Expected<StoredPlan> read_stored(const ordered_json& j, const std::string& origi
   TT_TRY(s.inputs.framework, parse_framework(in.value("framework", std::string("ddp"))));
   if (!in.at("calibration").is_null()) s.inputs.calibration_json = in["calibration"].dump();
   s.inputs.nccl_params_json = in.at("nccl_params").dump();
-  TT_TRY(s.inputs.model, parse_model_profile(in.at("model_profile").dump(),
-                                             origin + " (model_profile)"));
+  TT_TRY(s.inputs.model,
+         parse_model_profile(in.at("model_profile").dump(), origin + " (model_profile)"));
   const ordered_json& rec = j.at("recommendation");
   s.algorithm = rec.at("algorithm").get<std::string>();
   s.bucket_bytes = rec.at("bucket_bytes").get<std::int64_t>();
@@ -114,8 +114,8 @@ Expected<void> check_plan_lists(const PlanInputs& in) {
   }
   for (Bytes b : in.bucket_caps) {
     if (b.value <= 0 || b.value > kMaxPlanBucketBytes) {
-      return fail(Errc::InvalidArgument, "bucket sizes must be in [1 byte, 1 TiB], got " +
-                                             std::to_string(b.value));
+      return fail(Errc::InvalidArgument,
+                  "bucket sizes must be in [1 byte, 1 TiB], got " + std::to_string(b.value));
     }
   }
   return {};

@@ -31,8 +31,9 @@ Expected<MeasuredAlgorithm> measured_algorithm(const std::string& name, int chan
   a.options.chunks = chunks;
   a.registry_name = name;
   if (name == "nccl") {
-    return fail(Errc::InvalidArgument, "'nccl' rows are NCCL's own allreduce: the NCCL predictor "
-                                       "answers them, not a schedule");
+    return fail(Errc::InvalidArgument,
+                "'nccl' rows are NCCL's own allreduce: the NCCL predictor "
+                "answers them, not a schedule");
   }
   if (is_planner_label(name)) {
     TT_TRY(AlgorithmChoice choice, parse_algorithm_choice(name));

@@ -32,9 +32,9 @@ namespace topotune::tune {
 
 /// A measured algorithm name resolved to what generates its schedule.
 struct MeasuredAlgorithm {
-  std::string registry_name;       ///< the algorithms registry's name (unless `planner`)
-  algo::AlgorithmOptions options;  ///< channels (the layout's), chunks, placement
-  bool open_mpi = false;           ///< "mpi": rhd over the bit-reversed rank order
+  std::string registry_name;               ///< the algorithms registry's name (unless `planner`)
+  algo::AlgorithmOptions options;          ///< channels (the layout's), chunks, placement
+  bool open_mpi = false;                   ///< "mpi": rhd over the bit-reversed rank order
   std::optional<AlgorithmChoice> planner;  ///< a planner label: make_schedule_algorithm's
 };
 
@@ -65,9 +65,9 @@ class SchedulePredictor {
   Expected<sim::SimResult> simulate(const std::string& algorithm,
                                     const sched::CollectiveSpec& spec) const;
 
-  int ranks() const { return layout_.ranks(); }                  ///< ranks of the cluster
-  const topo::Topology& topology() const { return topology_; }   ///< the built topology
-  const algo::RankLayout& layout() const { return layout_; }     ///< at create()'s channels
+  int ranks() const { return layout_.ranks(); }                 ///< ranks of the cluster
+  const topo::Topology& topology() const { return topology_; }  ///< the built topology
+  const algo::RankLayout& layout() const { return layout_; }    ///< at create()'s channels
 
  private:
   SchedulePredictor() = default;

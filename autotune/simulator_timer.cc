@@ -25,8 +25,7 @@ std::int64_t symmetry_of(const AlgorithmChoice& a, const topo::Topology& t) {
   const int period = t.host_period();
   if (period <= 0 || period >= t.num_hosts()) return 1;
   const bool shift_invariant =
-      a.kind == AlgoKind::Ring ||
-      (a.kind == AlgoKind::Hierarchical && a.inner == AlgoKind::Ring);
+      a.kind == AlgoKind::Ring || (a.kind == AlgoKind::Hierarchical && a.inner == AlgoKind::Ring);
   return shift_invariant ? t.num_hosts() / period : 1;
 }
 
@@ -40,13 +39,15 @@ std::int64_t generated_transfers(const AlgorithmChoice& a, const topo::Topology&
 
 SimulatorTimer::SimulatorTimer(topo::Topology topology, const CollectiveTimer& nccl_like,
                                Bytes max_bytes, SimBudget budget, bool nccl_backend)
-    : topology_(std::move(topology)), nccl_like_(nccl_like), max_bytes_(max_bytes),
-      budget_(budget), nccl_backend_(nccl_backend) {}
+    : topology_(std::move(topology)),
+      nccl_like_(nccl_like),
+      max_bytes_(max_bytes),
+      budget_(budget),
+      nccl_backend_(nccl_backend) {}
 
 Expected<std::unique_ptr<SimulatorTimer>> SimulatorTimer::create(const topo::ClusterSpec& spec,
                                                                  const CollectiveTimer& nccl_like,
-                                                                 Bytes max_bytes,
-                                                                 SimBudget budget,
+                                                                 Bytes max_bytes, SimBudget budget,
                                                                  bool nccl_backend,
                                                                  const ClosedFormTimer* software) {
   TT_TRY(topo::Topology t, topo::build_topology(spec));

@@ -20,8 +20,8 @@ namespace topotune::tune {
 /// How fast one GPU computes.
 struct ComputeParams {
   int batch_per_gpu = 32;
-  double peak_flops = 0;        ///< dense bf16/fp16 tensor FLOP/s
-  double efficiency = 0.4;      ///< achieved / peak; a stated default, --compute-efficiency
+  double peak_flops = 0;    ///< dense bf16/fp16 tensor FLOP/s
+  double efficiency = 0.4;  ///< achieved / peak; a stated default, --compute-efficiency
 };
 
 /// The default efficiency: about what large transformer/CNN training reaches on A100/H100

@@ -31,8 +31,8 @@ class Evaluator {
     c.bucket_cap = threshold;
     c.cycle_time = cycle;
     std::optional<Error> error;
-    c.step = sim::simulate_horovod_step(models_.at(dtype), {threshold, cycle},
-                                        wrap(timer, algo, error));
+    c.step =
+        sim::simulate_horovod_step(models_.at(dtype), {threshold, cycle}, wrap(timer, algo, error));
     if (error) return Unexpected(*error);
     return finish(std::move(c), timer);
   }
@@ -78,9 +78,12 @@ class Evaluator {
 // scaling), then fp16.
 int dtype_preference(sched::DataType d) {
   switch (d) {
-    case sched::DataType::F32: return 0;
-    case sched::DataType::BF16: return 1;
-    case sched::DataType::F16: return 2;
+    case sched::DataType::F32:
+      return 0;
+    case sched::DataType::BF16:
+      return 1;
+    case sched::DataType::F16:
+      return 2;
   }
   return 3;
 }
@@ -251,8 +254,10 @@ void rank_top(const TuneRequest& req, const Evaluator& eval, const CollectiveTim
   for (std::size_t i = 0; i < k; ++i) {
     const Candidate& c = all[i];
     auto ranked = eval.ddp(timer, c.algo, c.dtype, c.first_bucket, c.bucket_cap);
-    if (ranked) all[i] = std::move(*ranked);
-    else add_note(report, c.algo.name() + ": rank timer: " + ranked.error().message);
+    if (ranked)
+      all[i] = std::move(*ranked);
+    else
+      add_note(report, c.algo.name() + ": rank timer: " + ranked.error().message);
   }
   // The recommendation may fall back to the best fp32 candidate, and must be one the job's
   // framework runs: rank those with the same timer too, so the comparison is like for like.
@@ -303,8 +308,8 @@ const Candidate* simplest_within_margin(const std::vector<Candidate>& ranked, do
 
 std::vector<AlgorithmChoice> default_algorithms(int hosts) {
   std::vector<AlgorithmChoice> out;
-  for (AlgoKind k : {AlgoKind::NcclDefault, AlgoKind::NcclRing, AlgoKind::NcclTree,
-                     AlgoKind::Ring, AlgoKind::DbTree, AlgoKind::HalvingDoubling}) {
+  for (AlgoKind k : {AlgoKind::NcclDefault, AlgoKind::NcclRing, AlgoKind::NcclTree, AlgoKind::Ring,
+                     AlgoKind::DbTree, AlgoKind::HalvingDoubling}) {
     out.push_back({k});
   }
   std::vector<int> ks;
@@ -386,8 +391,9 @@ Expected<TuneReport> tune(const TuneRequest& request, const CollectiveTimer& scr
   }
   if (hvd.empty()) {
     report.horovod_best = report.baseline_horovod;
-    add_note(report, "horovod: no algorithm Horovod runs is among those searched (--algos): "
-                     "its best is its defaults");
+    add_note(report,
+             "horovod: no algorithm Horovod runs is among those searched (--algos): "
+             "its best is its defaults");
   } else {
     report.horovod_best = std::move(hvd.front());
   }

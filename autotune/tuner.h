@@ -57,8 +57,9 @@ struct TuneRequest {
   int hosts = 1;
   int gpus_per_host = 1;
   std::vector<AlgorithmChoice> algorithms;  ///< empty: default_algorithms(hosts)
-  std::vector<sched::DataType> dtypes = {sched::DataType::F32, sched::DataType::BF16, sched::DataType::F16};
-  std::vector<Bytes> bucket_caps;           ///< empty: default_bucket_caps(model)
+  std::vector<sched::DataType> dtypes = {sched::DataType::F32, sched::DataType::BF16,
+                                         sched::DataType::F16};
+  std::vector<Bytes> bucket_caps;  ///< empty: default_bucket_caps(model)
   /// Channel counts to try besides each algorithm's default; empty: none.
   std::vector<int> channel_counts;
   int top_k = 8;
@@ -74,27 +75,27 @@ struct Candidate {
   Bytes bucket_cap{0};
   Bytes first_bucket{0};
   sched::DataType dtype = sched::DataType::F32;
-  std::string framework = "ddp";   ///< "ddp" or "horovod"
-  Seconds cycle_time{0};           ///< horovod only
+  std::string framework = "ddp";  ///< "ddp" or "horovod"
+  Seconds cycle_time{0};          ///< horovod only
   sim::StepResult step;
-  Seconds allreduce_all{0};        ///< one allreduce of all gradients at once
-  double busbw = 0;                ///< bytes/s, nccl-tests definition, of that allreduce
-  std::string timer;               ///< which timer produced `step`
-  std::string model;               ///< which model timed it (CollectiveTimer::model)
+  Seconds allreduce_all{0};  ///< one allreduce of all gradients at once
+  double busbw = 0;          ///< bytes/s, nccl-tests definition, of that allreduce
+  std::string timer;         ///< which timer produced `step`
+  std::string model;         ///< which model timed it (CollectiveTimer::model)
 };
 
 struct TuneReport {
   std::vector<Candidate> candidates;  ///< ranked, best first (fastest step)
   Candidate recommendation;
-  Candidate baseline_ddp;             ///< (a) NCCL defaults + DDP 25 MiB buckets
-  Candidate baseline_horovod;         ///< (b) Horovod defaults
-  Candidate horovod_best;             ///< best Horovod knobs for the recommended algorithm
+  Candidate baseline_ddp;      ///< (a) NCCL defaults + DDP 25 MiB buckets
+  Candidate baseline_horovod;  ///< (b) Horovod defaults
+  Candidate horovod_best;      ///< best Horovod knobs for the recommended algorithm
   std::string screen_timer;
-  std::string rank_timer;             ///< empty when no rank timer ran
-  int evaluated = 0;                  ///< step simulations in the screen
-  int channel_variants_kept = 0;      ///< channel variants the screen let into the grid
-  int channel_variants_pruned = 0;    ///< and those it dropped
-  std::vector<std::string> notes;     ///< unsupported algorithms skipped, etc.
+  std::string rank_timer;           ///< empty when no rank timer ran
+  int evaluated = 0;                ///< step simulations in the screen
+  int channel_variants_kept = 0;    ///< channel variants the screen let into the grid
+  int channel_variants_pruned = 0;  ///< and those it dropped
+  std::vector<std::string> notes;   ///< unsupported algorithms skipped, etc.
 };
 
 /// The algorithm axis for `hosts` hosts: ps and hierarchical(ps) with k = 1, 2, 4, .. and k =
@@ -111,9 +112,8 @@ std::vector<Bytes> default_bucket_caps(const ModelProfile& model);
 /// empty): the first candidate, in ranked order, with the fewest overrides (a 16-bit wire
 /// dtype; a channel count; an algorithm other than nccl-default; one stock NCCL cannot run)
 /// whose step is within `margin` of the first eligible one's. Null when none is eligible.
-const Candidate* simplest_within_margin(
-    const std::vector<Candidate>& ranked, double margin,
-    const std::function<bool(const Candidate&)>& eligible = {});
+const Candidate* simplest_within_margin(const std::vector<Candidate>& ranked, double margin,
+                                        const std::function<bool(const Candidate&)>& eligible = {});
 
 /// Runs the search. `rank` may be null (screen only). Errors: bad request, no candidate the
 /// timers support.

@@ -32,9 +32,14 @@ void BM_Plan(benchmark::State& state, const char* instance, const char* model) {
 }
 
 BENCHMARK_CAPTURE(BM_Plan, p4d_bert_large, "p4d.24xlarge", "bert-large")
-    ->Arg(4)->Arg(32)->Arg(1024)->Unit(benchmark::kMillisecond);
+    ->Arg(4)
+    ->Arg(32)
+    ->Arg(1024)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Plan, p5_gpt2_xl, "p5.48xlarge", "gpt2-xl")
-    ->Arg(4)->Arg(1024)->Unit(benchmark::kMillisecond);
+    ->Arg(4)
+    ->Arg(1024)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace topotune::tune

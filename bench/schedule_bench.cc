@@ -31,8 +31,8 @@ void generate(benchmark::State& state, const char* name) {
     benchmark::DoNotOptimize(s->transfers().data());
   }
   state.counters["transfers"] = static_cast<double>(transfers);
-  state.counters["MB"] = static_cast<double>(transfers * sizeof(sched::Transfer) +
-                                             deps * sizeof(TransferId)) / 1e6;
+  state.counters["MB"] =
+      static_cast<double>(transfers * sizeof(sched::Transfer) + deps * sizeof(TransferId)) / 1e6;
   state.counters["transfers/s"] = benchmark::Counter(static_cast<double>(transfers),
                                                      benchmark::Counter::kIsIterationInvariantRate);
 }

@@ -1,12 +1,12 @@
 // topotune's flow simulator against SimGrid, side by side: the same schedule on the
 // same network (p4d.24xlarge hosts, cluster placement: one switch up to 32 nodes, then
-// rail-optimised 32-node units under a spine, docs/cluster.md) through the SimGrid replay the oracle test uses
-// (tests/simulator/simgrid_replay.h: S4U activity DAG, CM02 reduced to plain max-min) and
-// through sim::Simulator, at 512 and 4,096 ranks, flat ring and hierarchical(ring) allreduce.
-// Prints both wall times, their ratio and the largest relative difference of the transfers'
-// completion times. topotune runs three times (fastest kept), with the symmetry reduction
-// (the default) and without it (every transfer simulated); SimGrid once. 'orbit' is the number
-// of transfers each simulated one stood for; 'sym-full' the largest relative difference
+// rail-optimised 32-node units under a spine, docs/cluster.md) through the SimGrid replay the
+// oracle test uses (tests/simulator/simgrid_replay.h: S4U activity DAG, CM02 reduced to plain
+// max-min) and through sim::Simulator, at 512 and 4,096 ranks, flat ring and hierarchical(ring)
+// allreduce. Prints both wall times, their ratio and the largest relative difference of the
+// transfers' completion times. topotune runs three times (fastest kept), with the symmetry
+// reduction (the default) and without it (every transfer simulated); SimGrid once. 'orbit' is the
+// number of transfers each simulated one stood for; 'sym-full' the largest relative difference
 // between the two topotune runs.
 //
 // The replay's cost grows much faster than its transfer count on these DAGs (on the 2-core
@@ -38,8 +38,7 @@ namespace topotune {
 namespace {
 
 double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 std::string load_average() {
@@ -54,8 +53,7 @@ struct TopotuneRun {
   sim::SimResult result;
 };
 
-TopotuneRun run_topotune(const sim::TopologyNetwork& net, const sched::Schedule& s,
-                         bool symmetry) {
+TopotuneRun run_topotune(const sim::TopologyNetwork& net, const sched::Schedule& s, bool symmetry) {
   sim::SimOptions o;
   o.exploit_symmetry = symmetry;
   TopotuneRun out;
@@ -137,11 +135,13 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  std::printf("p4d.24xlarge x ranks/8, cluster placement (rail-optimised units above 32 nodes), "
-              "allreduce of %lld bytes; load %s\n",
-              static_cast<long long>(bytes), topotune::load_average().c_str());
-  std::printf("walls in seconds; 'sym' with the symmetry reduction, 'full' without; "
-              "diff = largest relative difference of completion times\n");
+  std::printf(
+      "p4d.24xlarge x ranks/8, cluster placement (rail-optimised units above 32 nodes), "
+      "allreduce of %lld bytes; load %s\n",
+      static_cast<long long>(bytes), topotune::load_average().c_str());
+  std::printf(
+      "walls in seconds; 'sym' with the symmetry reduction, 'full' without; "
+      "diff = largest relative difference of completion times\n");
   std::printf("%6s %-13s %11s %10s %10s %9s %9s %10s %10s %10s %9s %9s\n", "ranks", "schedule",
               "transfers", "tt_sym_s", "tt_full_s", "orbit", "sym-full", "simgrid_s", "sg/sym",
               "sg/full", "diff_sym", "diff_full");

@@ -87,8 +87,8 @@ const char* algo_name(Algo a) { return a == Algo::Ring ? "ring" : "hierarchical"
 
 struct Measured {
   double transfers = 0;
-  double wall_s = 0;  ///< per simulation
-  double cpu_s = 0;   ///< per simulation (process CPU time: the benchmark is single-threaded)
+  double wall_s = 0;        ///< per simulation
+  double cpu_s = 0;         ///< per simulation (process CPU time: the benchmark is single-threaded)
   double peak_rss_mib = 0;  ///< the case's peak: topology, schedule and simulation
 };
 
@@ -212,8 +212,8 @@ void print_growth() {
     const Measured* prev = nullptr;
     for (const auto& [key, m] : measurements()) {
       if (key.first != a) continue;
-      std::printf("%-13s %6d %10.0f %9.4f %9.4f %8.0f", algo_name(Algo(a)), key.second,
-                  m.transfers, m.cpu_s, m.wall_s, m.peak_rss_mib);
+      std::printf("%-13s %6d %10.0f %9.4f %9.4f %8.0f", algo_name(Algo(a)), key.second, m.transfers,
+                  m.cpu_s, m.wall_s, m.peak_rss_mib);
       if (prev) {
         const double xt = m.transfers / prev->transfers, xc = m.cpu_s / prev->cpu_s;
         std::printf(" %7.2f %7.2f %7.2f %9.2f\n", xt, xc, m.wall_s / prev->wall_s, xc / xt);

@@ -82,10 +82,9 @@ Expected<tune::CalibrationCase> make_case(const CalibrateArgs& a, std::size_t i,
   TT_TRY(c.system, resolve_nccl_system(inst, nodes, rc.cluster));
   c.system.gpus_per_thread = m.gpus_per_thread.value_or(1);
   if (c.system.ranks() != m.ranks) {
-    return fail(Errc::InvalidArgument, file + ": " + std::to_string(m.ranks) +
-                                           " ranks in the log, " +
-                                           std::to_string(c.system.ranks()) + " in " +
-                                           c.system.instance);
+    return fail(Errc::InvalidArgument,
+                file + ": " + std::to_string(m.ranks) + " ranks in the log, " +
+                    std::to_string(c.system.ranks()) + " in " + c.system.instance);
   }
   TT_TRY(c.options, make_nccl_options(ver, algo_list, ""));
   c.collective = m.collective;
@@ -106,8 +105,8 @@ Expected<tune::LinkFitCase> make_link_case(const CalibrateArgs& a, std::size_t i
   TT_TRY(c.cluster, resolve_cluster_spec(rc.instance, nodes, rc.cluster));
   const int ranks = c.cluster.hosts * c.cluster.instance.num_gpus;
   if (ranks != m.ranks) {
-    return fail(Errc::InvalidArgument, file + ": " + std::to_string(m.ranks) +
-                                           " ranks measured, " + std::to_string(ranks) + " in " +
+    return fail(Errc::InvalidArgument, file + ": " + std::to_string(m.ranks) + " ranks measured, " +
+                                           std::to_string(ranks) + " in " +
                                            c.cluster.instance.name);
   }
   c.channels = m.channels.value_or(1);
@@ -241,8 +240,8 @@ Expected<std::vector<std::string>> determinable(const CalibrateArgs& a,
     if (std::abs(moved - base) > 1e-12 * std::max(1.0, base)) {
       out_names.push_back(name);
     } else if (!asked.empty()) {
-      return fail(Errc::InvalidArgument, "the logs cannot determine '" + name +
-                                             "' (no run's prediction depends on it)");
+      return fail(Errc::InvalidArgument,
+                  "the logs cannot determine '" + name + "' (no run's prediction depends on it)");
     } else {
       kept.push_back(name);
     }
@@ -250,9 +249,9 @@ Expected<std::vector<std::string>> determinable(const CalibrateArgs& a,
   std::size_t sizes = 0;
   for (const tune::CalibrationCase& c : cases) sizes += c.points.size();
   if (out_names.size() > sizes) {
-    return fail(Errc::InvalidArgument,
-                std::to_string(out_names.size()) + " parameters but only " +
-                    std::to_string(sizes) + " measured sizes: give fewer with --params");
+    return fail(Errc::InvalidArgument, std::to_string(out_names.size()) + " parameters but only " +
+                                           std::to_string(sizes) +
+                                           " measured sizes: give fewer with --params");
   }
   if (!kept.empty()) {
     out << "# not determined by these logs (kept at their start values):";
@@ -311,7 +310,7 @@ Expected<void> run_calibrate(const CalibrateArgs& a, std::ostream& out) {
   if (a.instances.empty() && a.clusters.empty())
     return fail(Errc::InvalidArgument, "give --instance or --cluster (one, or one per run)");
   TT_TRY_VOID(check_output_path(a.output).context("-o"));  // before the fit, not after it
-  if (!is_valid_utf8(a.description)) {  // the JSON output cannot hold it
+  if (!is_valid_utf8(a.description)) {                     // the JSON output cannot hold it
     return fail(Errc::InvalidArgument, "--description is not valid UTF-8");
   }
   TT_TRY(const Cases cases, load_cases(a));

@@ -1,7 +1,6 @@
 #include "cli/decimal_options.h"
 
 #include <CLI/CLI.hpp>
-
 #include <cctype>
 #include <string>
 

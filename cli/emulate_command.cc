@@ -3,7 +3,6 @@
 // network namespaces every subcommand fails with a clear message (exit 2).
 
 #include <CLI/CLI.hpp>
-
 #include <ostream>
 
 #include "cli/commands.h"
@@ -60,8 +59,8 @@ Expected<void> run_up(const EmulateArgs& a, std::ostream& out) {
                                       : std::string("unshaped"));
   }
   out << "\n  files in " << s.dir << ": hostfile agent.sh mpirun.sh cluster.json emulate.json\n"
-      << "  run:  topotune emulate run --dir " << s.dir
-      << " -- topotune measure --cluster " << s.dir << "/cluster.json ...\n";
+      << "  run:  topotune emulate run --dir " << s.dir << " -- topotune measure --cluster "
+      << s.dir << "/cluster.json ...\n";
   return {};
 }
 
@@ -87,8 +86,8 @@ Expected<void> run_run(const EmulateArgs& a, std::ostream& out) {
   out.flush();
   TT_TRY(int status, run_process(argv));
   if (status != 0) {
-    return fail(Errc::Transport, "the emulated run failed (mpirun exit status " +
-                                     std::to_string(status) + ")");
+    return fail(Errc::Transport,
+                "the emulated run failed (mpirun exit status " + std::to_string(status) + ")");
   }
   return {};
 }
@@ -107,22 +106,28 @@ CommandRun setup_emulate(CLI::App& sub) {
   auto a = std::make_shared<EmulateArgs>();
   sub.require_subcommand(1);
   CLI::App* up = sub.add_subcommand("up", "create the namespaces, links and files");
-  up->add_option("--nodes", a->nodes, "Emulated hosts (one network namespace each)")->capture_default_str();
-  up->add_option("--ranks-per-node", a->ranks_per_node, "MPI ranks per host")->capture_default_str();
-  up->add_option("--nic", a->nic, "NIC rate per direction, e.g. 200mbit, 1gbit")->capture_default_str();
-  up->add_option("--racks", a->racks, "Racks (bridges) the hosts are split into")->capture_default_str();
+  up->add_option("--nodes", a->nodes, "Emulated hosts (one network namespace each)")
+      ->capture_default_str();
+  up->add_option("--ranks-per-node", a->ranks_per_node, "MPI ranks per host")
+      ->capture_default_str();
+  up->add_option("--nic", a->nic, "NIC rate per direction, e.g. 200mbit, 1gbit")
+      ->capture_default_str();
+  up->add_option("--racks", a->racks, "Racks (bridges) the hosts are split into")
+      ->capture_default_str();
   up->add_option("--uplink", a->uplink, "Rack uplink rate (default: unshaped)");
   up->add_option("--congestion-control", a->congestion_control, "TCP congestion control per route")
       ->capture_default_str();
   up->add_flag("--files-only", a->files_only,
                "Only write the files (cluster JSON for predictions); needs no root");
   CLI::App* down = sub.add_subcommand("down", "remove everything (idempotent, also after a crash)");
-  CLI::App* run = sub.add_subcommand("run", "run an MPI program in the emulated cluster: run -- CMD");
+  CLI::App* run =
+      sub.add_subcommand("run", "run an MPI program in the emulated cluster: run -- CMD");
   run->add_option("command", a->command, "The program and its arguments (after --)")->required();
   CLI::App* status = sub.add_subcommand("status", "list the emulated cluster's namespaces");
   for (CLI::App* c : {up, down, run, status}) {
     c->add_option("--dir", a->dir, "Directory of the cluster's files")->capture_default_str();
-    c->add_option("--prefix", a->prefix, "Name prefix of namespaces (1-4 letters)")->capture_default_str();
+    c->add_option("--prefix", a->prefix, "Name prefix of namespaces (1-4 letters)")
+        ->capture_default_str();
   }
   return [a, up, down, run, status](std::ostream& out) -> Expected<void> {
     if (up->parsed()) return run_up(*a, out);

@@ -1,5 +1,6 @@
 #include "cli/emulated_cluster.h"
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -8,7 +9,6 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
-#include <fcntl.h>
 #include <sstream>
 #include <thread>
 
@@ -59,9 +59,9 @@ Expected<void> shape(const std::string& ns, const std::string& dev, double bps) 
   const auto bytes_per_s = static_cast<long long>(bps / 8);
   const long long burst = std::max(65536LL, bytes_per_s / 1000);
   const long long limit = std::max(1048576LL, bytes_per_s / 100);
-  return sh({"ip", "netns", "exec", ns, "tc", "qdisc", "replace", "dev", dev, "root", "tbf",
-             "rate", std::to_string(static_cast<long long>(bps)) + "bit", "burst",
-             std::to_string(burst), "limit", std::to_string(limit)});
+  return sh({"ip", "netns", "exec", ns, "tc", "qdisc", "replace", "dev", dev, "root", "tbf", "rate",
+             std::to_string(static_cast<long long>(bps)) + "bit", "burst", std::to_string(burst),
+             "limit", std::to_string(limit)});
 }
 
 Expected<void> add_ns(const std::string& ns) {
@@ -152,13 +152,15 @@ BytesPerSec effective_payload_rate(double bits_per_sec) {
 Expected<void> check_spec(const EmulatedClusterSpec& s) {
   if (s.nodes < 1 || s.nodes > 64) return fail(Errc::InvalidArgument, "--nodes must be 1..64");
   if (s.ranks_per_node < 1) return fail(Errc::InvalidArgument, "--ranks-per-node must be >= 1");
-  if (s.racks < 1 || s.racks > s.nodes) return fail(Errc::InvalidArgument, "--racks must be 1..nodes");
+  if (s.racks < 1 || s.racks > s.nodes)
+    return fail(Errc::InvalidArgument, "--racks must be 1..nodes");
   if (s.nodes % s.racks != 0) {
     return fail(Errc::InvalidArgument, "--nodes must be a multiple of --racks (equal racks)");
   }
   if (s.nic_bits_per_sec <= 0) return fail(Errc::InvalidArgument, "--nic must be a positive rate");
   if (s.prefix.empty() || s.prefix.size() > 4 ||
-      !std::all_of(s.prefix.begin(), s.prefix.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)); })) {
+      !std::all_of(s.prefix.begin(), s.prefix.end(),
+                   [](char c) { return std::isalnum(static_cast<unsigned char>(c)); })) {
     return fail(Errc::InvalidArgument, "--prefix must be 1-4 letters or digits");
   }
   return {};

@@ -21,11 +21,11 @@ namespace topotune::cli {
 struct EmulatedClusterSpec {
   int nodes = 2;
   int ranks_per_node = 1;
-  double nic_bits_per_sec = 1e9;     ///< tbf rate of each host NIC (both directions)
-  int racks = 1;                     ///< hosts are split into `racks` consecutive groups
-  double uplink_bits_per_sec = 0;    ///< tbf rate of each rack uplink; 0 = unshaped
-  std::string prefix = "tt";         ///< namespace / device name prefix (<= 4 characters)
-  std::string dir;                   ///< where the hostfile, agent, wrapper and JSON go
+  double nic_bits_per_sec = 1e9;   ///< tbf rate of each host NIC (both directions)
+  int racks = 1;                   ///< hosts are split into `racks` consecutive groups
+  double uplink_bits_per_sec = 0;  ///< tbf rate of each rack uplink; 0 = unshaped
+  std::string prefix = "tt";       ///< namespace / device name prefix (<= 4 characters)
+  std::string dir;                 ///< where the hostfile, agent, wrapper and JSON go
   std::string congestion_control = "cubic";
 
   std::string host_ns(int i) const { return prefix + "h" + std::to_string(i); }

@@ -26,7 +26,9 @@ constexpr const char* kStateSchema = "topotune.emulation/1";
 // matter for the bandwidth-bound sizes the emulation is used for.
 constexpr double kLoopbackGBps = 4.0;
 
-json figure(json value, const std::string& source) { return {{"value", std::move(value)}, {"source", source}}; }
+json figure(json value, const std::string& source) {
+  return {{"value", std::move(value)}, {"source", source}};
+}
 
 json instance_json(const EmulatedClusterSpec& s) {
   const int r = s.ranks_per_node;
@@ -39,25 +41,30 @@ json instance_json(const EmulatedClusterSpec& s) {
       {"name", "emulated-" + std::to_string(r) + "x"},
       {"vendor", "custom"},
       {"description", std::to_string(r) + " ranks per host on loopback, one tbf-shaped NIC (" +
-                          std::to_string(static_cast<long long>(s.nic_bits_per_sec / 1e6)) + " Mbit/s)"},
+                          std::to_string(static_cast<long long>(s.nic_bits_per_sec / 1e6)) +
+                          " Mbit/s)"},
       {"gpu",
        {{"count", figure(r, emu)},
         {"model", figure("cpu-rank", emu)},
         {"arch", figure("ampere", "[emulated] placeholder: ranks are CPU processes")}}},
       {"intra",
        {{"fabric", figure("nvswitch", "[emulated] shared memory between ranks of one host")},
-        {"nvlink_GBps_per_link", figure(kLoopbackGBps, "[emulated] vader copy rate, order of magnitude")},
+        {"nvlink_GBps_per_link",
+         figure(kLoopbackGBps, "[emulated] vader copy rate, order of magnitude")},
         {"nvlinks_per_gpu", figure(1, emu)},
         {"nvls", figure(false, emu)}}},
       {"host",
        {{"cpu_sockets", figure(1, emu)},
-        {"cpu_reduce_GBps", figure(2.0, "[emulated] one core summing fp32 in memory, order of magnitude")},
+        {"cpu_reduce_GBps",
+         figure(2.0, "[emulated] one core summing fp32 in memory, order of magnitude")},
         {"pcie_GBps", figure(kLoopbackGBps, "[emulated] no PCIe: memory copies")},
-        {"pcie_switches", figure(json::array({{{"socket", 0}, {"gpus", gpus}, {"nics", {0}}}}), emu)}}},
+        {"pcie_switches",
+         figure(json::array({{{"socket", 0}, {"gpus", gpus}, {"nics", {0}}}}), emu)}}},
       {"network",
        {{"nics", figure(1, emu)},
-        {"nic_Gbps", figure(nic_gbps, "[derived] tbf rate x 1448/1514 (TCP payload per frame) / "
-                                      "1.0218 (pure ACKs), testbed.md")},
+        {"nic_Gbps", figure(nic_gbps,
+                            "[derived] tbf rate x 1448/1514 (TCP payload per frame) / "
+                            "1.0218 (pure ACKs), testbed.md")},
         {"transport", figure("tcp", emu)},
         {"gpudirect_rdma", figure(false, emu)}}},
   };
@@ -84,9 +91,11 @@ std::string mpirun_script(const EmulatedClusterSpec& s) {
 # blocking (btl_tcp_flags send + 256 KiB socket buffers).
 # usage: mpirun.sh [more mpirun options] PROGRAM [ARGS...]
 dir=$(cd "$(dirname "$0")" && pwd)
-exec ip netns exec )SH" << s.launcher_ns() << R"SH( unshare --uts sh -c 'hostname launcher; exec "$@"' sh \
+exec ip netns exec )SH"
+    << s.launcher_ns() << R"SH( unshare --uts sh -c 'hostname launcher; exec "$@"' sh \
   mpirun --allow-run-as-root --oversubscribe --bind-to none \
-  --hostfile "$dir/hostfile" -np )SH" << s.nodes * s.ranks_per_node << R"SH( \
+  --hostfile "$dir/hostfile" -np )SH"
+    << s.nodes * s.ranks_per_node << R"SH( \
   --mca plm_rsh_agent "$dir/agent.sh" --mca plm_rsh_no_tree_spawn 1 \
   --mca oob_tcp_if_include 198.18.0.0/24 --mca btl_tcp_if_include 198.18.0.0/24 \
   --mca btl self,vader,tcp --mca pml ob1 --mca mpi_yield_when_idle 1 \
@@ -128,7 +137,8 @@ std::string emulated_cluster_json(const EmulatedClusterSpec& s) {
     // same payload share applies to both, so the ratio of the shaped rates is the ratio.
     const double rack_nic = s.nic_bits_per_sec * s.hosts_per_rack();
     const double up = s.uplink_bits_per_sec > 0 ? s.uplink_bits_per_sec : rack_nic;
-    j["fabric"] = {{"hosts_per_rack", s.hosts_per_rack()}, {"oversubscription", std::max(1.0, rack_nic / up)}};
+    j["fabric"] = {{"hosts_per_rack", s.hosts_per_rack()},
+                   {"oversubscription", std::max(1.0, rack_nic / up)}};
   } else {
     j["fabric"] = {{"hosts_per_rack", s.nodes}, {"oversubscription", 1.0}};
   }
@@ -168,7 +178,8 @@ Expected<EmulatedClusterSpec> read_emulation_state(const std::string& dir) {
     DuplicateKeyCheck<json> dup;
     const json j = json::parse(*text, dup.callback());
     if (dup.found()) return fail(Errc::ParseError, path + ": " + dup.message());
-    if (j.value("schema", std::string()) != kStateSchema) return fail(Errc::ParseError, path + ": wrong schema");
+    if (j.value("schema", std::string()) != kStateSchema)
+      return fail(Errc::ParseError, path + ": wrong schema");
     EmulatedClusterSpec s;
     s.dir = dir;
     s.nodes = j.at("nodes").get<int>();

@@ -36,7 +36,8 @@ std::pair<std::string, std::string> line_rate_and_hint(const algo::NcclSystem& s
   std::string rate;
   if (s.nodes == 1) {
     rate = string_printf("NVLink %.0f GB/s per GPU", s.gpu_intra_bandwidth.gbps_bytes());
-    return {rate, "check NVLink/NVSwitch (nvidia-smi nvlink -s, nvidia-smi topo -m, fabric manager)"};
+    return {rate,
+            "check NVLink/NVSwitch (nvidia-smi nvlink -s, nvidia-smi topo -m, fabric manager)"};
   }
   rate =
       string_printf("line rate %d x %.0f Gbps = %.1f GB/s per node", s.nics_per_node,
@@ -52,7 +53,8 @@ std::pair<std::string, std::string> line_rate_and_hint(const algo::NcclSystem& s
               "check InfiniBand/GPUDirect RDMA (ibstat port rates, nvidia-peermem, NCCL_IB_HCA, "
               "NET/IB in NCCL_DEBUG=INFO)"};
     case algo::NicClass::Tcp:
-      return {rate, "check the sockets NCCL uses (NCCL_SOCKET_IFNAME, NET/Socket in NCCL_DEBUG=INFO)"};
+      return {rate,
+              "check the sockets NCCL uses (NCCL_SOCKET_IFNAME, NET/Socket in NCCL_DEBUG=INFO)"};
   }
   return {rate, ""};
 }
@@ -87,14 +89,16 @@ HealthVerdict judge_health(const std::vector<HealthPoint>& points, const algo::N
     v.text = "no sizes >= 1 MiB: no verdict (small sizes are latency-bound)";
     return v;
   }
-  std::sort(big.begin(), big.end(), [](const HealthPoint& a, const HealthPoint& b) { return a.bytes < b.bytes; });
+  std::sort(big.begin(), big.end(),
+            [](const HealthPoint& a, const HealthPoint& b) { return a.bytes < b.bytes; });
   // The longest run of low sizes that reaches the largest size: a fabric problem caps the
   // bandwidth regime, so it shows from some size up.
   std::size_t first = big.size();
   while (first > 0 && big[first - 1].measured_busbw < kLowShare * big[first - 1].predicted_busbw)
     --first;
   std::vector<double> errors, shares;
-  for (const HealthPoint& p : big) errors.push_back(std::abs(p.measured_busbw / p.predicted_busbw - 1));
+  for (const HealthPoint& p : big)
+    errors.push_back(std::abs(p.measured_busbw / p.predicted_busbw - 1));
   const double med = median(errors);
   const auto [rate, hint] = line_rate_and_hint(sys);
   std::string line;
@@ -138,8 +142,8 @@ std::vector<std::string> log_contradictions(const rt::Measurement& m, const topo
     }
   }
   if (nodes_given && m.nodes && *m.nodes != spec.hosts) {
-    out.push_back("the log's Rank lines name " + std::to_string(*m.nodes) + " host(s) but --nodes is " +
-                  std::to_string(spec.hosts) +
+    out.push_back("the log's Rank lines name " + std::to_string(*m.nodes) +
+                  " host(s) but --nodes is " + std::to_string(spec.hosts) +
                   " (right only when hosts share one NVLink domain, e.g. a GB200/GB300 rack "
                   "described as one node)");
   }

@@ -8,7 +8,6 @@
 // escapes: each is reported as `topotune: error: ...` (exit 2 when the input caused it).
 
 #include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
@@ -22,8 +21,8 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "core/closest_name.h"
 #include "cli/decimal_options.h"
+#include "core/closest_name.h"
 #include "core/version.h"
 
 namespace topotune::cli {

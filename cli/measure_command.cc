@@ -93,7 +93,8 @@ class Watchdog {
         std::fflush(stderr);
         std::_Exit(1);
       }
-      cv_.wait_until(lock, std::chrono::time_point_cast<std::chrono::steady_clock::duration>(deadline));
+      cv_.wait_until(lock,
+                     std::chrono::time_point_cast<std::chrono::steady_clock::duration>(deadline));
     }
   }
 
@@ -171,32 +172,43 @@ CommandRun setup_measure(CLI::App& sub) {
                  "(hierarchical(rhd), ps(k=2), ring/ch4: generated as the planner timed them), "
                  "and mpi (MPI_Allreduce, the baseline)")
       ->capture_default_str();
-  sub.add_option("--sizes", args->sizes, "Sizes: A:B (doubling) or a list 1M,64M")->capture_default_str();
-  sub.add_option("--warmup", args->warmup, "Untimed iterations per point")->capture_default_str()->check(CLI::NonNegativeNumber);
-  sub.add_option("--iters", args->iters, "Timed iterations per point")->capture_default_str()->check(CLI::PositiveNumber);
+  sub.add_option("--sizes", args->sizes, "Sizes: A:B (doubling) or a list 1M,64M")
+      ->capture_default_str();
+  sub.add_option("--warmup", args->warmup, "Untimed iterations per point")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  sub.add_option("--iters", args->iters, "Timed iterations per point")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   sub.add_option("--dtype", args->dtype, "fp32, fp16 or bf16")->capture_default_str();
   sub.add_option("--timeout", args->timeout_s,
                  "Seconds without progress after which the run fails (a rank died or hangs)")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   sub.add_option("--out", args->out, "Write the measurement JSON here (only on success)");
-  add_format_option(sub, args->format, {OutputFormat::Table, OutputFormat::Json}, "table or json (stdout of rank 0)");
+  add_format_option(sub, args->format, {OutputFormat::Table, OutputFormat::Json},
+                    "table or json (stdout of rank 0)");
   sub.add_option("--ranks-per-node", args->ranks_per_node,
                  "Ranks per host of the layout the schedules are generated for");
   sub.add_option("--cluster", args->cluster,
                  "Cluster JSON (e.g. written by `topotune emulate up`) describing the layout");
   sub.add_option("--channels", args->channels, "Algorithm option: parallel rings/trees")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   sub.add_option("--chunks", args->chunks, "Algorithm option: pipeline chunks per channel")
-      ->capture_default_str()->check(CLI::PositiveNumber);
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   sub.add_option("--backend", args->backend,
                  "mpi: host memory over MPI point-to-point (baseline algorithm `mpi`); nccl: "
                  "device memory over NCCL send/recv, one GPU per rank (baseline algorithm `nccl`)")
-      ->capture_default_str()->check(CLI::IsMember({"mpi", "nccl"}));
+      ->capture_default_str()
+      ->check(CLI::IsMember({"mpi", "nccl"}));
   sub.footer(
       "Launch with mpirun, e.g.\n"
       "  mpirun -np 4 topotune measure --algos ring,mpi --sizes 1M:64M --ranks-per-node 2\n"
       "  mpirun -np 4 topotune measure --algos 'hierarchical(rhd),ring' --ranks-per-node 2\n"
-      "Inside an emulated cluster: topotune emulate run -- topotune measure --cluster DIR/cluster.json");
+      "Inside an emulated cluster: topotune emulate run -- topotune measure --cluster "
+      "DIR/cluster.json");
   return [args](std::ostream& out) { return run_measure(*args, out); };
 }
 
@@ -213,7 +225,8 @@ struct RunContext {
   bool stall_me = false;
 };
 
-rt::Measurement describe_run(const MeasureArgs& a, int ranks, const std::vector<std::string>& hosts) {
+rt::Measurement describe_run(const MeasureArgs& a, int ranks,
+                             const std::vector<std::string>& hosts) {
   rt::Measurement m;
   m.source = "topotune-measure";
   m.backend = "mpi";
@@ -232,7 +245,8 @@ Expected<std::optional<rt::MeasurementRow>> measure_point(RunContext& ctx, rt::M
                                                           const std::string& algo, Bytes size) {
   const int me = ctx.transport.rank().value;
   PointState st;
-  Expected<rt::Candidate> c = make_candidate(algo, size.value, ctx.dtype, ctx.layout, ctx.transport, st);
+  Expected<rt::Candidate> c =
+      make_candidate(algo, size.value, ctx.dtype, ctx.layout, ctx.transport, st);
   if (!c) {
     if (c.error().code == Errc::Transport) abort_job(me, c.error());
     return Unexpected(std::move(c).error());
@@ -254,8 +268,8 @@ Expected<std::optional<rt::MeasurementRow>> measure_point(RunContext& ctx, rt::M
 Expected<void> check_sizes(const std::vector<Bytes>& sizes, sched::DataType dtype) {
   for (Bytes s : sizes) {
     if (s.value % sched::dtype_size(dtype) != 0) {
-      return fail(Errc::InvalidArgument, "size " + std::to_string(s.value) +
-                                             " is not a multiple of the element size");
+      return fail(Errc::InvalidArgument,
+                  "size " + std::to_string(s.value) + " is not a multiple of the element size");
     }
   }
   return {};
@@ -277,7 +291,8 @@ Expected<rt::DeviceCandidate> make_device_candidate(const std::string& algo, Byt
   rt::NcclTransport& t = *backend.transport;
   if (algo == "nccl") return rt::nccl_allreduce_candidate(t, dtype);
   if (algo == "mpi") {
-    return fail(Errc::InvalidArgument, "algorithm `mpi` needs --backend mpi (use `nccl` as the baseline)");
+    return fail(Errc::InvalidArgument,
+                "algorithm `mpi` needs --backend mpi (use `nccl` as the baseline)");
   }
   sched::CollectiveSpec spec;
   spec.ranks = t.world_size();
@@ -320,8 +335,8 @@ Expected<void> run_measure_nccl(const MeasureArgs& a, const std::vector<Bytes>& 
       auto progress = [&](int k) {
         watchdog.kick(algo + " " + format_size(size) + " iteration " + std::to_string(k));
       };
-      Expected<rt::MeasurementRow> row = rt::measure_on_device(*backend.transport, c, size.value,
-                                                               dtype, options, progress);
+      Expected<rt::MeasurementRow> row =
+          rt::measure_on_device(*backend.transport, c, size.value, dtype, options, progress);
       if (!row) abort_job(me, row.error());
       if (me == 0 && a.format == OutputFormat::Table) out << table_row(*row) << std::flush;
       m.rows.push_back(std::move(*row));
@@ -362,7 +377,12 @@ Expected<void> run_measure(const MeasureArgs& a, std::ostream& out) {
   }
   Watchdog watchdog(a.timeout_s, me);
   const char* stall = std::getenv("TOPOTUNE_TEST_STALL_RANK");  // test hook (docs/runtime.md)
-  RunContext ctx{a, dtype, layout, transport, watchdog, me == 0 && ::isatty(STDERR_FILENO),
+  RunContext ctx{a,
+                 dtype,
+                 layout,
+                 transport,
+                 watchdog,
+                 me == 0 && ::isatty(STDERR_FILENO),
                  stall && std::atoi(stall) == me};
   rt::Measurement m = describe_run(a, transport.world_size(), hosts);
   if (me == 0 && a.format == OutputFormat::Table) {

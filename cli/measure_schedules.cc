@@ -20,10 +20,9 @@ Expected<MeasureLayout> make_measure_layout(const std::string& cluster_file, int
     TT_TRY(topo::ClusterSpec spec, topo::load_cluster_file(cluster_file));
     const int gpus = spec.instance.num_gpus;
     if (spec.hosts * gpus != ranks) {
-      return fail(Errc::InvalidArgument,
-                  cluster_file + " describes " + std::to_string(spec.hosts) + " hosts x " +
-                      std::to_string(gpus) + " ranks, but " + std::to_string(ranks) +
-                      " ranks were launched");
+      return fail(Errc::InvalidArgument, cluster_file + " describes " + std::to_string(spec.hosts) +
+                                             " hosts x " + std::to_string(gpus) + " ranks, but " +
+                                             std::to_string(ranks) + " ranks were launched");
     }
     if (ranks_per_node > 0 && ranks_per_node != gpus) {
       return fail(Errc::InvalidArgument, "--ranks-per-node disagrees with " + cluster_file);

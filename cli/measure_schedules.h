@@ -14,7 +14,7 @@ namespace topotune::cli {
 
 /// The measured layout: the cluster JSON if given, else `ranks_per_node` ranks per host.
 struct MeasureLayout {
-  std::string cluster_file;   ///< empty: none
+  std::string cluster_file;  ///< empty: none
   int ranks_per_node = 1;
   int hosts = 1;
   int channels = 1;  ///< algorithm options (--channels, --chunks)

@@ -2,11 +2,10 @@
 // data-parallel training step fastest on a cluster, and the configs to run it.
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
 
@@ -14,12 +13,12 @@
 #include "autotune/plan.h"
 #include "cli/cluster_flags.h"
 #include "cli/commands.h"
-#include "core/quantity_parse.h"
 #include "cli/file_output.h"
 #include "cli/nccl_common.h"
-#include "core/input_file.h"
 #include "cli/output_format.h"
 #include "cli/plan_table.h"
+#include "core/input_file.h"
+#include "core/quantity_parse.h"
 #include "topology/cluster_spec.h"
 
 namespace topotune::cli {
@@ -102,8 +101,9 @@ Expected<tune::PlanInputs> inputs_from_args(PlanArgs a) {
     in.dtypes = {d};
   }
   in.backend = a.backend;
-  const std::string framework =
-      !a.framework.empty() ? a.framework : a.backend == tune::kBackendMpi ? "topotune" : "ddp";
+  const std::string framework = !a.framework.empty()             ? a.framework
+                                : a.backend == tune::kBackendMpi ? "topotune"
+                                                                 : "ddp";
   TT_TRY(in.framework, tune::parse_framework(framework).context("--framework"));
   for (const std::string& name : split_comma_list(a.algos)) {
     TT_TRY(tune::AlgoKind kind, tune::parse_algo_kind(name).context("--algos"));
@@ -129,8 +129,9 @@ Expected<void> check_flags(const CLI::App& app) {
                         "--batch-per-gpu", "--dtype", "--algos", "--backend", "--framework",
                         "--compute-efficiency", "--peak-tflops", "--calibration"}) {
     if (given("--replay") && given(f)) {
-      return fail(Errc::InvalidArgument, std::string(f) + " would be ignored with --replay "
-                                                          "(a replay uses the plan's own inputs)");
+      return fail(Errc::InvalidArgument, std::string(f) +
+                                             " would be ignored with --replay "
+                                             "(a replay uses the plan's own inputs)");
     }
   }
   return {};
@@ -245,9 +246,7 @@ CommandRun setup_plan(CLI::App& sub) {
       "  topotune plan --instance p4d.24xlarge --nodes 4 --emit all --out cfg/\n"
       "  topotune plan --replay plan.json");
   const CLI::App* app = &sub;  // owned by the parent app, which outlives the run
-  return [a, app](std::ostream& out) {
-    return run_plan(*a, *app, out);
-  };
+  return [a, app](std::ostream& out) { return run_plan(*a, *app, out); };
 }
 
 }  // namespace topotune::cli

@@ -51,13 +51,12 @@ std::string plan_table(const tune::Plan& plan, int rows) {
   const tune::TuneReport& r = plan.report;
   std::ostringstream o;
   o << "topotune " << plan.version << " plan: model " << in.model.name << " ("
-    << in.model.trainable_params() << " trainable parameters, " << in.model.input
-    << "), batch " << in.compute.batch_per_gpu << "/GPU\n"
+    << in.model.trainable_params() << " trainable parameters, " << in.model.input << "), batch "
+    << in.compute.batch_per_gpu << "/GPU\n"
     << "cluster: " << in.nodes << " x " << in.instance << " (" << in.shape.ranks() << " GPUs, "
     << in.placement << " placement)\n"
-    << "timers: screen " << r.screen_timer
-    << (r.rank_timer.empty() ? "" : ", rank " + r.rank_timer) << "; " << r.evaluated
-    << " DDP step simulations\n"
+    << "timers: screen " << r.screen_timer << (r.rank_timer.empty() ? "" : ", rank " + r.rank_timer)
+    << "; " << r.evaluated << " DDP step simulations\n"
     << "framework: " << tune::framework_name(in.framework)
     << " (row 1 is the recommendation; the others in ranked order)\n\n";
   o << "rank  algorithm                bucket   dtype  allreduce_ms  busbw_GB/s  step_ms "
@@ -71,14 +70,15 @@ std::string plan_table(const tune::Plan& plan, int rows) {
     }
     o << row(std::to_string(i + 1), *listed[i]);
   }
-  o << "\nbaselines:\n" << row("(a)", r.baseline_ddp) << "      NCCL's own choice, DDP defaults "
+  o << "\nbaselines:\n"
+    << row("(a)", r.baseline_ddp) << "      NCCL's own choice, DDP defaults "
     << "(first bucket 1 MiB, then 25 MiB), fp32\n"
     << row("(b)", r.baseline_horovod)
     << "      Horovod defaults (fusion 128 MiB, cycle 1 ms), fp32\n"
     << "horovod best: fusion " << cell("%g", r.horovod_best.bucket_cap.as_double() / (1 << 20))
     << " MiB, cycle " << cell("%g", r.horovod_best.cycle_time.value * 1e3) << " ms, "
-    << r.horovod_best.algo.name() << ": step "
-    << cell("%.2f", r.horovod_best.step.step.value * 1e3) << " ms\n";
+    << r.horovod_best.algo.name() << ": step " << cell("%.2f", r.horovod_best.step.step.value * 1e3)
+    << " ms\n";
   for (const std::string& n : r.notes) o << "note: " << n << "\n";
   if (plan.replay_note) o << "replay: " << *plan.replay_note << "\n";
   o << "\n" << tune::recommendation_sentence(plan) << "\n";

@@ -209,8 +209,9 @@ Expected<void> run_predict(const PredictArgs& a, std::ostream& out) {
     PredictArgs n = a;
     if (choice->kind != algo::AlgoKind::NcclDefault) {
       if (!a.nccl_algo.empty()) {
-        return fail(Errc::InvalidArgument, "--algo " + a.algo + " already sets NCCL's algorithm: "
-                                           "drop --nccl-algo");
+        return fail(Errc::InvalidArgument, "--algo " + a.algo +
+                                               " already sets NCCL's algorithm: "
+                                               "drop --nccl-algo");
       }
       n.nccl_algo = choice->kind == algo::AlgoKind::NcclRing ? "ring" : "tree";
     }
@@ -253,10 +254,10 @@ CommandRun setup_predict(CLI::App& sub) {
   add_cluster_flags(sub, a->cluster);
   sub.add_option("--collective", a->collective,
                  "allreduce | allgather | reduce_scatter | broadcast");
-  sub.add_option(
-      "--algo", a->algo,
-      "nccl:default (NCCL's model, default; also nccl:ring, nccl:tree, /chN) or one of "
-      "topotune's schedules (closed-form time): " + algo::algorithm_names_text());
+  sub.add_option("--algo", a->algo,
+                 "nccl:default (NCCL's model, default; also nccl:ring, nccl:tree, /chN) or one of "
+                 "topotune's schedules (closed-form time): " +
+                     algo::algorithm_names_text());
   sub.add_option("--sizes", a->sizes, "A:B (A, 2A, ... B) or a list 1M,64M,1G (default 8:16G)");
   sub.add_option("--nccl-version", a->nccl_version, "NCCL release, e.g. 2.23.4 (default: latest)");
   sub.add_option("--nccl-algo", a->nccl_algo,

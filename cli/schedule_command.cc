@@ -46,8 +46,8 @@ constexpr std::size_t kVerifyLimit = 100'000;
 // The generic cluster of `--ranks`: stated here because the summary prints times on it.
 algo::CostParams generic_params() {
   algo::CostParams p;
-  p.intra = algo::HopCost{microseconds(2), gbyte_per_sec(150)};     // NVSwitch per GPU
-  p.inter = algo::HopCost{microseconds(10), gbit_per_sec(100)};     // one 100 Gb/s NIC per GPU
+  p.intra = algo::HopCost{microseconds(2), gbyte_per_sec(150)};      // NVSwitch per GPU
+  p.inter = algo::HopCost{microseconds(10), gbit_per_sec(100)};      // one 100 Gb/s NIC per GPU
   p.gpu_to_cpu = algo::HopCost{microseconds(3), gbyte_per_sec(25)};  // PCIe 4.0 x16
   p.net_to_cpu = algo::HopCost{microseconds(12), gbit_per_sec(100)};
   p.gpu_reduce = gbyte_per_sec(500);
@@ -70,7 +70,9 @@ Expected<Cluster> cluster_of(const ScheduleArgs& a, int channels) {
     return fail(Errc::InvalidArgument, "give either --ranks N or --instance NAME --nodes N");
   }
   if (by_ranks) {
-    if (a.ranks < 1) return fail(Errc::InvalidArgument, "--ranks must be at least 1, got " + std::to_string(a.ranks));
+    if (a.ranks < 1)
+      return fail(Errc::InvalidArgument,
+                  "--ranks must be at least 1, got " + std::to_string(a.ranks));
     TT_TRY(algo::RankLayout layout, algo::flat_layout(a.ranks, a.gpus_per_node));
     return Cluster{std::move(layout), generic_params(), kGenericDescription};
   }
@@ -146,16 +148,19 @@ CommandRun setup_schedule(CLI::App& sub) {
   auto a = std::make_shared<ScheduleArgs>();
   sub.add_option("--algo", a->algo, "algorithm: " + algo::algorithm_names_text())->required();
   sub.add_option("--ranks", a->ranks, "ranks of a generic cluster (with --gpus-per-node)");
-  sub.add_option("--gpus-per-node", a->gpus_per_node, "GPUs per host of the generic cluster (default 1)");
+  sub.add_option("--gpus-per-node", a->gpus_per_node,
+                 "GPUs per host of the generic cluster (default 1)");
   sub.add_option("--instance", a->instance, "catalog instance type (with --nodes)");
   sub.add_option("--nodes", a->nodes, "number of instances");
   sub.add_option("--size", a->size, "buffer size: 8, 64K, 256M, 4G (powers of 1024)")->required();
   sub.add_option("--dtype", a->dtype, "fp32 (default), fp16, bf16");
-  sub.add_option("--collective", a->collective, "allreduce (default), reduce_scatter, allgather, broadcast");
+  sub.add_option("--collective", a->collective,
+                 "allreduce (default), reduce_scatter, allgather, broadcast");
   add_algorithm_flags(sub, a->algorithm);
   add_format_option(sub, a->format, {OutputFormat::Table, OutputFormat::Json},
                     "table (default) or json (the schedule, docs/schedule.md)");
-  sub.add_flag("--verify", a->verify, "prove the schedule with the symbolic interpreter even when large");
+  sub.add_flag("--verify", a->verify,
+               "prove the schedule with the symbolic interpreter even when large");
   sub.footer(
       "Examples:\n"
       "  topotune schedule --algo ring --ranks 8 --size 64M\n"

@@ -159,8 +159,7 @@ Expected<void> run_simulate(const SimulateArgs& a, std::ostream& out) {
   const std::string cluster = cluster_spec.instance.name + " x " +
                               std::to_string(cluster_spec.hosts) + " (" +
                               topo::placement_name(cluster_spec.placement) + " placement" +
-                              (a.calibration.empty() ? "" : ", calibration " + a.calibration) +
-                              ")";
+                              (a.calibration.empty() ? "" : ", calibration " + a.calibration) + ")";
   if (!a.trace.empty()) {
     TT_TRY(const std::string trace, chrome_trace_json(schedule, result, topology));
     TT_TRY_VOID(write_file_atomically(a.trace, trace).context("--trace"));
@@ -184,7 +183,8 @@ CommandRun setup_simulate(CLI::App& sub) {
   sub.add_option("--reduction", a->reduction,
                  "reduction cost: serial (default, after delivery), overlapped, none");
   sub.add_flag("--no-flow-caps", a->no_flow_caps, "ignore per-flow rate caps (AWS TCP)");
-  add_format_option(sub, a->format, {OutputFormat::Table, OutputFormat::Json}, "table (default) or json");
+  add_format_option(sub, a->format, {OutputFormat::Table, OutputFormat::Json},
+                    "table (default) or json");
   sub.add_option("--trace", a->trace, "write a Chrome/Perfetto trace of the transfers to FILE");
   sub.add_option("--calibration", a->calibration,
                  "calibration file from `topotune calibrate`: its physical link parameters "

@@ -84,7 +84,8 @@ std::string table(const topo::Topology& t) {
     << topo::transport_name(in.transport) << ", GPUDirect RDMA "
     << (in.gpudirect_rdma ? "yes" : "no") << ")\nNIC per node    "
     << format_rate(t.host_nic_bandwidth()) << "\nbisection       "
-    << format_rate(t.bisection_bandwidth()) << "\n" << fabric_line(t);
+    << format_rate(t.bisection_bandwidth()) << "\n"
+    << fabric_line(t);
   for (const topo::NvLinkDomain& d : topo::nvlink_domains(t))
     o << "NVLink domain   " << d.gpus.size() << " GPUs per node, "
       << format_rate(d.per_gpu_bandwidth) << " per GPU per direction\n";

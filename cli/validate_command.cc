@@ -121,8 +121,8 @@ struct RowModels {
                                                    sched::CollectiveSpec spec) {
     if (algorithm == "nccl") {
       TT_TRY(const algo::NcclPrediction p, nccl.predict(spec.collective, spec.bytes));
-      return std::pair{p.chosen.time.us(), std::string(algo::nccl_algo_name(p.chosen.algo)) +
-                                               "/" + algo::nccl_proto_name(p.chosen.proto)};
+      return std::pair{p.chosen.time.us(), std::string(algo::nccl_algo_name(p.chosen.algo)) + "/" +
+                                               algo::nccl_proto_name(p.chosen.proto)};
     }
     if (!schedules) {
       TT_TRY(const algo::MemoryBudget memory, simulation_budget());

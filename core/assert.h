@@ -6,13 +6,13 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define TT_ASSERT(cond, ...)                                                          \
-  do {                                                                                \
-    if (!(cond)) [[unlikely]] {                                                       \
-      std::fprintf(stderr, "topotune: internal error at %s:%d: assertion `%s` failed: ", \
-                   __FILE__, __LINE__, #cond);                                        \
-      std::fprintf(stderr, __VA_ARGS__);                                              \
-      std::fprintf(stderr, "\n");                                                     \
-      std::abort();                                                                   \
-    }                                                                                 \
+#define TT_ASSERT(cond, ...)                                                                       \
+  do {                                                                                             \
+    if (!(cond)) [[unlikely]] {                                                                    \
+      std::fprintf(stderr, "topotune: internal error at %s:%d: assertion `%s` failed: ", __FILE__, \
+                   __LINE__, #cond);                                                               \
+      std::fprintf(stderr, __VA_ARGS__);                                                           \
+      std::fprintf(stderr, "\n");                                                                  \
+      std::abort();                                                                                \
+    }                                                                                              \
   } while (0)

@@ -35,15 +35,24 @@ class [[nodiscard]] Expected {
   using value_type = T;
 
   template <class U = T, class = std::enable_if_t<std::is_constructible_v<T, U&&>>>
-  Expected(U&& value) : state_(std::in_place_index<0>, std::forward<U>(value)) {}  // NOLINT
+  Expected(U&& value) : state_(std::in_place_index<0>, std::forward<U>(value)) {}   // NOLINT
   Expected(Unexpected u) : state_(std::in_place_index<1>, std::move(u).error()) {}  // NOLINT
 
   bool has_value() const { return state_.index() == 0; }
   explicit operator bool() const { return has_value(); }
 
-  T& value() & { check(); return std::get<0>(state_); }
-  const T& value() const& { check(); return std::get<0>(state_); }
-  T&& value() && { check(); return std::get<0>(std::move(state_)); }
+  T& value() & {
+    check();
+    return std::get<0>(state_);
+  }
+  const T& value() const& {
+    check();
+    return std::get<0>(state_);
+  }
+  T&& value() && {
+    check();
+    return std::get<0>(std::move(state_));
+  }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
   T&& operator*() && { return std::move(*this).value(); }
@@ -72,8 +81,7 @@ class [[nodiscard]] Expected {
 
  private:
   void check() const {
-    TT_ASSERT(has_value(), "value() called on an error: %s",
-              std::get<1>(state_).message.c_str());
+    TT_ASSERT(has_value(), "value() called on an error: %s", std::get<1>(state_).message.c_str());
   }
   std::variant<T, Error> state_;
 };
@@ -112,14 +120,13 @@ class [[nodiscard]] Expected<void> {
 #define TT_CONCAT_INNER(a, b) a##b
 #define TT_CONCAT(a, b) TT_CONCAT_INNER(a, b)
 #define TT_TRY(decl, expr) TT_TRY_IMPL(TT_CONCAT(tt_try_, __LINE__), decl, expr)
-#define TT_TRY_IMPL(tmp, decl, expr)                                  \
-  auto tmp = (expr);                                                  \
+#define TT_TRY_IMPL(tmp, decl, expr)                                           \
+  auto tmp = (expr);                                                           \
   if (!tmp.has_value()) return ::topotune::Unexpected(std::move(tmp).error()); \
   decl = std::move(tmp).value()
 /// Propagate the error of an Expected<void>.
-#define TT_TRY_VOID(expr)                                                            \
-  do {                                                                               \
-    auto tt_try_void_ = (expr);                                                      \
-    if (!tt_try_void_.has_value())                                                   \
-      return ::topotune::Unexpected(std::move(tt_try_void_).error());                \
+#define TT_TRY_VOID(expr)                                                                          \
+  do {                                                                                             \
+    auto tt_try_void_ = (expr);                                                                    \
+    if (!tt_try_void_.has_value()) return ::topotune::Unexpected(std::move(tt_try_void_).error()); \
   } while (0)

@@ -90,8 +90,7 @@ std::string format_gib(Bytes b) {
 Expected<void> check_memory(Bytes need, Bytes budget, const std::string& what) {
   if (budget.value <= 0 || need <= budget) return {};
   return fail(Errc::InvalidArgument, what + " needs " + format_gib(need) + ", " +
-                                         format_gib(budget) +
-                                         " available (see docs/limits.md)");
+                                         format_gib(budget) + " available (see docs/limits.md)");
 }
 
 std::int64_t saturating_mul(std::int64_t a, std::int64_t b) {

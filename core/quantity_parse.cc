@@ -26,8 +26,8 @@ std::string lower(std::string_view s) {
 bool split_number(std::string_view text, double& number, std::string& suffix) {
   text = trim(text);
   std::size_t i = 0;
-  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) ||
-                             text[i] == '.' || text[i] == 'e' || text[i] == 'E' ||
+  while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.' ||
+                             text[i] == 'e' || text[i] == 'E' ||
                              ((text[i] == '+' || text[i] == '-') && i > 0 &&
                               (text[i - 1] == 'e' || text[i - 1] == 'E')))) {
     // Stop at an 'e' that starts a suffix rather than an exponent ("1e" is not a number).
@@ -56,7 +56,8 @@ bool split_number(std::string_view text, double& number, std::string& suffix) {
 Expected<Bytes> parse_size(std::string_view text) {
   const std::string_view t = trim(text);
   if (t.empty()) return fail(Errc::InvalidArgument, "empty size");
-  if (t.front() == '-') return fail(Errc::InvalidArgument, "negative size '" + std::string(t) + "'");
+  if (t.front() == '-')
+    return fail(Errc::InvalidArgument, "negative size '" + std::string(t) + "'");
   std::uint64_t base = 0;
   const char* first = t.data();
   const char* last = t.data() + t.size();
@@ -73,11 +74,16 @@ Expected<Bytes> parse_size(std::string_view text) {
     suffix = suffix.substr(0, suffix.size() - (suffix.ends_with("ib") ? 2 : 1));
   }
   int shift = 0;
-  if (suffix.empty() || suffix == "b") shift = 0;
-  else if (suffix == "k") shift = 10;
-  else if (suffix == "m") shift = 20;
-  else if (suffix == "g") shift = 30;
-  else if (suffix == "t") shift = 40;
+  if (suffix.empty() || suffix == "b")
+    shift = 0;
+  else if (suffix == "k")
+    shift = 10;
+  else if (suffix == "m")
+    shift = 20;
+  else if (suffix == "g")
+    shift = 30;
+  else if (suffix == "t")
+    shift = 40;
   else {
     return fail(Errc::InvalidArgument,
                 "bad size suffix in '" + std::string(t) + "' (use K, M, G or T: powers of 1024)");
@@ -96,7 +102,9 @@ Expected<std::vector<Bytes>> parse_size_list(std::string_view text) {
     TT_TRY(Bytes lo, parse_size(t.substr(0, colon)));
     TT_TRY(Bytes hi, parse_size(t.substr(colon + 1)));
     if (lo.value <= 0) return fail(Errc::InvalidArgument, "size range must start above 0");
-    if (hi < lo) return fail(Errc::InvalidArgument, "size range '" + std::string(t) + "' ends before it starts");
+    if (hi < lo)
+      return fail(Errc::InvalidArgument,
+                  "size range '" + std::string(t) + "' ends before it starts");
     for (Bytes b = lo; b <= hi; b = b * 2) {
       out.push_back(b);
       if (b.value > std::numeric_limits<std::int64_t>::max() / 2) break;
@@ -106,7 +114,8 @@ Expected<std::vector<Bytes>> parse_size_list(std::string_view text) {
   std::size_t start = 0;
   while (start <= t.size()) {
     const std::size_t comma = t.find(',', start);
-    const std::string_view item = t.substr(start, comma == std::string_view::npos ? t.npos : comma - start);
+    const std::string_view item =
+        t.substr(start, comma == std::string_view::npos ? t.npos : comma - start);
     TT_TRY(Bytes b, parse_size(item));
     out.push_back(b);
     if (comma == std::string_view::npos) break;
@@ -128,15 +137,19 @@ Expected<BytesPerSec> parse_rate(std::string_view text) {
   double number = 0;
   std::string suffix;
   if (!split_number(text, number, suffix)) {
-    return fail(Errc::InvalidArgument, "bad rate '" + std::string(text) + "' (expected e.g. 100Gbps, 200mbit, 25GB/s)");
+    return fail(Errc::InvalidArgument,
+                "bad rate '" + std::string(text) + "' (expected e.g. 100Gbps, 200mbit, 25GB/s)");
   }
   if (number < 0) return fail(Errc::InvalidArgument, "negative rate '" + std::string(text) + "'");
-  struct Unit { const char* name; double bytes_per_sec; };
+  struct Unit {
+    const char* name;
+    double bytes_per_sec;
+  };
   static constexpr Unit kUnits[] = {
-      {"bps", 1.0 / 8}, {"bit", 1.0 / 8}, {"kbps", 1e3 / 8}, {"kbit", 1e3 / 8},
-      {"mbps", 1e6 / 8}, {"mbit", 1e6 / 8}, {"gbps", 1e9 / 8}, {"gbit", 1e9 / 8},
-      {"tbps", 1e12 / 8}, {"tbit", 1e12 / 8}, {"b/s", 1}, {"kb/s", 1e3}, {"mb/s", 1e6},
-      {"gb/s", 1e9}, {"tb/s", 1e12},
+      {"bps", 1.0 / 8},   {"bit", 1.0 / 8},   {"kbps", 1e3 / 8}, {"kbit", 1e3 / 8},
+      {"mbps", 1e6 / 8},  {"mbit", 1e6 / 8},  {"gbps", 1e9 / 8}, {"gbit", 1e9 / 8},
+      {"tbps", 1e12 / 8}, {"tbit", 1e12 / 8}, {"b/s", 1},        {"kb/s", 1e3},
+      {"mb/s", 1e6},      {"gb/s", 1e9},      {"tb/s", 1e12},
   };
   // "GBps" (capital B) means bytes; lower-cased it collides with Gbps, so look at the original.
   const std::string_view raw = trim(text);
@@ -147,21 +160,25 @@ Expected<BytesPerSec> parse_rate(std::string_view text) {
   for (const Unit& u : kUnits) {
     if (suffix == u.name) return BytesPerSec(number * u.bytes_per_sec);
   }
-  return fail(Errc::InvalidArgument, "bad rate unit in '" + std::string(text) + "' (use bps/mbit/Gbps or GB/s)");
+  return fail(Errc::InvalidArgument,
+              "bad rate unit in '" + std::string(text) + "' (use bps/mbit/Gbps or GB/s)");
 }
 
 Expected<Seconds> parse_duration(std::string_view text) {
   double number = 0;
   std::string suffix;
   if (!split_number(text, number, suffix)) {
-    return fail(Errc::InvalidArgument, "bad duration '" + std::string(text) + "' (expected e.g. 10us, 2ms, 1s)");
+    return fail(Errc::InvalidArgument,
+                "bad duration '" + std::string(text) + "' (expected e.g. 10us, 2ms, 1s)");
   }
-  if (number < 0) return fail(Errc::InvalidArgument, "negative duration '" + std::string(text) + "'");
+  if (number < 0)
+    return fail(Errc::InvalidArgument, "negative duration '" + std::string(text) + "'");
   if (suffix.empty() || suffix == "s") return Seconds(number);
   if (suffix == "ms") return Seconds(number * 1e-3);
   if (suffix == "us") return Seconds(number * 1e-6);
   if (suffix == "ns") return Seconds(number * 1e-9);
-  return fail(Errc::InvalidArgument, "bad duration unit in '" + std::string(text) + "' (use s, ms, us, ns)");
+  return fail(Errc::InvalidArgument,
+              "bad duration unit in '" + std::string(text) + "' (use s, ms, us, ns)");
 }
 
 std::string format_size(Bytes b) {
@@ -175,9 +192,12 @@ std::string format_size(Bytes b) {
 std::string format_duration(Seconds t) {
   char buf[64];
   const double s = t.value;
-  if (s < 1e-3) std::snprintf(buf, sizeof buf, "%.2f us", s * 1e6);
-  else if (s < 1.0) std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
-  else std::snprintf(buf, sizeof buf, "%.3f s", s);
+  if (s < 1e-3)
+    std::snprintf(buf, sizeof buf, "%.2f us", s * 1e6);
+  else if (s < 1.0)
+    std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.3f s", s);
   return buf;
 }
 

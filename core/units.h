@@ -27,8 +27,14 @@ struct Bytes {
   constexpr Bytes operator-(Bytes o) const { return Bytes(sub(value, o.value)); }
   constexpr Bytes operator*(std::int64_t k) const { return Bytes(mul(value, k)); }
   constexpr Bytes operator/(std::int64_t k) const { return Bytes(value / k); }
-  constexpr Bytes& operator+=(Bytes o) { value = add(value, o.value); return *this; }
-  constexpr Bytes& operator-=(Bytes o) { value = sub(value, o.value); return *this; }
+  constexpr Bytes& operator+=(Bytes o) {
+    value = add(value, o.value);
+    return *this;
+  }
+  constexpr Bytes& operator-=(Bytes o) {
+    value = sub(value, o.value);
+    return *this;
+  }
   constexpr double as_double() const { return static_cast<double>(value); }
 
  private:
@@ -80,7 +86,10 @@ struct Seconds {
   constexpr Seconds operator-(Seconds o) const { return Seconds(value - o.value); }
   constexpr Seconds operator*(double k) const { return Seconds(value * k); }
   constexpr Seconds operator/(double k) const { return Seconds(value / k); }
-  constexpr Seconds& operator+=(Seconds o) { value += o.value; return *this; }
+  constexpr Seconds& operator+=(Seconds o) {
+    value += o.value;
+    return *this;
+  }
   constexpr double us() const { return value * 1e6; }
 };
 
@@ -103,9 +112,15 @@ constexpr Seconds operator/(Bytes b, BytesPerSec r) { return Seconds(b.as_double
 constexpr BytesPerSec operator/(Bytes b, Seconds t) { return BytesPerSec(b.as_double() / t.value); }
 
 constexpr Bytes operator""_B(unsigned long long v) { return Bytes(static_cast<std::int64_t>(v)); }
-constexpr Bytes operator""_KiB(unsigned long long v) { return Bytes(static_cast<std::int64_t>(v) << 10); }
-constexpr Bytes operator""_MiB(unsigned long long v) { return Bytes(static_cast<std::int64_t>(v) << 20); }
-constexpr Bytes operator""_GiB(unsigned long long v) { return Bytes(static_cast<std::int64_t>(v) << 30); }
+constexpr Bytes operator""_KiB(unsigned long long v) {
+  return Bytes(static_cast<std::int64_t>(v) << 10);
+}
+constexpr Bytes operator""_MiB(unsigned long long v) {
+  return Bytes(static_cast<std::int64_t>(v) << 20);
+}
+constexpr Bytes operator""_GiB(unsigned long long v) {
+  return Bytes(static_cast<std::int64_t>(v) << 30);
+}
 
 /// Converters used only at the edges (data loading, CLI).
 constexpr BytesPerSec gbit_per_sec(double gbps) { return BytesPerSec(gbps * 1e9 / 8.0); }

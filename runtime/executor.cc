@@ -65,7 +65,8 @@ struct RunState {
   std::size_t done = 0;
 
   BufferView slice_of(int slot, sched::Slice sl) {
-    std::byte* base = slot == 0 ? rank_buffer.data : servers[static_cast<std::size_t>(slot - 1)].data();
+    std::byte* base =
+        slot == 0 ? rank_buffer.data : servers[static_cast<std::size_t>(slot - 1)].data();
     return BufferView{base + sl.offset.value, static_cast<std::size_t>(sl.size.value)};
   }
 
@@ -106,8 +107,9 @@ Expected<void> RunState::post(std::uint32_t i) {
       return {};
     }
     case LocalOpKind::Send: {
-      TT_TRY(Request r, transport.isend(op.peer, slice_of(op.src_slot, t.slice), op.tag)
-                            .context(describe(op)));
+      TT_TRY(
+          Request r,
+          transport.isend(op.peer, slice_of(op.src_slot, t.slice), op.tag).context(describe(op)));
       in_flight.push_back({r, i, -1});
       return {};
     }
@@ -193,8 +195,8 @@ Expected<void> Executor::run(const sched::Schedule& s, RankId me, BufferView buf
   TT_TRY_VOID(prepare(s, me, transport.max_tag()));
   for (auto& server : plan_->servers) std::memset(server.data(), 0, server.size());
   plan_->scratch.release_all();
-  RunState st{s, plan_->local, plan_->servers, plan_->scratch, buffer, transport, reducer,
-              {}, {}, {}, 0};
+  RunState st{
+      s, plan_->local, plan_->servers, plan_->scratch, buffer, transport, reducer, {}, {}, {}, 0};
   const std::size_t n = st.plan.ops.size();
   st.pending.resize(n);
   // ready is a stack: pushed from the highest id down, so the lowest ids are posted first.

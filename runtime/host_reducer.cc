@@ -64,7 +64,7 @@ std::uint16_t float_to_half(float f) {
   if (abs < 0x38800000u) {
     // Result is subnormal or zero: scale so that the float's rounding does the work.
     const float v = std::bit_cast<float>(abs) * 0x1p24f;  // units of 2^-24, exact scale
-    const float r = v + 0x1p23f - 0x1p23f;                 // round to nearest even integer
+    const float r = v + 0x1p23f - 0x1p23f;                // round to nearest even integer
     return static_cast<std::uint16_t>(sign | static_cast<std::uint16_t>(r));
   }
   // Normal: drop 13 mantissa bits with round-to-nearest-even, then rebias the exponent.
@@ -93,8 +93,12 @@ Expected<void> HostReducer::sum(BufferView dst, ConstBufferView src, sched::Data
   }
   const std::size_t n = dst.size / elem;
   switch (dtype) {
-    case sched::DataType::F32: sum_f32(dst.data, src.data, n); break;
-    case sched::DataType::F16: sum_16bit(dst.data, src.data, n, half_to_float, float_to_half); break;
+    case sched::DataType::F32:
+      sum_f32(dst.data, src.data, n);
+      break;
+    case sched::DataType::F16:
+      sum_16bit(dst.data, src.data, n, half_to_float, float_to_half);
+      break;
     case sched::DataType::BF16:
       sum_16bit(dst.data, src.data, n, bf16_to_float, float_to_bf16);
       break;

@@ -24,10 +24,11 @@ enum class LocalOpKind : std::uint8_t {
 struct LocalOp {
   TransferId id;
   LocalOpKind kind = LocalOpKind::Empty;
-  RankId peer;        ///< the process at the other end (Send/Recv)
-  Tag tag = 0;        ///< message tag (Send/Recv)
-  int src_slot = -1;  ///< owned buffer holding src's copy: 0 = the rank's, k = k-th server; -1 remote
-  int dst_slot = -1;  ///< same for dst
+  RankId peer;  ///< the process at the other end (Send/Recv)
+  Tag tag = 0;  ///< message tag (Send/Recv)
+  int src_slot =
+      -1;  ///< owned buffer holding src's copy: 0 = the rank's, k = k-th server; -1 remote
+  int dst_slot = -1;           ///< same for dst
   std::uint32_t num_deps = 0;  ///< projected local dependencies (executor.h)
 };
 

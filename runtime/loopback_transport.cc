@@ -105,7 +105,8 @@ Expected<Request> LoopbackTransport::isend(RankId to, ConstBufferView data, Tag 
 
 Expected<Request> LoopbackTransport::irecv(RankId from, BufferView data, Tag tag) {
   if (!from.valid() || from.value >= world_.size()) {
-    return fail(Errc::Transport, "receive from rank " + std::to_string(from.value) + ": no such rank");
+    return fail(Errc::Transport,
+                "receive from rank " + std::to_string(from.value) + ": no such rank");
   }
   if (tag < 0 || tag > world_.max_tag()) return fail(Errc::Transport, "tag out of range");
   auto op = std::make_shared<LoopbackWorld::Op>();
@@ -122,7 +123,8 @@ Expected<void> LoopbackTransport::finish(Request& request) {
   ops_[i].reset();
   free_.push_back(request.handle);
   request.handle = -1;
-  if (!error.empty()) return fail(Errc::Transport, "rank " + std::to_string(rank_.value) + ": " + error);
+  if (!error.empty())
+    return fail(Errc::Transport, "rank " + std::to_string(rank_.value) + ": " + error);
   return {};
 }
 

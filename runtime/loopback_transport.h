@@ -9,11 +9,11 @@
 // The world can be poisoned (abort()): every blocked or later call then fails with
 // Errc::Transport, which tests use to check that a failing rank does not hang the others.
 
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
-#include <condition_variable>
-#include <deque>
 #include <mutex>
 #include <string>
 #include <tuple>

@@ -13,7 +13,9 @@ constexpr Tag kTimesTagOffset = 1;  // below max_tag(): within the reserved rang
 
 void store_value(std::byte* p, sched::DataType t, float v) {
   switch (t) {
-    case sched::DataType::F32: std::memcpy(p, &v, 4); return;
+    case sched::DataType::F32:
+      std::memcpy(p, &v, 4);
+      return;
     case sched::DataType::F16: {
       const std::uint16_t h = float_to_half(v);
       std::memcpy(p, &h, 2);
@@ -29,9 +31,12 @@ void store_value(std::byte* p, sched::DataType t, float v) {
 
 int exact_limit(sched::DataType t) {
   switch (t) {
-    case sched::DataType::F32: return 1 << 24;
-    case sched::DataType::F16: return 2048;
-    case sched::DataType::BF16: return 256;
+    case sched::DataType::F32:
+      return 1 << 24;
+    case sched::DataType::F16:
+      return 2048;
+    case sched::DataType::BF16:
+      return 256;
   }
   return 256;
 }
@@ -121,7 +126,10 @@ Expected<std::optional<MeasurementRow>> MeasureHarness::gather(const Candidate& 
   mine.push_back(static_cast<double>(wrong));
   const std::size_t len = mine.size() * sizeof(double);
   if (transport_.rank().value != 0) {
-    TT_TRY(Request r, transport_.isend(RankId(0), ConstBufferView(reinterpret_cast<const std::byte*>(mine.data()), len), tag));
+    TT_TRY(
+        Request r,
+        transport_.isend(
+            RankId(0), ConstBufferView(reinterpret_cast<const std::byte*>(mine.data()), len), tag));
     std::vector<Request> rs = {r};
     TT_TRY_VOID(transport_.wait_all(rs).context("sending times to rank 0"));
     return std::optional<MeasurementRow>();
@@ -130,14 +138,16 @@ Expected<std::optional<MeasurementRow>> MeasureHarness::gather(const Candidate& 
   std::vector<Request> rs;
   for (int r = 1; r < n; ++r) {
     auto& v = all[static_cast<std::size_t>(r)];
-    TT_TRY(Request q, transport_.irecv(RankId(r), BufferView{reinterpret_cast<std::byte*>(v.data()), len}, tag));
+    TT_TRY(Request q, transport_.irecv(
+                          RankId(r), BufferView{reinterpret_cast<std::byte*>(v.data()), len}, tag));
     rs.push_back(q);
   }
   TT_TRY_VOID(transport_.wait_all(rs).context("collecting times at rank 0"));
   std::vector<double> per_iteration(times.size(), 0.0);
   std::int64_t total_wrong = 0;
   for (const auto& v : all) {
-    for (std::size_t k = 0; k < times.size(); ++k) per_iteration[k] = std::max(per_iteration[k], v[k]);
+    for (std::size_t k = 0; k < times.size(); ++k)
+      per_iteration[k] = std::max(per_iteration[k], v[k]);
     total_wrong += static_cast<std::int64_t>(v.back());
   }
   const Spread s = spread_of(per_iteration);

@@ -41,7 +41,7 @@ struct HarnessOptions {
 struct HarnessProgress {
   const std::string* algorithm = nullptr;
   std::int64_t bytes = 0;
-  int iteration = 0;   ///< negative during warm-up
+  int iteration = 0;  ///< negative during warm-up
   int iterations = 0;
 };
 using ProgressFn = std::function<void(const HarnessProgress&)>;

@@ -1,8 +1,7 @@
 #include "runtime/measurement.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <utility>
 
 #include "core/duplicate_key_check.h"
@@ -20,9 +19,9 @@ void put_optional(json& j, const char* key, const std::optional<T>& v) {
 }
 
 json row_to_json(const MeasurementRow& r) {
-  json j = {{"algorithm", r.algorithm},   {"bytes", r.bytes},
-            {"count", r.count},           {"dtype", sched::dtype_name(r.dtype)},
-            {"time_us", r.time_us},       {"algbw_GBps", r.algbw_GBps},
+  json j = {{"algorithm", r.algorithm},  {"bytes", r.bytes},
+            {"count", r.count},          {"dtype", sched::dtype_name(r.dtype)},
+            {"time_us", r.time_us},      {"algbw_GBps", r.algbw_GBps},
             {"busbw_GBps", r.busbw_GBps}};
   put_optional(j, "in_place_time_us", r.in_place_time_us);
   put_optional(j, "time_us_min", r.time_us_min);
@@ -70,7 +69,8 @@ Expected<void> check_header_ranges(const Measurement& m) {
     return fail(Errc::ParseError, std::string(key) + " must be in [1, " + std::to_string(hi) +
                                       "], got " + std::to_string(v));
   };
-  if (m.ranks < 1 || m.ranks > kMaxMeasuredRanks) return out_of("ranks", m.ranks, kMaxMeasuredRanks);
+  if (m.ranks < 1 || m.ranks > kMaxMeasuredRanks)
+    return out_of("ranks", m.ranks, kMaxMeasuredRanks);
   const std::pair<const std::optional<int>*, std::pair<const char*, int>> optional_counts[] = {
       {&m.nodes, {"nodes", kMaxMeasuredRanks}},
       {&m.gpus_per_node, {"gpus_per_node", kMaxMeasuredRanks}},

@@ -32,11 +32,11 @@ struct MeasurementRow;
 Expected<void> check_measurement_row(const MeasurementRow& r);
 
 struct MeasurementRow {
-  std::string algorithm;            ///< "ring", "mpi", "nccl" (nccl-tests: what NCCL chose)
-  std::int64_t bytes = 0;           ///< S, the whole logical buffer, as nccl-tests' "size"
-  std::int64_t count = 0;           ///< elements
+  std::string algorithm;   ///< "ring", "mpi", "nccl" (nccl-tests: what NCCL chose)
+  std::int64_t bytes = 0;  ///< S, the whole logical buffer, as nccl-tests' "size"
+  std::int64_t count = 0;  ///< elements
   sched::DataType dtype = sched::DataType::F32;
-  double time_us = 0;               ///< median (measure) or out-of-place time (nccl-tests)
+  double time_us = 0;  ///< median (measure) or out-of-place time (nccl-tests)
   double algbw_GBps = 0;
   double busbw_GBps = 0;
   std::optional<double> in_place_time_us;  ///< nccl-tests in-place column, when present
@@ -45,19 +45,19 @@ struct MeasurementRow {
   std::optional<double> time_us_p10;
   std::optional<double> time_us_p90;
   std::optional<int> iterations;
-  std::optional<std::int64_t> errors;      ///< nccl-tests "#wrong"; measure: failed checks
+  std::optional<std::int64_t> errors;  ///< nccl-tests "#wrong"; measure: failed checks
 };
 
 struct Measurement {
-  std::string source;                ///< "topotune-measure" or "nccl-tests"
-  std::string backend;               ///< "mpi", "nccl", "loopback", or "" for logs
+  std::string source;   ///< "topotune-measure" or "nccl-tests"
+  std::string backend;  ///< "mpi", "nccl", "loopback", or "" for logs
   sched::Collective collective = sched::Collective::Allreduce;
   int ranks = 0;
   std::optional<int> nodes;
   std::optional<int> gpus_per_node;
   std::optional<std::string> instance;
   std::optional<std::string> nccl_version;
-  std::optional<std::string> cluster;       ///< path or description of the cluster measured
+  std::optional<std::string> cluster;  ///< path or description of the cluster measured
   /// GPUs one thread drives in turn (nccl-tests -g); launch overhead grows with it.
   std::optional<int> gpus_per_thread;
   /// Algorithm options `topotune measure` generated its schedules with (--channels, --chunks);
@@ -69,7 +69,6 @@ struct Measurement {
   std::vector<std::string> gpu_names;
   std::vector<MeasurementRow> rows;
 };
-
 
 /// Serialises to the documented JSON (schema "topotune.measurement/1"), pretty-printed.
 std::string to_json(const Measurement& m);

@@ -13,7 +13,8 @@ Error mpi_error(int code, const char* call) {
   if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) {
     return Error(Errc::Transport, std::string(call) + ": MPI error " + std::to_string(code));
   }
-  return Error(Errc::Transport, std::string(call) + ": " + std::string(text, static_cast<std::size_t>(len)));
+  return Error(Errc::Transport,
+               std::string(call) + ": " + std::string(text, static_cast<std::size_t>(len)));
 }
 
 namespace {
@@ -92,8 +93,13 @@ Expected<MpiTransport> MpiTransport::create() {
 }
 
 MpiTransport::MpiTransport(MpiTransport&& o) noexcept
-    : comm_(o.comm_), rank_(o.rank_), size_(o.size_), max_tag_(o.max_tag_),
-      requests_(std::move(o.requests_)), free_(std::move(o.free_)), f16_op_(o.f16_op_),
+    : comm_(o.comm_),
+      rank_(o.rank_),
+      size_(o.size_),
+      max_tag_(o.max_tag_),
+      requests_(std::move(o.requests_)),
+      free_(std::move(o.free_)),
+      f16_op_(o.f16_op_),
       bf16_op_(o.bf16_op_) {
   o.comm_ = MPI_COMM_NULL;
   o.f16_op_ = MPI_OP_NULL;

@@ -23,10 +23,11 @@ namespace topotune::rt {
 Error mpi_error(int code, const char* call);
 
 /// Evaluates an MPI call; on failure returns an Error naming the call and MPI's message.
-#define TT_MPI(expr)                                                          \
-  do {                                                                        \
-    const int tt_mpi_rc_ = (expr);                                            \
-    if (tt_mpi_rc_ != 0) return ::topotune::Unexpected(::topotune::rt::mpi_error(tt_mpi_rc_, #expr)); \
+#define TT_MPI(expr)                                                               \
+  do {                                                                             \
+    const int tt_mpi_rc_ = (expr);                                                 \
+    if (tt_mpi_rc_ != 0)                                                           \
+      return ::topotune::Unexpected(::topotune::rt::mpi_error(tt_mpi_rc_, #expr)); \
   } while (0)
 
 /// MPI_Init_thread on construction (via start()), MPI_Finalize on destruction.

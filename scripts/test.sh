@@ -14,6 +14,9 @@ if [ "$(id -u)" -eq 0 ]; then bash scripts/setup.sh; else bash scripts/setup.sh 
 section "layering"
 bash scripts/check_layering.sh
 
+section "formatting (.clang-format)"
+bash scripts/check_format.sh
+
 section "instance catalog data check"
 python3 scripts/check_catalog.py
 python3 scripts/check_catalog.py --self-test

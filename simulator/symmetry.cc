@@ -99,8 +99,8 @@ std::optional<Quotient> quotient_by_translation(const sched::Schedule& s,
                                                 const NetworkModel& network) {
   const NetworkModel::Translation tr = network.translation();
   const int n = s.num_ranks();
-  if (tr.shift_ranks <= 0 || tr.ranks != n || n % tr.shift_ranks != 0 ||
-      n / tr.shift_ranks < 2 || s.num_endpoints() != n || s.size() == 0) {
+  if (tr.shift_ranks <= 0 || tr.ranks != n || n % tr.shift_ranks != 0 || n / tr.shift_ranks < 2 ||
+      s.num_endpoints() != n || s.size() == 0) {
     return std::nullopt;
   }
   auto num = number_orbits(s, tr.shift_ranks);

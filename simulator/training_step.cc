@@ -78,9 +78,8 @@ std::vector<int> gradient_ready_order(const StepModel& model) {
   // Stable sort by layer, descending, on the reversed registration order: reverse layer
   // order, ties in reverse registration order.
   std::reverse(order.begin(), order.end());
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return model.grads[a].layer > model.grads[b].layer;
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return model.grads[a].layer > model.grads[b].layer; });
   return order;
 }
 
@@ -94,8 +93,8 @@ StepResult simulate_ddp_step(const StepModel& model, const DdpOptions& options,
   for (int g : order) sizes.push_back(model.grads[g].bucket_bytes);
   std::vector<BucketEvent> events;
   Seconds previous_ready{0};
-  for (const std::vector<int>& bucket : ddp_bucket_assignment(sizes, options.first_bucket_bytes,
-                                                              options.bucket_cap)) {
+  for (const std::vector<int>& bucket :
+       ddp_bucket_assignment(sizes, options.first_bucket_bytes, options.bucket_cap)) {
     BucketEvent e;
     for (int pos : bucket) {
       const GradTensor& g = model.grads[order[pos]];
@@ -127,8 +126,7 @@ StepResult simulate_horovod_step(const StepModel& model, const HorovodOptions& o
     const double r = ready[t.layer].value;
     const Seconds tick(cycle > 0 ? std::ceil(r / cycle - 1e-9) * cycle : r);
     const bool same_cycle = open.tensors > 0 && open.ready == tick;
-    if (open.tensors > 0 &&
-        (!same_cycle || open.bytes + t.comm_bytes > options.fusion_threshold)) {
+    if (open.tensors > 0 && (!same_cycle || open.bytes + t.comm_bytes > options.fusion_threshold)) {
       events.push_back(open);
       open = BucketEvent{};
     }

@@ -83,9 +83,9 @@ struct BucketEvent {
 /// Result of one simulated step.
 struct StepResult {
   Seconds forward{0};
-  Seconds backward{0};       ///< compute only
-  Seconds comm_busy{0};      ///< sum of allreduce durations
-  Seconds exposed_comm{0};   ///< step - forward - backward
+  Seconds backward{0};      ///< compute only
+  Seconds comm_busy{0};     ///< sum of allreduce durations
+  Seconds exposed_comm{0};  ///< step - forward - backward
   Seconds step{0};
   std::vector<BucketEvent> buckets;  ///< in launch order
 };

@@ -45,9 +45,9 @@ struct LinkClassParams {
 /// `rails_per_leaf` NIC indices: NIC n of every host of the rack on leaf n / rails_per_leaf,
 /// so same-rail traffic inside the rack is one hop and anything else crosses the spine.
 struct FabricParams {
-  int hosts_per_rack = 0;          ///< 0: the placement's default (all in one for cluster)
-  int rails_per_leaf = 0;          ///< 0: one switch per rack; k: a leaf per k NIC indices
-  double oversubscription = 1.0;   ///< leaf uplink = leaf NIC bandwidth / oversubscription
+  int hosts_per_rack = 0;                   ///< 0: the placement's default (all in one for cluster)
+  int rails_per_leaf = 0;                   ///< 0: one switch per rack; k: a leaf per k NIC indices
+  double oversubscription = 1.0;            ///< leaf uplink = leaf NIC bandwidth / oversubscription
   std::optional<BytesPerSec> per_flow_cap;  ///< cap per flow (AWS TCP limits); set by builder
 };
 

@@ -90,9 +90,10 @@ Expected<std::vector<int>> read_int_list(const Json& v, const JsonPath& at, int 
 
 Expected<void> read_gpu(const Json& s, const JsonPath& sp, Figures& f) {
   InstanceSpec& in = f.inst;
-  TT_TRY_VOID(check_object(s, sp,
-                           {"count", "model", "arch", "bf16_native", "memory_GiB",
-                            "peak_fp16_TFLOPS", "peak_fp32_TFLOPS", "memory_bandwidth_GBps", "reduce_bandwidth_GBps"}));
+  TT_TRY_VOID(
+      check_object(s, sp,
+                   {"count", "model", "arch", "bf16_native", "memory_GiB", "peak_fp16_TFLOPS",
+                    "peak_fp32_TFLOPS", "memory_bandwidth_GBps", "reduce_bandwidth_GBps"}));
   TT_TRY(const Json* count, f.get(s, sp, "count", true));
   TT_TRY(std::int64_t n, read_int(*count, sp / "count", 1, kMaxGpusPerHost));
   in.num_gpus = static_cast<int>(n);

@@ -22,12 +22,12 @@ const char* fabric_name(IntraFabric f);
 const char* transport_name(NetTransport t);
 
 struct GpuSpec {
-  std::string model;                          ///< "A100-SXM4-40GB"
+  std::string model;  ///< "A100-SXM4-40GB"
   GpuArch arch = GpuArch::Unknown;
-  bool bf16_native = false;                   ///< computes bf16 natively (Ampere and later)
+  bool bf16_native = false;  ///< computes bf16 natively (Ampere and later)
   Bytes memory{0};
-  double peak_fp16_flops = 0;                 ///< dense fp16/bf16 tensor FLOP/s
-  double peak_fp32_flops = 0;                 ///< dense fp32 (non-tensor) FLOP/s
+  double peak_fp16_flops = 0;                   ///< dense fp16/bf16 tensor FLOP/s
+  double peak_fp32_flops = 0;                   ///< dense fp32 (non-tensor) FLOP/s
   std::optional<BytesPerSec> memory_bandwidth;  ///< HBM/GDDR bandwidth
   std::optional<BytesPerSec> reduce_bandwidth;  ///< measured sum-reduction throughput, if any
 };
@@ -56,14 +56,14 @@ struct InstanceSpec {
   GpuSpec gpu;
 
   IntraFabric fabric = IntraFabric::PcieOnly;
-  BytesPerSec nvlink_bandwidth_per_link;      ///< per direction, one link
-  int nvlinks_per_gpu = 0;                    ///< NVSwitch: each GPU's links into the switch
-  std::vector<NvLinkPair> nvlink_pairs;       ///< NvLinkMesh only
-  bool nvls = false;                          ///< NVSwitch with in-switch reduction (NVLS/SHARP)
+  BytesPerSec nvlink_bandwidth_per_link;  ///< per direction, one link
+  int nvlinks_per_gpu = 0;                ///< NVSwitch: each GPU's links into the switch
+  std::vector<NvLinkPair> nvlink_pairs;   ///< NvLinkMesh only
+  bool nvls = false;                      ///< NVSwitch with in-switch reduction (NVLS/SHARP)
 
   int cpu_sockets = 1;
-  std::optional<std::string> cpu_model;       ///< "Intel Xeon Platinum 8275CL"
-  std::optional<Bytes> host_memory;           ///< host RAM
+  std::optional<std::string> cpu_model;                   ///< "Intel Xeon Platinum 8275CL"
+  std::optional<Bytes> host_memory;                       ///< host RAM
   std::optional<BytesPerSec> cpu_interconnect_bandwidth;  ///< socket-to-socket (QPI/UPI/xGMI)
   std::optional<BytesPerSec> cpu_reduce_bandwidth;        ///< host-memory sum throughput
   std::optional<BytesPerSec> pcie_bandwidth;              ///< a GPU's or NIC's PCIe link
@@ -72,10 +72,10 @@ struct InstanceSpec {
   std::vector<int> nic_socket;                ///< socket of each NIC (num_nics entries)
 
   int num_nics = 0;
-  BytesPerSec nic_bandwidth;                  ///< per NIC, per direction
+  BytesPerSec nic_bandwidth;  ///< per NIC, per direction
   bool gpudirect_rdma = false;
   NetTransport transport = NetTransport::Tcp;
-  std::optional<int> efa_version;             ///< EFA generation, where EFA
+  std::optional<int> efa_version;  ///< EFA generation, where EFA
 
   /// Figure path as in the JSON ("gpu.memory_GiB", "network.nic_Gbps") -> source, for
   /// reports and `topo --format json`; unknown figures map to "unknown: <note>".

@@ -35,8 +35,8 @@ const char* device_kind_name(DeviceKind k);
 
 struct Device {
   DeviceKind kind = DeviceKind::Gpu;
-  int host = -1;   ///< -1 for network switches
-  int index = 0;   ///< local index within the host (GPU 3, NIC 1, socket 0) or rack number
+  int host = -1;     ///< -1 for network switches
+  int index = 0;     ///< local index within the host (GPU 3, NIC 1, socket 0) or rack number
   std::string name;  ///< unique, e.g. "h0/gpu3", "h1/nic0", "tor0", "spine"
 };
 
@@ -46,7 +46,7 @@ struct Link {
   LinkKind kind = LinkKind::Pcie;
   BytesPerSec bandwidth;  ///< effective: nominal x the class efficiency
   Seconds latency;
-  BytesPerSec nominal;    ///< the hardware figure, before the class efficiency
+  BytesPerSec nominal;  ///< the hardware figure, before the class efficiency
 };
 
 /// A path: at most kMaxHops links, stored inline.
@@ -54,8 +54,8 @@ struct Route {
   static constexpr int kMaxHops = 16;
   std::array<LinkId, kMaxHops> links{};
   int size = 0;
-  Seconds latency{0};       ///< sum of the links' latencies
-  BytesPerSec bottleneck;   ///< min bandwidth along the path (0 for an empty route)
+  Seconds latency{0};      ///< sum of the links' latencies
+  BytesPerSec bottleneck;  ///< min bandwidth along the path (0 for an empty route)
   std::span<const LinkId> view() const { return {links.data(), static_cast<std::size_t>(size)}; }
 };
 

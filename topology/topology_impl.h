@@ -66,9 +66,8 @@ struct Topology::Impl {
   bool in_host(NodeId id) const { return id.value < hosts * tmpl.num_devices; }
   /// The leaf that NIC `nic` of `host` is cabled to.
   NodeId leaf_of(int host, int nic) const {
-    return tor_of_rack[static_cast<std::size_t>(rack_of_host[static_cast<std::size_t>(host)] *
-                                                    leaves_per_rack +
-                                                nic / nics_per_leaf)];
+    return tor_of_rack[static_cast<std::size_t>(
+        rack_of_host[static_cast<std::size_t>(host)] * leaves_per_rack + nic / nics_per_leaf)];
   }
 };
 

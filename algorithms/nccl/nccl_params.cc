@@ -14,7 +14,6 @@
 #include "core/duplicate_key_check.h"
 #include "core/input_file.h"
 
-
 namespace topotune::algo {
 namespace {
 
@@ -76,7 +75,8 @@ void add_nccl_constants(const TableBuilder& add) {
 
 // Physical parameters: fitted by calibration unless the data file states an assumption.
 void add_physical(const TableBuilder& add) {
-  add("nvlink_efficiency", true, 0.3, 0.97, [](NcclModelParams& p) { return &p.nvlink_efficiency; });
+  add("nvlink_efficiency", true, 0.3, 0.97,
+      [](NcclModelParams& p) { return &p.nvlink_efficiency; });
   add("nvls_efficiency", true, 0.3, 0.97, [](NcclModelParams& p) { return &p.nvls_efficiency; });
   add("pcie_efficiency", false, 0.3, 0.97, [](NcclModelParams& p) { return &p.pcie_efficiency; });
   for (int c = 0; c < kNumNicClasses; ++c) {
@@ -137,8 +137,8 @@ NcclModelParams make_defaults() {
   const nlohmann::json file = embedded_file();
   TT_ASSERT(file.at("parameters").size() == param_table().size(),
             "data/nccl_model.json must set every parameter of the NCCL model");
-  Expected<NcclModelParams> p = params_from_json(embedded_text(), "data/nccl_model.json",
-                                                 NcclModelParams{});
+  Expected<NcclModelParams> p =
+      params_from_json(embedded_text(), "data/nccl_model.json", NcclModelParams{});
   TT_ASSERT(p.has_value(), "data/nccl_model.json (embedded) does not parse");
   return *p;
 }

@@ -104,7 +104,8 @@ struct Rates {
 
 Rates achieved_rates(const NcclSystem& s, const NcclModelParams& p) {
   Rates r;
-  const double intra_eff = s.intra == topo::IntraFabric::PcieOnly ? p.pcie_efficiency : p.nvlink_efficiency;
+  const double intra_eff =
+      s.intra == topo::IntraFabric::PcieOnly ? p.pcie_efficiency : p.nvlink_efficiency;
   r.intra = s.gpu_intra_bandwidth.value * intra_eff;
   r.nvls = s.gpu_intra_bandwidth.value * p.nvls_efficiency;
   const int nic = static_cast<int>(s.nic_class);
@@ -181,8 +182,8 @@ StagePlan plan_stages(const StageInputs& in) {
   const NcclModelParams& p = in.p;
   Rates r = achieved_rates(s, p);
   r.intra *= in.share;
-  r.net *= in.share * (in.algo == NcclAlgo::Ring ? s.fabric.ring_net_share
-                                                 : s.fabric.tree_net_share);
+  r.net *=
+      in.share * (in.algo == NcclAlgo::Ring ? s.fabric.ring_net_share : s.fabric.tree_net_share);
   const int a = idx(in.algo), q = idx(in.proto);
   const int n = s.ranks(), nodes = s.nodes;
   const double nch = in.channels, pe = p.proto_efficiency[q];
@@ -236,8 +237,7 @@ NcclCandidate NcclPredictor::evaluate(sched::Collective c, Bytes bytes, NcclAlgo
   const NcclModelParams& p = params_;
   cand.channels = channels(a);
   const double S = static_cast<double>(std::max<std::int64_t>(bytes.value, 1));
-  const double share =
-      std::min(1.0, static_cast<double>(cand.channels) / searched_channels(a));
+  const double share = std::min(1.0, static_cast<double>(cand.channels) / searched_channels(a));
   const StagePlan plan = plan_stages({system_, p, c, a, q, cand.channels, S, share});
   const double base = (p.base_latency_us[idx(a)][idx(q)] +
                        p.launch_overhead_per_gpu_us * (system_.gpus_per_thread - 1)) *

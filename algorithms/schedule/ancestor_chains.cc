@@ -16,8 +16,9 @@ void AncestorChains::Chain::push(std::int32_t p) {
   std::int32_t j = p;
   if (jp >= 0) {
     const std::int32_t jjp = jump[static_cast<std::size_t>(jp)];
-    if (jjp >= 0 && depth[pi] - depth[static_cast<std::size_t>(jp)] ==
-                        depth[static_cast<std::size_t>(jp)] - depth[static_cast<std::size_t>(jjp)]) {
+    if (jjp >= 0 &&
+        depth[pi] - depth[static_cast<std::size_t>(jp)] ==
+            depth[static_cast<std::size_t>(jp)] - depth[static_cast<std::size_t>(jjp)]) {
       j = jjp;
     }
   }

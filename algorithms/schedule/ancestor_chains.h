@@ -27,7 +27,9 @@ class AncestorChains {
   /// Far ancestors of `b`: its jump pointers on both chains (-1 for none). A search that also
   /// follows them crosses a long chain in O(log length) steps.
   std::int32_t data_jump(std::int32_t b) const { return data_.jump[static_cast<std::size_t>(b)]; }
-  std::int32_t sender_jump(std::int32_t b) const { return sender_.jump[static_cast<std::size_t>(b)]; }
+  std::int32_t sender_jump(std::int32_t b) const {
+    return sender_.jump[static_cast<std::size_t>(b)];
+  }
 
   /// True if `a` is `b` or lies on b's data chain or b's sender chain.
   bool on_chain(std::int32_t a, std::int32_t b) const {

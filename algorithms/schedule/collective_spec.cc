@@ -8,9 +8,12 @@ namespace topotune::sched {
 
 int dtype_size(DataType t) {
   switch (t) {
-    case DataType::F32: return 4;
-    case DataType::F16: return 2;
-    case DataType::BF16: return 2;
+    case DataType::F32:
+      return 4;
+    case DataType::F16:
+      return 2;
+    case DataType::BF16:
+      return 2;
   }
   return 4;
 }
@@ -19,29 +22,39 @@ double busbw_factor(Collective c, int ranks) {
   if (ranks < 1) return 0.0;
   const double n = ranks;
   switch (c) {
-    case Collective::Allreduce: return 2.0 * (n - 1) / n;
+    case Collective::Allreduce:
+      return 2.0 * (n - 1) / n;
     case Collective::ReduceScatter:
-    case Collective::Allgather: return (n - 1) / n;
-    case Collective::Broadcast: return 1.0;
+    case Collective::Allgather:
+      return (n - 1) / n;
+    case Collective::Broadcast:
+      return 1.0;
   }
   return 1.0;
 }
 
 const char* collective_name(Collective c) {
   switch (c) {
-    case Collective::Allreduce: return "allreduce";
-    case Collective::ReduceScatter: return "reduce_scatter";
-    case Collective::Allgather: return "allgather";
-    case Collective::Broadcast: return "broadcast";
+    case Collective::Allreduce:
+      return "allreduce";
+    case Collective::ReduceScatter:
+      return "reduce_scatter";
+    case Collective::Allgather:
+      return "allgather";
+    case Collective::Broadcast:
+      return "broadcast";
   }
   return "?";
 }
 
 const char* dtype_name(DataType t) {
   switch (t) {
-    case DataType::F32: return "fp32";
-    case DataType::F16: return "fp16";
-    case DataType::BF16: return "bf16";
+    case DataType::F32:
+      return "fp32";
+    case DataType::F16:
+      return "fp16";
+    case DataType::BF16:
+      return "bf16";
   }
   return "?";
 }
@@ -63,8 +76,9 @@ Expected<Collective> parse_collective(std::string_view name) {
   if (n == "reduce_scatter" || n == "reducescatter") return Collective::ReduceScatter;
   if (n == "allgather" || n == "all_gather") return Collective::Allgather;
   if (n == "broadcast" || n == "bcast") return Collective::Broadcast;
-  return fail(Errc::InvalidArgument, "unknown collective '" + std::string(name) +
-                                         "' (known: allreduce, reduce_scatter, allgather, broadcast)");
+  return fail(Errc::InvalidArgument,
+              "unknown collective '" + std::string(name) +
+                  "' (known: allreduce, reduce_scatter, allgather, broadcast)");
 }
 
 Expected<DataType> parse_dtype(std::string_view name) {
@@ -77,7 +91,8 @@ Expected<DataType> parse_dtype(std::string_view name) {
 }
 
 Expected<void> CollectiveSpec::check() const {
-  if (ranks < 1) return fail(Errc::InvalidArgument, "ranks must be at least 1, got " + std::to_string(ranks));
+  if (ranks < 1)
+    return fail(Errc::InvalidArgument, "ranks must be at least 1, got " + std::to_string(ranks));
   if (ranks > kMaxRanks) {
     return fail(Errc::InvalidArgument, "ranks must be at most " + std::to_string(kMaxRanks) +
                                            ", got " + std::to_string(ranks) + " (docs/limits.md)");
@@ -90,10 +105,12 @@ Expected<void> CollectiveSpec::check() const {
   if (bytes.value % dtype_size(dtype) != 0) {
     return fail(Errc::InvalidArgument, "size " + std::to_string(bytes.value) +
                                            " is not a multiple of the " + dtype_name(dtype) +
-                                           " element size (" + std::to_string(dtype_size(dtype)) + " bytes)");
+                                           " element size (" + std::to_string(dtype_size(dtype)) +
+                                           " bytes)");
   }
   if (collective == Collective::Broadcast && (root.value < 0 || root.value >= ranks)) {
-    return fail(Errc::InvalidArgument, "broadcast root " + std::to_string(root.value) + " is not a rank");
+    return fail(Errc::InvalidArgument,
+                "broadcast root " + std::to_string(root.value) + " is not a rank");
   }
   return {};
 }

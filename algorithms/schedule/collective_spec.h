@@ -38,10 +38,10 @@ inline constexpr int kMaxRanks = 1 << 20;
 struct CollectiveSpec {
   Collective collective = Collective::Allreduce;
   int ranks = 1;
-  Bytes bytes{0};                 ///< the logical buffer S (see the file comment)
+  Bytes bytes{0};  ///< the logical buffer S (see the file comment)
   DataType dtype = DataType::F32;
-  bool in_place = true;           ///< informational: the runtime may use separate buffers
-  RankId root{0};                 ///< broadcast only
+  bool in_place = true;  ///< informational: the runtime may use separate buffers
+  RankId root{0};        ///< broadcast only
 
   std::int64_t elements() const { return bytes.value / dtype_size(dtype); }
   /// Checks 1 <= ranks <= kMaxRanks, 0 <= bytes <= kMaxBufferBytes and a multiple of the

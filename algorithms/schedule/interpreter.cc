@@ -45,8 +45,13 @@ std::string range(std::int64_t lo, std::int64_t hi) {
 class Interpreter {
  public:
   explicit Interpreter(const Schedule& s)
-      : s_(s), chains_(s), pool_(s.num_ranks()), state_(static_cast<std::size_t>(s.num_endpoints())),
-        dep_mark_(s.size(), -1), visit_mark_(s.size(), -1), want_mark_(s.size(), -1),
+      : s_(s),
+        chains_(s),
+        pool_(s.num_ranks()),
+        state_(static_cast<std::size_t>(s.num_endpoints())),
+        dep_mark_(s.size(), -1),
+        visit_mark_(s.size(), -1),
+        want_mark_(s.size(), -1),
         need_mark_(s.size(), -1) {}
 
   Expected<void> run() {
@@ -173,18 +178,19 @@ Expected<void> Interpreter::gather_writes(std::int32_t id, const Transfer& t) {
   const Kind k = t.reduce ? Kind::Reduce : Kind::Copy;
   for (std::size_t p = 0; p < src_segs_.size(); ++p) {
     const std::int64_t lo = src_segs_[p]->first;
-    const std::int64_t hi = p + 1 < src_segs_.size() ? src_segs_[p + 1]->first : t.slice.end().value;
+    const std::int64_t hi =
+        p + 1 < src_segs_.size() ? src_segs_[p + 1]->first : t.slice.end().value;
     const int in = src_segs_[p]->second.set;
     const auto dst_end = split(dst, hi);
     for (auto it = split(dst, lo); it != dst_end; ++it) {
       Segment& seg = it->second;
       const std::int64_t a = it->first, b = std::next(it) == dst.end() ? hi : std::next(it)->first;
       if (t.reduce && !pool_.disjoint(seg.set, in)) {
-        return fail(Errc::InvalidSchedule,
-                    transfer_name(id) + " reduces " + range(a, b) + " holding " +
-                        pool_.describe(in) + " into " + endpoint_name(t.dst.value) +
-                        ", which already holds " + pool_.describe(seg.set) +
-                        ": a contribution would be counted twice");
+        return fail(Errc::InvalidSchedule, transfer_name(id) + " reduces " + range(a, b) +
+                                               " holding " + pool_.describe(in) + " into " +
+                                               endpoint_name(t.dst.value) +
+                                               ", which already holds " + pool_.describe(seg.set) +
+                                               ": a contribution would be counted twice");
       }
       if (k == Kind::Reduce && seg.reduce_group && seg.readers.empty()) {
         need(id, t.dst.value, a, b, k, seg.group_base);
@@ -301,13 +307,14 @@ Expected<void> Interpreter::check_range(int rank, Slice sl, int want, const char
   for (; it != m.end() && it->first < sl.end().value; ++it) {
     if (it->second.set == want) continue;
     const std::int64_t lo = std::max(it->first, sl.offset.value);
-    const std::int64_t next = std::next(it) == m.end() ? s_.spec().bytes.value : std::next(it)->first;
+    const std::int64_t next =
+        std::next(it) == m.end() ? s_.spec().bytes.value : std::next(it)->first;
     const std::int64_t hi = std::min(next, sl.end().value);
-    return fail(Errc::InvalidSchedule,
-                std::string(collective_name(s_.spec().collective)) + " end state: rank " +
-                    std::to_string(rank) + " " + range(lo, hi) + " holds " +
-                    pool_.describe(it->second.set) + " but must hold " + what + " " +
-                    pool_.describe(want));
+    return fail(Errc::InvalidSchedule, std::string(collective_name(s_.spec().collective)) +
+                                           " end state: rank " + std::to_string(rank) + " " +
+                                           range(lo, hi) + " holds " +
+                                           pool_.describe(it->second.set) + " but must hold " +
+                                           what + " " + pool_.describe(want));
   }
   return {};
 }
@@ -322,7 +329,8 @@ Expected<void> Interpreter::check_end_state() {
         TT_TRY_VOID(check_range(r, whole, pool_.full(), "the sum of all ranks"));
         break;
       case Collective::ReduceScatter:
-        TT_TRY_VOID(check_range(r, block(spec, r, n), pool_.full(), "(its block) the sum of all ranks"));
+        TT_TRY_VOID(
+            check_range(r, block(spec, r, n), pool_.full(), "(its block) the sum of all ranks"));
         break;
       case Collective::Allgather:
         for (int j = 0; j < n; ++j) {

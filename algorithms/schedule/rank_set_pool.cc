@@ -25,7 +25,8 @@ int RankSetPool::singleton(int r) {
 
 int RankSetPool::full() {
   scratch_.assign(static_cast<std::size_t>(words_), 0);
-  for (int r = 0; r < ranks_; ++r) scratch_[static_cast<std::size_t>(r / 64)] |= std::uint64_t{1} << (r % 64);
+  for (int r = 0; r < ranks_; ++r)
+    scratch_[static_cast<std::size_t>(r / 64)] |= std::uint64_t{1} << (r % 64);
   return intern(scratch_.data());
 }
 
@@ -35,7 +36,8 @@ int RankSetPool::unite(int a, int b) {
   if (a > b) std::swap(a, b);
   const std::uint64_t key = (static_cast<std::uint64_t>(a) << 32) | static_cast<std::uint32_t>(b);
   if (auto it = unions_.find(key); it != unions_.end()) return it->second;
-  for (int i = 0; i < words_; ++i) scratch_[static_cast<std::size_t>(i)] = words(a)[i] | words(b)[i];
+  for (int i = 0; i < words_; ++i)
+    scratch_[static_cast<std::size_t>(i)] = words(a)[i] | words(b)[i];
   const int id = intern(scratch_.data());
   unions_.emplace(key, id);
   return id;

@@ -36,7 +36,9 @@ class RankSetPool {
 
  private:
   int intern(const std::uint64_t* words);
-  const std::uint64_t* words(int set) const { return &data_[static_cast<std::size_t>(set) * words_]; }
+  const std::uint64_t* words(int set) const {
+    return &data_[static_cast<std::size_t>(set) * words_];
+  }
 
   int ranks_;
   int words_;

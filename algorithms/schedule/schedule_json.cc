@@ -1,8 +1,7 @@
 #include "algorithms/schedule/schedule_json.h"
 
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
 #include <vector>
@@ -61,13 +60,15 @@ Expected<CollectiveSpec> parse_spec(const json& j, const std::string& origin) {
   return spec;
 }
 
-Expected<Endpoint> parse_endpoint(const json& o, std::size_t i, int ranks, const std::string& origin) {
+Expected<Endpoint> parse_endpoint(const json& o, std::size_t i, int ranks,
+                                  const std::string& origin) {
   const std::string path = "endpoints[" + std::to_string(i) + "]";
   if (!o.is_object()) return bad(origin, path, "expected an object");
   TT_TRY(const std::int64_t id, int_member(o, "id", origin, path));
   if (id != ranks + static_cast<std::int64_t>(i)) {
-    return bad(origin, path + ".id", "expected " + std::to_string(ranks + static_cast<std::int64_t>(i)) +
-                                         " (extra endpoints follow the ranks, in order)");
+    return bad(origin, path + ".id",
+               "expected " + std::to_string(ranks + static_cast<std::int64_t>(i)) +
+                   " (extra endpoints follow the ranks, in order)");
   }
   TT_TRY(const std::string kind, string_member(o, "kind", origin, path));
   if (kind != "host_cpu") return bad(origin, path + ".kind", "unknown kind \"" + kind + "\"");
@@ -75,7 +76,8 @@ Expected<Endpoint> parse_endpoint(const json& o, std::size_t i, int ranks, const
   TT_TRY(const std::int64_t exec, int_member(o, "executor", origin, path));
   if (exec < 0 || exec >= ranks) return bad(origin, path + ".executor", "not a rank");
   if (host < 0 || host > INT32_MAX) return bad(origin, path + ".host", "out of range");
-  return Endpoint{EndpointKind::HostCpu, static_cast<int>(host), RankId(static_cast<std::int32_t>(exec))};
+  return Endpoint{EndpointKind::HostCpu, static_cast<int>(host),
+                  RankId(static_cast<std::int32_t>(exec))};
 }
 
 // One transfer; its dependencies are appended to `deps` (the CSR array).
@@ -116,7 +118,8 @@ Expected<Transfer> parse_transfer(const json& o, std::size_t i, const std::strin
     if (!list[d].is_number_integer()) return bad(origin, at, "expected an integer");
     const std::int64_t dep = list[d].get<std::int64_t>();
     if (dep < 0 || dep >= id) {
-      return bad(origin, at, "dependency " + std::to_string(dep) + " does not point to an earlier transfer");
+      return bad(origin, at,
+                 "dependency " + std::to_string(dep) + " does not point to an earlier transfer");
     }
     deps.push_back(TransferId(static_cast<std::int32_t>(dep)));
   }
@@ -129,8 +132,8 @@ void ScheduleJson::write(const Schedule& s, std::ostream& out) {
   const CollectiveSpec& spec = s.spec();
   out << "{\"schema\": \"" << kSchema << "\", \"algorithm\": " << json(s.algorithm()).dump()
       << ",\n \"spec\": {\"collective\": \"" << collective_name(spec.collective)
-      << "\", \"ranks\": " << spec.ranks << ", \"bytes\": " << spec.bytes.value
-      << ", \"dtype\": \"" << dtype_name(spec.dtype) << "\", \"root\": " << spec.root.value
+      << "\", \"ranks\": " << spec.ranks << ", \"bytes\": " << spec.bytes.value << ", \"dtype\": \""
+      << dtype_name(spec.dtype) << "\", \"root\": " << spec.root.value
       << ", \"in_place\": " << (spec.in_place ? "true" : "false") << "},\n \"endpoints\": [";
   for (int e = s.num_ranks(); e < s.num_endpoints(); ++e) {
     const Endpoint ep = s.endpoint(EndpointId(e));
@@ -143,8 +146,9 @@ void ScheduleJson::write(const Schedule& s, std::ostream& out) {
     const Transfer& t = s.transfers()[i];
     out << (i > 0 ? ",\n  " : "\n  ") << "{\"id\": " << i << ", \"src\": " << t.src.value
         << ", \"dst\": " << t.dst.value << ", \"offset\": " << t.slice.offset.value
-        << ", \"bytes\": " << t.slice.size.value << ", \"reduce\": " << (t.reduce ? "true" : "false")
-        << ", \"channel\": " << t.channel << ", \"deps\": [";
+        << ", \"bytes\": " << t.slice.size.value
+        << ", \"reduce\": " << (t.reduce ? "true" : "false") << ", \"channel\": " << t.channel
+        << ", \"deps\": [";
     const auto deps = s.deps(TransferId(static_cast<std::int32_t>(i)));
     for (std::size_t d = 0; d < deps.size(); ++d) out << (d > 0 ? ", " : "") << deps[d].value;
     out << "]}";
@@ -159,15 +163,16 @@ Expected<Schedule> ScheduleJson::parse(std::string_view text, const std::string&
     j = json::parse(text.begin(), text.end(), dup.callback());
     if (dup.found()) return fail(Errc::ParseError, origin + ": " + dup.message());
   } catch (const json::parse_error& e) {
-    return fail(Errc::ParseError, origin + ": malformed JSON at byte " + std::to_string(e.byte) +
-                                      ": " + e.what());
+    return fail(Errc::ParseError,
+                origin + ": malformed JSON at byte " + std::to_string(e.byte) + ": " + e.what());
   } catch (const json::exception& e) {  // out_of_range for a number such as 2e308
     return fail(Errc::ParseError, origin + ": malformed JSON: " + e.what());
   }
   if (!j.is_object()) return bad(origin, "", "expected a JSON object");
   TT_TRY(const std::string schema, string_member(j, "schema", origin, ""));
   if (schema != kSchema) {
-    return bad(origin, "schema", "unsupported \"" + schema + "\" (this topotune reads " + kSchema + ")");
+    return bad(origin, "schema",
+               "unsupported \"" + schema + "\" (this topotune reads " + kSchema + ")");
   }
   if (!j.contains("spec")) return bad(origin, "", "missing \"spec\"");
   Schedule s;

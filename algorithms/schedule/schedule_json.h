@@ -37,6 +37,7 @@ class ScheduleJson {
 std::string schedule_to_json(const Schedule& s);
 
 /// Same as ScheduleJson::parse.
-Expected<Schedule> parse_schedule_json(std::string_view text, const std::string& origin = "schedule");
+Expected<Schedule> parse_schedule_json(std::string_view text,
+                                       const std::string& origin = "schedule");
 
 }  // namespace topotune::sched

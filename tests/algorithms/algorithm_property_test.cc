@@ -61,7 +61,8 @@ std::vector<std::int64_t> sizes_for(int n) {
 
 std::int64_t total_sent(const Run& r, bool ranks_only = false) {
   std::int64_t t = 0;
-  const std::size_t end = ranks_only ? static_cast<std::size_t>(r.schedule.num_ranks()) : r.stats.sent.size();
+  const std::size_t end =
+      ranks_only ? static_cast<std::size_t>(r.schedule.num_ranks()) : r.stats.sent.size();
   for (std::size_t e = 0; e < end; ++e) t += r.stats.sent[e].value;
   return t;
 }
@@ -133,11 +134,14 @@ TEST_P(AlgorithmProperty, DoubleBinaryTree) {
         for (int c = 0; c < C; ++c) {
           for (int t = 0; t < 2; ++t) {
             const auto& node = trees[static_cast<std::size_t>(t)][static_cast<std::size_t>(x)];
-            const std::int64_t half = sched::block(sched::block(whole, 4, c, C), 4, t, 2).size.value;
-            expect += half * ((node.parent >= 0 ? 1 : 0) + static_cast<std::int64_t>(node.children.size()));
+            const std::int64_t half =
+                sched::block(sched::block(whole, 4, c, C), 4, t, 2).size.value;
+            expect += half * ((node.parent >= 0 ? 1 : 0) +
+                              static_cast<std::int64_t>(node.children.size()));
           }
         }
-        EXPECT_EQ(r->stats.sent[static_cast<std::size_t>(x)].value, expect) << "n=" << n << " rank " << x;
+        EXPECT_EQ(r->stats.sent[static_cast<std::size_t>(x)].value, expect)
+            << "n=" << n << " rank " << x;
         EXPECT_LE(expect, 2 * S + 16);  // at most ~2S, NCCL's tree figure
       }
     }

@@ -143,7 +143,8 @@ void expect_closed_form_is_critical_path(const std::string& name, AlgorithmOptio
     const HopCost& hop = hop_of(sch, lay, p, t);
     const bool intra = &hop == &p.intra;
     const double b = t.slice.size.as_double();
-    double secs = hop.latency.value + (intra ? share.intra_beta : share.inter_beta) * b / hop.bandwidth.value;
+    double secs =
+        hop.latency.value + (intra ? share.intra_beta : share.inter_beta) * b / hop.bandwidth.value;
     if (t.reduce) secs += (intra ? share.intra_gamma : share.inter_gamma) * b * p.gamma_gpu();
     return Seconds(secs);
   };
@@ -169,7 +170,8 @@ TEST(ClosedForm, RingIsItsCriticalPath) {
       const std::int64_t S = 4LL * n * c * k * 1000;
       expect_closed_form_is_critical_path("ring", ck(c, k), n, 1, S, Share{C, C, C, C});
       // Hosts of 4 GPUs: the FIFO chain of the position with the network hop is the slowest.
-      if (n % 4 == 0) expect_closed_form_is_critical_path("ring", ck(c, k), n, 4, S, Share{C, C, C, C});
+      if (n % 4 == 0)
+        expect_closed_form_is_critical_path("ring", ck(c, k), n, 4, S, Share{C, C, C, C});
     }
   }
 }

@@ -28,7 +28,8 @@ ScheduleBuilder two_rank_allreduce(bool with_copy_deps, bool second_copy = true)
   const TransferId r0 = b.add(ep(0), ep(1), sl(0, 4), true);
   const TransferId r1 = b.add(ep(1), ep(0), sl(4, 4), true);
   const std::vector<TransferId> d1 = {r0, r1};
-  b.add(ep(1), ep(0), sl(0, 4), false, with_copy_deps ? std::span<const TransferId>(d1) : std::span<const TransferId>{});
+  b.add(ep(1), ep(0), sl(0, 4), false,
+        with_copy_deps ? std::span<const TransferId>(d1) : std::span<const TransferId>{});
   if (second_copy) b.add(ep(0), ep(1), sl(4, 4), false, d1);
   return b;
 }

@@ -71,7 +71,8 @@ namespace {
 
 TEST(TopologyLayout, NicSharingCountsGpusPerNic) {
   // Catalog: p4d has 8 GPUs and 4 NICs (2 per NIC), g5.48xlarge 8 GPUs and 1 NIC, p5 32 NICs.
-  const std::pair<const char*, double> cases[] = {{"p4d.24xlarge", 2}, {"g5.48xlarge", 8}, {"p5.48xlarge", 1}};
+  const std::pair<const char*, double> cases[] = {
+      {"p4d.24xlarge", 2}, {"g5.48xlarge", 8}, {"p5.48xlarge", 1}};
   for (const auto& [instance, sharing] : cases) {
     auto topo = topo::load_instance(instance, 2);
     ASSERT_TRUE(topo) << topo.error().message;

@@ -8,9 +8,11 @@ namespace topotune::tune {
 namespace {
 
 TEST(ModelProfile, EmbeddedCatalogHasThePublishedTotals) {
-  const std::pair<const char*, std::int64_t> expected[] = {
-      {"bert-large", 335'141'888}, {"gpt2-xl", 1'557'611'200}, {"maskrcnn-r50-fpn", 44'401'393},
-      {"resnet50", 25'557'032},    {"vit-l16", 304'326'632}};
+  const std::pair<const char*, std::int64_t> expected[] = {{"bert-large", 335'141'888},
+                                                           {"gpt2-xl", 1'557'611'200},
+                                                           {"maskrcnn-r50-fpn", 44'401'393},
+                                                           {"resnet50", 25'557'032},
+                                                           {"vit-l16", 304'326'632}};
   std::vector<std::string> names;
   for (const auto& [name, total] : expected) {
     names.emplace_back(name);
@@ -40,8 +42,8 @@ TEST(ModelProfile, UnknownNameListsTheKnownModels) {
 
 std::string profile(const std::string& layers, const std::string& params,
                     const std::string& extra = "") {
-  return R"({"schema":"topotune.model_profile/1","name":"t",)" + extra + R"("layers":[)" +
-         layers + R"(],"params":[)" + params + "]}";
+  return R"({"schema":"topotune.model_profile/1","name":"t",)" + extra + R"("layers":[)" + layers +
+         R"(],"params":[)" + params + "]}";
 }
 
 Expected<ModelProfile> parse(const std::string& text) {
@@ -76,11 +78,10 @@ TEST(ModelProfile, RejectsBadInputs) {
       {profile(R"({"name":"fc","forward_flops":-1})", ok_param), ">= 0"},
       {profile(ok_layer, R"({"name":"w","numel":6.5,"layer":0})"), "integer 'numel'"},
       {profile(ok_layer, ok_param + "," + ok_param), "duplicate tensor"},
-      {profile(ok_layer, R"({"name":"w","numel":6,"layer":0,"trainable":false})"),
-       "no trainable"},
+      {profile(ok_layer, R"({"name":"w","numel":6,"layer":0,"trainable":false})"), "no trainable"},
       {profile(ok_layer, ok_param, R"("total_params":7,)"), "differs"},
-      {profile(R"({"name":"a","backward_time_s":0.1},{"name":"b","forward_flops":1})",
-               ok_param, R"("measured_batch_per_gpu":8,)"),
+      {profile(R"({"name":"a","backward_time_s":0.1},{"name":"b","forward_flops":1})", ok_param,
+               R"("measured_batch_per_gpu":8,)"),
        "1 of 2 layers"},
       {profile(R"({"name":"a","backward_time_s":0.1})", ok_param), "measured_batch_per_gpu"},
       {R"({"schema":"x","name":"t","layers":[],"params":[]})", "'schema'"},
@@ -97,8 +98,7 @@ TEST(ModelProfile, RejectsBadInputs) {
 
 TEST(ModelProfile, MeasuredTimes) {
   auto m = parse(profile(R"({"name":"a","backward_time_s":0.002,"forward_time_s":0.001})",
-                         R"({"name":"w","numel":6,"layer":0})",
-                         R"("measured_batch_per_gpu":16,)"));
+                         R"({"name":"w","numel":6,"layer":0})", R"("measured_batch_per_gpu":16,)"));
   ASSERT_TRUE(m) << m.error().message;
   EXPECT_EQ(*m->measured_batch, 16);
   EXPECT_DOUBLE_EQ(m->layers[0].backward_time->value, 0.002);

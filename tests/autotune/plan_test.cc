@@ -4,11 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include "algorithms/rank_layout.h"
 #include "autotune/emitters.h"
 #include "autotune/nccl_timer.h"
-#include "autotune/simulator_timer.h"
-#include "algorithms/rank_layout.h"
 #include "autotune/schedule_algorithm.h"
+#include "autotune/simulator_timer.h"
 #include "topology/cluster_spec.h"
 
 namespace topotune::tune {
@@ -42,11 +42,11 @@ TEST(Plan, JsonHasTheDocumentedShapeAndReplaysToTheSameText) {
   auto plan = make_plan(inputs(4));
   ASSERT_TRUE(plan) << plan.error().message;
   const std::string text = plan_to_json(*plan);
-  for (const char* key : {"\"instance\": \"p4d.24xlarge\"", "\"nodes\": 4",
-                          "\"model\": \"bert-large\"", "\"recommendation\"", "\"bucket_bytes\"",
-                          "\"comm_dtype\"", "\"step_time_s\"", "\"exposed_comm_s\"",
-                          "\"baselines\"", "\"candidates\"", "\"timeline\"", "\"inputs\"",
-                          "\"model_profile\"", "\"version\""}) {
+  for (const char* key :
+       {"\"instance\": \"p4d.24xlarge\"", "\"nodes\": 4", "\"model\": \"bert-large\"",
+        "\"recommendation\"", "\"bucket_bytes\"", "\"comm_dtype\"", "\"step_time_s\"",
+        "\"exposed_comm_s\"", "\"baselines\"", "\"candidates\"", "\"timeline\"", "\"inputs\"",
+        "\"model_profile\"", "\"version\""}) {
     EXPECT_NE(text.find(key), std::string::npos) << key;
   }
   auto stored = read_plan_json(text, "plan.json");
@@ -225,9 +225,7 @@ namespace {
 class ConstTimer final : public CollectiveTimer {
  public:
   std::string name() const override { return "const"; }
-  Expected<Seconds> allreduce(const AlgorithmChoice&, Bytes) const override {
-    return Seconds(1.0);
-  }
+  Expected<Seconds> allreduce(const AlgorithmChoice&, Bytes) const override { return Seconds(1.0); }
 };
 
 TEST(SimulatorTimer, SamplesInterpolatesAndDelegatesNcclAlgorithms) {
@@ -255,9 +253,9 @@ TEST(SimulatorTimer, TransferEstimateMatchesGeneratedSchedules) {
   for (int hosts : {2, 4, 16}) {
     auto t = topo::build_topology(p4d(hosts));
     ASSERT_TRUE(t);
-    for (const char* name : {"ring", "dbtree", "rhd", "ps(k=2)", "hierarchical(ring)",
-                             "hierarchical(tree)", "hierarchical(rhd)", "hierarchical(ps(k=2))",
-                             "hierarchical(rhd)/ch2"}) {
+    for (const char* name :
+         {"ring", "dbtree", "rhd", "ps(k=2)", "hierarchical(ring)", "hierarchical(tree)",
+          "hierarchical(rhd)", "hierarchical(ps(k=2))", "hierarchical(rhd)/ch2"}) {
       const AlgorithmChoice a = *parse_algorithm_choice(name);
       auto alg = make_schedule_algorithm(a);
       ASSERT_TRUE(alg);
@@ -350,7 +348,8 @@ TEST(NcclTimer, NcclAlgorithmsComeFromThePredictorOthersAreDelegated) {
   EXPECT_EQ(timer.chosen(r4, 64_MiB)->channels, 4);
   EXPECT_DOUBLE_EQ(timer.allreduce(r4, 64_MiB)->value,
                    ring4.predict(sched::Collective::Allreduce, 64_MiB)->chosen.time.value);
-  EXPECT_NE(timer.allreduce(r4, 64_MiB)->value, timer.allreduce({AlgoKind::NcclRing}, 64_MiB)->value);
+  EXPECT_NE(timer.allreduce(r4, 64_MiB)->value,
+            timer.allreduce({AlgoKind::NcclRing}, 64_MiB)->value);
 }
 
 TEST(Plan, CalibrationIsAppliedAndReplayed) {

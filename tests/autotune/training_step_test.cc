@@ -99,9 +99,9 @@ TEST(DdpBuckets, ReadyOrderIsReverseLayerThenReverseRegistration) {
 
 TEST(Horovod, CycleTimeGroupsWhatIsReady) {
   // Cycle 1 ms: every 4 MiB gradient is alone in its cycle: like k=1 above, 13 ms.
-  EXPECT_NEAR(simulate_horovod_step(sweep_model(), {128_MiB, Seconds(1e-3)}, sweep_allreduce)
-                  .step.value,
-              13e-3, 1e-12);
+  EXPECT_NEAR(
+      simulate_horovod_step(sweep_model(), {128_MiB, Seconds(1e-3)}, sweep_allreduce).step.value,
+      13e-3, 1e-12);
   // Cycle 2 ms: two gradients per cycle fused (8 MiB): like k=2, 10 ms.
   const StepResult two =
       simulate_horovod_step(sweep_model(), {128_MiB, Seconds(2e-3)}, sweep_allreduce);

@@ -1,12 +1,12 @@
 // Tuner and timers: hand-derived closed forms, and a search whose optimum is derived by hand.
 
-#include "autotune/framework.h"
 #include "autotune/tuner.h"
 
 #include <gtest/gtest.h>
 
 #include "algorithms/registry.h"
 #include "autotune/closed_form_timer.h"
+#include "autotune/framework.h"
 
 namespace topotune::tune {
 namespace {
@@ -19,9 +19,12 @@ class FakeTimer final : public CollectiveTimer {
     const double mib = b.as_double() / (1 << 20);
     switch (a.kind) {
       case AlgoKind::NcclDefault:
-      case AlgoKind::NcclRing: return Seconds(1e-3 + mib / 8 * 1e-3);  // 1 ms + 8 MiB/ms
-      case AlgoKind::NcclTree: return Seconds(0.5e-3 + mib / 4 * 1e-3);  // 0.5 ms + 4 MiB/ms
-      default: return fail(Errc::Unsupported, "fake");
+      case AlgoKind::NcclRing:
+        return Seconds(1e-3 + mib / 8 * 1e-3);  // 1 ms + 8 MiB/ms
+      case AlgoKind::NcclTree:
+        return Seconds(0.5e-3 + mib / 4 * 1e-3);  // 0.5 ms + 4 MiB/ms
+      default:
+        return fail(Errc::Unsupported, "fake");
     }
   }
 };
@@ -201,9 +204,10 @@ TEST(Tuner, RecommendsTheSimplestCandidateWithinTheMargin) {
     c.step.step = Seconds(ms * 1e-3);
     return c;
   };
-  const std::vector<Candidate> ranked = {
-      cand("nccl:ring/ch4", sched::DataType::BF16, 100), cand("nccl:ring/ch4", sched::DataType::F32, 101),
-      cand("nccl:ring", sched::DataType::BF16, 101.5), cand("nccl:ring", sched::DataType::F32, 103)};
+  const std::vector<Candidate> ranked = {cand("nccl:ring/ch4", sched::DataType::BF16, 100),
+                                         cand("nccl:ring/ch4", sched::DataType::F32, 101),
+                                         cand("nccl:ring", sched::DataType::BF16, 101.5),
+                                         cand("nccl:ring", sched::DataType::F32, 103)};
   // 2 %: limit 102 ms. No override-free candidate is inside; of those with one override,
   // ring/ch4 fp32 (101) comes first.
   EXPECT_EQ(simplest_within_margin(ranked, 0.02), &ranked[1]);

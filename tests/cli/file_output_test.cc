@@ -173,7 +173,8 @@ TEST_F(FileOutput, ARenameFailingHalfWayPutsEveryFileBack) {
 TEST_F(FileOutput, AWriteThatFailsHalfWayKeepsTheOldFile) {
   // A full disk, simulated by the file size limit: write() fails with EFBIG after 4 KiB.
   put(at("p.svg"), "old\n");
-  struct sigaction ignore {}, saved {};
+  struct sigaction ignore {
+  }, saved{};
   ignore.sa_handler = SIG_IGN;
   ASSERT_EQ(::sigaction(SIGXFSZ, &ignore, &saved), 0);
   rlimit limit{}, small{};

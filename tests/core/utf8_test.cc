@@ -11,7 +11,7 @@ TEST(Utf8, AcceptsWellFormedText) {
   EXPECT_TRUE(is_valid_utf8(""));
   EXPECT_TRUE(is_valid_utf8("p4d.24xlarge"));
   EXPECT_TRUE(is_valid_utf8("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"));  // é € 😀
-  EXPECT_TRUE(is_valid_utf8("\xF4\x8F\xBF\xBF"));                            // U+10FFFF
+  EXPECT_TRUE(is_valid_utf8("\xF4\x8F\xBF\xBF"));                           // U+10FFFF
 }
 
 TEST(Utf8, RefusesIllFormedSequences) {
@@ -26,7 +26,10 @@ TEST(Utf8, RefusesIllFormedSequences) {
 
 TEST(Utf8, RepairsEachBadByte) {
   EXPECT_EQ(to_valid_utf8("log\xFF.txt"), "log\xEF\xBF\xBD.txt");
-  EXPECT_EQ(to_valid_utf8("\xE2\x82" "a"), "\xEF\xBF\xBD\xEF\xBF\xBD" "a");
+  EXPECT_EQ(to_valid_utf8("\xE2\x82"
+                          "a"),
+            "\xEF\xBF\xBD\xEF\xBF\xBD"
+            "a");
   EXPECT_EQ(to_valid_utf8("caf\xC3\xA9"), "caf\xC3\xA9");
   EXPECT_TRUE(is_valid_utf8(to_valid_utf8("\xC0\xAF\xED\xA0\x80\xF4\x90\x80\x80")));
 }

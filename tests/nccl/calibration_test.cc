@@ -4,9 +4,9 @@
 #include "autotune/calibration.h"
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "tests/nccl/test_systems.h"

@@ -65,14 +65,13 @@ TEST(LinkCalibration, LinkParamsSectionWinsOverTheMapping) {
   const std::string text = R"({"schema": "topotune.nccl_model/1",
     "parameters": {"nvlink_efficiency": 0.7, "net_efficiency.efa_srd": 0.6},
     "link_params": {"nvlink": {"latency_us": 0.9}, "network": {"efficiency": 0.55}}})";
-  const LinkCalibration c =
-      parse_link_calibration(text, "c.json", algo::default_params()).value();
+  const LinkCalibration c = parse_link_calibration(text, "c.json", algo::default_params()).value();
   EXPECT_DOUBLE_EQ(c.model.nvlink_efficiency, 0.7);
   topo::ClusterSpec spec = topo::make_cluster_spec("p4d.24xlarge", 2).value();
   ASSERT_TRUE(apply_calibration(c, spec, "c.json").has_value());
-  EXPECT_DOUBLE_EQ(spec.params(LinkKind::NvLink).efficiency, 0.7);   // mapped
+  EXPECT_DOUBLE_EQ(spec.params(LinkKind::NvLink).efficiency, 0.7);      // mapped
   EXPECT_NEAR(spec.params(LinkKind::NvLink).latency.us(), 0.9, 1e-12);  // section
-  EXPECT_DOUBLE_EQ(spec.params(LinkKind::Network).efficiency, 0.55);  // section over mapping
+  EXPECT_DOUBLE_EQ(spec.params(LinkKind::Network).efficiency, 0.55);    // section over mapping
 }
 
 TEST(LinkCalibration, BadFilesAreErrorsNamingTheKey) {
@@ -98,8 +97,7 @@ TEST(LinkCalibration, BadFilesAreErrorsNamingTheKey) {
   EXPECT_NE(err(R"("parameters": {}, "link_params": {"pcie": {"efficiency": 2}})")
                 .find("link_params.pcie.efficiency"),
             std::string::npos);
-  EXPECT_EQ(err(R"("parameters": {}, "link_params": {"pcie": {"efficiency": 0.5}})"),
-            "no error");
+  EXPECT_EQ(err(R"("parameters": {}, "link_params": {"pcie": {"efficiency": 0.5}})"), "no error");
 }
 
 }  // namespace

@@ -165,8 +165,8 @@ TEST(NcclPipeline, HandSolvedRingSimpleOnOneNode) {
   // 1208.4336 us; total = 10 + 321.60128 + 1208.4336 = 1540.03488 us.
   NcclOptions one;
   one.max_channels = 1;
-  const NcclCandidate c1 = NcclPredictor(s, p, one).evaluate(
-      Collective::Allreduce, Bytes(32 << 20), NcclAlgo::Ring, NcclProto::Simple);
+  const NcclCandidate c1 = NcclPredictor(s, p, one).evaluate(Collective::Allreduce, Bytes(32 << 20),
+                                                             NcclAlgo::Ring, NcclProto::Simple);
   EXPECT_EQ(c1.channels, 1);
   EXPECT_NEAR(c1.time.us(), 1540.03488, 1e-6);
   // NCCL_MIN_NCHANNELS=4: duplicated channels share the same 100 GB/s (25 GB/s each). Per step
@@ -174,8 +174,9 @@ TEST(NcclPipeline, HandSolvedRingSimpleOnOneNode) {
   // 42.94304 = 558.25952 us; total = 10 + 615.20256 + 558.25952 = 1183.46208 us.
   NcclOptions four;
   four.min_channels = 4;
-  const NcclCandidate c4 = NcclPredictor(s, p, four).evaluate(
-      Collective::Allreduce, Bytes(32 << 20), NcclAlgo::Ring, NcclProto::Simple);
+  const NcclCandidate c4 =
+      NcclPredictor(s, p, four)
+          .evaluate(Collective::Allreduce, Bytes(32 << 20), NcclAlgo::Ring, NcclProto::Simple);
   EXPECT_EQ(c4.channels, 4);
   EXPECT_NEAR(c4.time.us(), 1183.46208, 1e-6);
   // Beyond MAXCHANNELS the count is clamped; NVLS keeps its own count.
@@ -186,10 +187,9 @@ TEST(NcclPipeline, HandSolvedRingSimpleOnOneNode) {
                 .channels,
             static_cast<int>(p.max_channels));
   const NcclPredictor h100(dgx_h100(1), default_params(), many);
-  EXPECT_EQ(
-      h100.evaluate(Collective::Allreduce, Bytes(1 << 30), NcclAlgo::Nvls, NcclProto::Simple)
-          .channels,
-      static_cast<int>(default_params().nvls_channels));
+  EXPECT_EQ(h100.evaluate(Collective::Allreduce, Bytes(1 << 30), NcclAlgo::Nvls, NcclProto::Simple)
+                .channels,
+            static_cast<int>(default_params().nvls_channels));
 }
 
 }  // namespace

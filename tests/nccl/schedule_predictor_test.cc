@@ -66,8 +66,7 @@ TEST(SchedulePredictor, MpiIsRhdOverTheBitReversedRankOrder) {
   algo::RankLayout order = p.layout();
   order.rings = {{RankId(0), RankId(2), RankId(1), RankId(3)}};
   const sched::CollectiveSpec s = allreduce(4, 1 << 20);
-  EXPECT_EQ(p.time("mpi", s).value().value,
-            simulate(p.topology(), "rhd", {}, order, s).value);
+  EXPECT_EQ(p.time("mpi", s).value().value, simulate(p.topology(), "rhd", {}, order, s).value);
   EXPECT_EQ(measured_layout(measured_algorithm("mpi").value(), p.layout()).rings, order.rings);
 }
 

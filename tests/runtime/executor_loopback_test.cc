@@ -63,8 +63,8 @@ TEST(ExecutorLoopback, EveryScheduleRankCountSizeAndDtypeIsExact) {
           const sched::CollectiveSpec spec = spec_of(m.collective, n, e, t);
           const sched::Schedule s = m.make(spec);
           auto bufs = initial_buffers(spec);
-          const std::string where = m.name + " n=" + std::to_string(n) + " elements=" +
-                                    std::to_string(e) + " " + sched::dtype_name(t);
+          const std::string where = m.name + " n=" + std::to_string(n) +
+                                    " elements=" + std::to_string(e) + " " + sched::dtype_name(t);
           Expected<void> r = run_loopback(s, bufs);
           ASSERT_TRUE(r) << where << ": " << r.error().message;
           EXPECT_EQ(check_result(spec, bufs), "") << where;
@@ -169,7 +169,7 @@ TEST(ExecutorLoopback, EveryRegistryAlgorithmIsExact) {
   cpu.ps_placement = algo::PsPlacement::Cpu;
   variants.push_back({"ps", cpu});
   variants.push_back({"hierarchical:ps", cpu});
-  const std::pair<int, int> kLayouts[] = {{1, 1}, {2, 1}, {3, 1}, {1, 4}, {2, 2}, {5, 1},
+  const std::pair<int, int> kLayouts[] = {{1, 1}, {2, 1}, {3, 1}, {1, 4},  {2, 2}, {5, 1},
                                           {7, 1}, {2, 4}, {4, 2}, {16, 1}, {3, 3}};
   int runs = 0;
   for (const Variant& v : variants) {

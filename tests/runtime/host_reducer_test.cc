@@ -67,12 +67,14 @@ TEST(HostReducer, SumsEachDtype) {
   // 1 and 2^-8 in float (the single rounding happens when narrowing).
   std::vector<std::uint16_t> h1 = {float_to_half(1.5f)}, h2 = {float_to_half(2.25f)};
   auto dh1 = bytes_of(h1), dh2 = bytes_of(h2);
-  ASSERT_TRUE(r.sum(BufferView{dh1.data(), 2}, ConstBufferView(dh2.data(), 2), sched::DataType::F16));
+  ASSERT_TRUE(
+      r.sum(BufferView{dh1.data(), 2}, ConstBufferView(dh2.data(), 2), sched::DataType::F16));
   std::memcpy(h1.data(), dh1.data(), 2);
   EXPECT_EQ(half_to_float(h1[0]), 3.75f);
   std::vector<std::uint16_t> b1 = {float_to_bf16(1.0f)}, b2 = {float_to_bf16(std::ldexp(1.0f, -8))};
   auto db1 = bytes_of(b1), db2 = bytes_of(b2);
-  ASSERT_TRUE(r.sum(BufferView{db1.data(), 2}, ConstBufferView(db2.data(), 2), sched::DataType::BF16));
+  ASSERT_TRUE(
+      r.sum(BufferView{db1.data(), 2}, ConstBufferView(db2.data(), 2), sched::DataType::BF16));
   std::memcpy(b1.data(), db1.data(), 2);
   EXPECT_EQ(bf16_to_float(b1[0]), 1.0f);
 }

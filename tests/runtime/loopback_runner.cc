@@ -10,14 +10,14 @@
 
 namespace topotune::rt::testing {
 
-int input_value(int rank, std::int64_t i) {
-  return static_cast<int>((i * 7 + rank * 3) % 16) + 1;
-}
+int input_value(int rank, std::int64_t i) { return static_cast<int>((i * 7 + rank * 3) % 16) + 1; }
 
 void store(std::vector<std::byte>& buf, sched::DataType t, std::int64_t i, float v) {
   const auto off = static_cast<std::size_t>(i * sched::dtype_size(t));
   switch (t) {
-    case sched::DataType::F32: std::memcpy(&buf[off], &v, 4); return;
+    case sched::DataType::F32:
+      std::memcpy(&buf[off], &v, 4);
+      return;
     case sched::DataType::F16: {
       const std::uint16_t h = float_to_half(v);
       std::memcpy(&buf[off], &h, 2);
@@ -36,9 +36,15 @@ float load(const std::vector<std::byte>& buf, sched::DataType t, std::int64_t i)
   float f = 0;
   std::uint16_t h = 0;
   switch (t) {
-    case sched::DataType::F32: std::memcpy(&f, &buf[off], 4); return f;
-    case sched::DataType::F16: std::memcpy(&h, &buf[off], 2); return half_to_float(h);
-    case sched::DataType::BF16: std::memcpy(&h, &buf[off], 2); return bf16_to_float(h);
+    case sched::DataType::F32:
+      std::memcpy(&f, &buf[off], 4);
+      return f;
+    case sched::DataType::F16:
+      std::memcpy(&h, &buf[off], 2);
+      return half_to_float(h);
+    case sched::DataType::BF16:
+      std::memcpy(&h, &buf[off], 2);
+      return bf16_to_float(h);
   }
   return f;
 }
@@ -50,8 +56,10 @@ bool owns_input(const sched::CollectiveSpec& spec, int r, std::int64_t i) {
   const int esize = sched::dtype_size(spec.dtype);
   switch (spec.collective) {
     case sched::Collective::Allreduce:
-    case sched::Collective::ReduceScatter: return true;
-    case sched::Collective::Broadcast: return r == spec.root.value;
+    case sched::Collective::ReduceScatter:
+      return true;
+    case sched::Collective::Broadcast:
+      return r == spec.root.value;
     case sched::Collective::Allgather: {
       const sched::Slice b = sched::block(spec, r, spec.ranks);
       return i * esize >= b.offset.value && i * esize < b.end().value;
@@ -66,13 +74,15 @@ std::optional<float> expected_value(const sched::CollectiveSpec& spec, int r, st
   int sum = 0;
   for (int q = 0; q < spec.ranks; ++q) sum += input_value(q, i);
   switch (spec.collective) {
-    case sched::Collective::Allreduce: return static_cast<float>(sum);
+    case sched::Collective::Allreduce:
+      return static_cast<float>(sum);
     case sched::Collective::ReduceScatter: {
       const sched::Slice b = sched::block(spec, r, spec.ranks);
       if (i * esize < b.offset.value || i * esize >= b.end().value) return std::nullopt;
       return static_cast<float>(sum);
     }
-    case sched::Collective::Broadcast: return static_cast<float>(input_value(spec.root.value, i));
+    case sched::Collective::Broadcast:
+      return static_cast<float>(input_value(spec.root.value, i));
     case sched::Collective::Allgather:
       for (int q = 0; q < spec.ranks; ++q) {
         if (owns_input(spec, q, i)) return static_cast<float>(input_value(q, i));
@@ -90,7 +100,8 @@ std::vector<std::vector<std::byte>> initial_buffers(const sched::CollectiveSpec&
     auto& b = bufs[static_cast<std::size_t>(r)];
     b.resize(static_cast<std::size_t>(spec.bytes.value));
     for (std::int64_t i = 0; i < spec.elements(); ++i) {
-      store(b, spec.dtype, i, owns_input(spec, r, i) ? static_cast<float>(input_value(r, i)) : -1.0f);
+      store(b, spec.dtype, i,
+            owns_input(spec, r, i) ? static_cast<float>(input_value(r, i)) : -1.0f);
     }
   }
   return bufs;
@@ -123,7 +134,8 @@ Expected<void> run_loopback(const sched::Schedule& s, std::vector<std::vector<st
   for (auto& t : threads) t.join();
   for (int r = 0; r < n; ++r) {
     if (!errors[static_cast<std::size_t>(r)].empty()) {
-      return fail(Errc::Transport, "rank " + std::to_string(r) + ": " + errors[static_cast<std::size_t>(r)]);
+      return fail(Errc::Transport,
+                  "rank " + std::to_string(r) + ": " + errors[static_cast<std::size_t>(r)]);
     }
   }
   return {};

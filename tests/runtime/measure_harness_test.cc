@@ -30,7 +30,9 @@ TEST(InputValue, SumsStayExactForEachDtype) {
   // bf16 at 16 ranks: M = 256/16 = 16, so each sum <= 16*16 = 256 (exact in bf16).
   for (auto t : {sched::DataType::F32, sched::DataType::F16, sched::DataType::BF16}) {
     for (int n : {2, 16, 64}) {
-      const int limit = t == sched::DataType::BF16 ? 256 : t == sched::DataType::F16 ? 2048 : 1 << 24;
+      const int limit = t == sched::DataType::BF16  ? 256
+                        : t == sched::DataType::F16 ? 2048
+                                                    : 1 << 24;
       for (std::int64_t i = 0; i < 64; ++i) {
         int sum = 0;
         for (int r = 0; r < n; ++r) sum += input_value(r, i, n, t);

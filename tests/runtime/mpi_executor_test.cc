@@ -31,9 +31,8 @@ std::optional<MeasurementRow> measure_schedule(const sched::Schedule& s, const s
   Executor ex;
   HostReducer reducer;
   MeasureHarness h(*g_transport, HarnessOptions{1, 2, s.spec().dtype});
-  Candidate c{name, [&](BufferView b) {
-                return ex.run(s, g_transport->rank(), b, *g_transport, reducer);
-              }};
+  Candidate c{
+      name, [&](BufferView b) { return ex.run(s, g_transport->rank(), b, *g_transport, reducer); }};
   auto row = h.measure(c, s.spec().bytes.value);
   EXPECT_TRUE(row) << (row ? "" : row.error().message);
   return row ? *row : std::nullopt;

@@ -8,9 +8,9 @@
 // distance 1 first, the generator at distance p/2 first, and position v <-> rank bitrev(v)
 // turns one into the other (on 2x2 it keeps the first, largest exchange inside a host).
 // The mapping and the simulation are tune::SchedulePredictor's (autotune/schedule_predictor.h,
-// shared with `measure` and `topotune validate --measured`). Planner labels ("hierarchical(rhd)", "ps(k=2)",
-// "ring/ch2") are generated as `topotune plan` timed them (tune::make_schedule_algorithm), as
-// `topotune measure` runs them.
+// shared with `measure` and `topotune validate --measured`). Planner labels ("hierarchical(rhd)",
+// "ps(k=2)", "ring/ch2") are generated as `topotune plan` timed them
+// (tune::make_schedule_algorithm), as `topotune measure` runs them.
 
 #include <cstdio>
 #include <iostream>

@@ -122,9 +122,9 @@ sched::Schedule hierarchical_allreduce(const sched::CollectiveSpec& spec, int pe
       std::vector<TransferId> deps = got[static_cast<std::size_t>(i)];
       deps.insert(deps.end(), intra[static_cast<std::size_t>(i)].begin(),
                   intra[static_cast<std::size_t>(i)].end());
-      next[static_cast<std::size_t>(to)] = {b.add(ep(i * per_host), ep(to * per_host),
-                                                  block(Slice{Bytes(0), spec.bytes}, esize, blk, hosts),
-                                                  s < hosts - 1, deps)};
+      next[static_cast<std::size_t>(to)] = {
+          b.add(ep(i * per_host), ep(to * per_host),
+                block(Slice{Bytes(0), spec.bytes}, esize, blk, hosts), s < hosts - 1, deps)};
       received[static_cast<std::size_t>(to)].push_back(next[static_cast<std::size_t>(to)][0]);
     }
     got = std::move(next);
@@ -132,7 +132,8 @@ sched::Schedule hierarchical_allreduce(const sched::CollectiveSpec& spec, int pe
   // A leader's copy is final once every transfer into it completed.
   for (int h = 0; h < hosts; ++h) {
     for (int k = 1; k < per_host; ++k) {
-      b.add(ep(h * per_host), ep(h * per_host + k), all, false, received[static_cast<std::size_t>(h)]);
+      b.add(ep(h * per_host), ep(h * per_host + k), all, false,
+            received[static_cast<std::size_t>(h)]);
     }
   }
   return finish(std::move(b));

@@ -199,7 +199,7 @@ TEST(ClosedForm, Hierarchical) {
         expect_simulation_matches(
             {"hierarchical", with_inner}, hosts, gpus, even_size(hosts * gpus, o, 1024),
             inner == algo::InnerAlgorithm::Tree && o.chunks > 1 && hosts > 2 ? Expect::Within
-                                                                              : Expect::Equal);
+                                                                             : Expect::Equal);
       }
     }
   }

@@ -127,7 +127,8 @@ void expect_every_algorithm(const topo::Topology& t, const std::string& where) {
   for (const auto& [channels, chunks] : {std::pair{1, 1}, {2, 2}}) {
     for (const Named& a : every_algorithm(channels, chunks)) {
       for (std::int64_t bytes : {std::int64_t{1} << 20, std::int64_t{12345676}}) {
-        SCOPED_TRACE(where + " " + a.name + " inner=" + algo::inner_algorithm_name(a.options.inner) +
+        SCOPED_TRACE(where + " " + a.name +
+                     " inner=" + algo::inner_algorithm_name(a.options.inner) +
                      " ps=" + algo::ps_placement_name(a.options.ps_placement) +
                      " C=" + std::to_string(channels) + " K=" + std::to_string(chunks) +
                      " S=" + std::to_string(bytes));

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
-#include <tuple>
 #include <simgrid/s4u.hpp>
 #include <string>
+#include <tuple>
 #include <utility>
 
 namespace topotune::sim::testing {
@@ -47,7 +47,8 @@ Expected<Plan> plan_replay(const NetworkModel& network, const sched::Schedule& s
   }
   for (const sched::Transfer& t : schedule.transfers()) {
     const int from = p.device[t.src.index()], to = p.device[t.dst.index()];
-    if (from == to) return fail(Errc::InvalidArgument, "simgrid replay: a transfer within one device");
+    if (from == to)
+      return fail(Errc::InvalidArgument, "simgrid replay: a transfer within one device");
     const auto [it, inserted] = p.paths.try_emplace({from, to, t.channel});
     if (!inserted) continue;
     const topo::Route r = network.route(NodeId(from), NodeId(to), t.channel);
@@ -61,8 +62,8 @@ Expected<Plan> plan_replay(const NetworkModel& network, const sched::Schedule& s
 
 // The SimGrid platform of a Plan (see simgrid_replay.h for the mapping).
 struct Platform {
-  std::vector<sg4::Host*> devices;                             ///< per device: its reductions
-  std::map<std::pair<int, int>, sg4::Host*> channel_hosts;     ///< (device, channel) -> host
+  std::vector<sg4::Host*> devices;                          ///< per device: its reductions
+  std::map<std::pair<int, int>, sg4::Host*> channel_hosts;  ///< (device, channel) -> host
   std::map<std::tuple<int, int, int>, std::pair<sg4::Host*, sg4::Host*>> latency_hosts;
 };
 
@@ -75,8 +76,8 @@ std::pair<sg4::Host*, sg4::Host*> add_delay_route(sg4::NetZone* zone, const std:
                          ->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE)
                          ->set_latency(latency)
                          ->seal();
-  zone->add_route(a->get_netpoint(), b->get_netpoint(), nullptr, nullptr,
-                  {sg4::LinkInRoute(delay)}, false);
+  zone->add_route(a->get_netpoint(), b->get_netpoint(), nullptr, nullptr, {sg4::LinkInRoute(delay)},
+                  false);
   return {a, b};
 }
 
@@ -93,13 +94,15 @@ Platform build_platform(const Plan& p) {
   const auto channel_host = [&](int device, int channel) {
     sg4::Host*& h = out.channel_hosts[{device, channel}];
     if (h == nullptr) {
-      h = zone->create_host("d" + std::to_string(device) + "c" + std::to_string(channel), 1.0)->seal();
+      h = zone->create_host("d" + std::to_string(device) + "c" + std::to_string(channel), 1.0)
+              ->seal();
     }
     return h;
   };
   for (const auto& [key, path] : p.paths) {
     const auto [from, to, channel] = key;
-    const std::string tag = std::to_string(from) + "_" + std::to_string(to) + "_" + std::to_string(channel);
+    const std::string tag =
+        std::to_string(from) + "_" + std::to_string(to) + "_" + std::to_string(channel);
     // 1e15 B/s: no flow of a test comes near it, and it stays well inside lmm's precision.
     sg4::Link* pipe = zone->create_link("p" + tag, path.cap > 0 ? path.cap : 1e15)
                           ->set_sharing_policy(sg4::Link::SharingPolicy::FATPIPE)
@@ -137,7 +140,8 @@ TransferActivities add_transfer(const Plan& p, const Platform& net, const sched:
                                   net.channel_hosts.at({to, t.channel}));
   a.comm->set_payload_size(static_cast<std::uint64_t>(t.slice.size.value));
   a.first = a.comm;
-  if (const auto it = net.latency_hosts.find({from, to, t.channel}); it != net.latency_hosts.end()) {
+  if (const auto it = net.latency_hosts.find({from, to, t.channel});
+      it != net.latency_hosts.end()) {
     a.first = sg4::Comm::sendto_init(it->second.first, it->second.second);
     a.first->set_payload_size(0);
     a.first->add_successor(a.comm);
@@ -156,12 +160,16 @@ TransferActivities add_transfer(const Plan& p, const Platform& net, const sched:
 
 // In the child: runs the schedule in SimGrid and returns the completion times.
 std::vector<double> run_simgrid(const Plan& p, const sched::Schedule& schedule) {
-  std::vector<std::string> args = {
-      "replay", "--cfg=network/model:CM02", "--cfg=network/crosstraffic:0",
-      "--cfg=network/latency-factor:1", "--cfg=network/bandwidth-factor:1",
-      "--cfg=network/weight-S:0", "--cfg=network/TCP-gamma:0",
-      "--cfg=surf/precision:1e-13", "--cfg=maxmin/precision:1e-9",
-      "--log=root.thresh:critical"};
+  std::vector<std::string> args = {"replay",
+                                   "--cfg=network/model:CM02",
+                                   "--cfg=network/crosstraffic:0",
+                                   "--cfg=network/latency-factor:1",
+                                   "--cfg=network/bandwidth-factor:1",
+                                   "--cfg=network/weight-S:0",
+                                   "--cfg=network/TCP-gamma:0",
+                                   "--cfg=surf/precision:1e-13",
+                                   "--cfg=maxmin/precision:1e-9",
+                                   "--log=root.thresh:critical"};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());
@@ -187,7 +195,7 @@ std::vector<double> run_simgrid(const Plan& p, const sched::Schedule& schedule) 
 }  // namespace
 
 Expected<std::vector<double>> simgrid_completion_times(const NetworkModel& network,
-                                                        const sched::Schedule& schedule) {
+                                                       const sched::Schedule& schedule) {
   TT_TRY(const Plan plan, plan_replay(network, schedule));
   int fds[2];
   if (pipe(fds) != 0) return fail(Errc::Internal, "simgrid replay: pipe failed");
@@ -226,8 +234,8 @@ Expected<std::vector<double>> simgrid_completion_times(const NetworkModel& netwo
   int status = 0;
   waitpid(pid, &status, 0);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || got != want) {
-    return fail(Errc::Internal, "simgrid replay: the SimGrid child failed (status " +
-                                    std::to_string(status) + ")");
+    return fail(Errc::Internal,
+                "simgrid replay: the SimGrid child failed (status " + std::to_string(status) + ")");
   }
   return end;
 }

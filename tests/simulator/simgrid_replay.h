@@ -34,6 +34,6 @@ namespace topotune::sim::testing {
 /// indexed by TransferId, as SimGrid computes it. Errors: a transfer whose two endpoints are
 /// one device (SimGrid has no local copy), SimGrid failing in the child.
 Expected<std::vector<double>> simgrid_completion_times(const NetworkModel& network,
-                                                        const sched::Schedule& schedule);
+                                                       const sched::Schedule& schedule);
 
 }  // namespace topotune::sim::testing

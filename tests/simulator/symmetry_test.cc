@@ -141,8 +141,8 @@ TEST(Symmetry, ReducedRunEqualsFullRunOnCatalogInstances) {
 // Rail-optimised racks (a leaf per group of rails, a spine): twins cross shifted leaves.
 TEST(Symmetry, ReducedRunEqualsFullRunOnRailOptimisedFabrics) {
   Counts counts;
-  for (const auto& [instance, rails] : {std::pair{"p5.48xlarge", 4}, std::pair{"p4d.24xlarge", 1},
-                                        std::pair{"p4d.24xlarge", 2}}) {
+  for (const auto& [instance, rails] :
+       {std::pair{"p5.48xlarge", 4}, std::pair{"p4d.24xlarge", 1}, std::pair{"p4d.24xlarge", 2}}) {
     for (const auto& [hosts, per_rack] : {std::pair{4, 2}, std::pair{6, 3}}) {
       topo::ClusterSpec spec = *topo::make_cluster_spec(instance, hosts);
       spec.fabric.hosts_per_rack = per_rack;
@@ -279,8 +279,8 @@ void expect_translation_invariant(const topo::Topology& t) {
   }
   auto shifted = [&](NodeId id) {
     const topo::Device& dev = t.device(id);
-    return by_place.at({(dev.host + period) % t.num_hosts(), static_cast<int>(dev.kind),
-                        dev.index});
+    return by_place.at(
+        {(dev.host + period) % t.num_hosts(), static_cast<int>(dev.kind), dev.index});
   };
   auto orbit_route = [&](const topo::Route& r) {
     std::vector<int> out;

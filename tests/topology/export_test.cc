@@ -84,8 +84,10 @@ TEST(Export, DotQuotesEveryName) {
   for (std::string l; std::getline(lines, l);) {
     int quotes = 0;
     for (std::size_t i = 0; i < l.size(); ++i) {
-      if (l[i] == '\\') ++i;
-      else if (l[i] == '"') ++quotes;
+      if (l[i] == '\\')
+        ++i;
+      else if (l[i] == '"')
+        ++quotes;
     }
     EXPECT_EQ(quotes % 2, 0) << l;
     EXPECT_NE(l.rfind("  injected", 0), 0u) << l;

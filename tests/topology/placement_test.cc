@@ -133,7 +133,9 @@ TEST(Placement, RailOptimisedLeavesAndSpine) {
   // Leaf uplink: 1 NIC x 2 hosts x 12.5 GB/s / 1 = 25 GB/s; bisection min(2 nodes x 50,
   // 4 leaves x 25) = 100 GB/s.
   EXPECT_DOUBLE_EQ(topo->bisection_bandwidth().value, 100e9);
-  auto r = [&](int a, int b) { return topo->route(topo->gpu_of(RankId(a)), topo->gpu_of(RankId(b))); };
+  auto r = [&](int a, int b) {
+    return topo->route(topo->gpu_of(RankId(a)), topo->gpu_of(RankId(b)));
+  };
   EXPECT_EQ(uplinks_on(*topo, r(0, 8)), 0);   // GPU 0 of hosts 0 and 1: same rail, same rack
   EXPECT_EQ(uplinks_on(*topo, r(0, 16)), 2);  // host 2 is in the other rack
   EXPECT_EQ(uplinks_on(*topo, r(0, 10)), 2);  // GPU 2 uses another NIC: another rail
