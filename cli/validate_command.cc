@@ -13,12 +13,12 @@
 #include <string>
 
 #include "autotune/calibration.h"
+#include "autotune/log_health.h"
 #include "autotune/schedule_predictor.h"
 #include "cli/algorithm_flags.h"
 #include "cli/busbw_plot.h"
 #include "cli/commands.h"
 #include "cli/file_output.h"
-#include "cli/log_health.h"
 #include "cli/nccl_common.h"
 #include "core/string_printf.h"
 
@@ -210,13 +210,14 @@ Expected<void> run_validate(const ValidateArgs& a, std::ostream& out) {
   out << "# topotune validate: " << sys.instance << " x " << sys.nodes << " node(s), " << m.ranks
       << " ranks, " << sched::collective_name(m.collective) << ", NCCL " << opts.version.str()
       << "\n";
-  for (const std::string& w : log_contradictions(m, cluster, a.nodes.has_value()))
+  for (const std::string& w :
+       tune::log_contradictions({m.gpu_names, m.nodes}, cluster, a.nodes.has_value()))
     out << "# warning: " << w << "\n";
   print_rows(out, rows);
   if (!a.nccl_tests.empty()) {
-    std::vector<HealthPoint> points;
+    std::vector<tune::HealthPoint> points;
     for (const Row& r : rows) points.push_back({r.bytes, r.measured_busbw, r.predicted_busbw});
-    out << "# verdict: " << judge_health(points, sys).text << "\n";
+    out << "# verdict: " << tune::judge_health(points, sys).text << "\n";
   }
   if (!a.plot.empty()) out << "# plot written to " << a.plot << "\n";
   return {};

@@ -5,14 +5,14 @@
 // Pure functions of the compared rows and the cluster; the command prints what they return.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "algorithms/nccl/nccl_system.h"
-#include "runtime/measurement.h"
 #include "topology/cluster_spec.h"
 
-namespace topotune::cli {
+namespace topotune::tune {
 
 /// One compared size: measured and predicted bus bandwidth (GB/s).
 struct HealthPoint {
@@ -41,9 +41,15 @@ struct HealthVerdict {
 /// Judges the rows of sizes >= 1 MiB (smaller ones are latency-bound and noisy).
 HealthVerdict judge_health(const std::vector<HealthPoint>& points, const algo::NcclSystem& sys);
 
+/// What a log says about where it ran (nccl-tests' Rank lines): GPU names and the host count.
+struct LogOrigin {
+  std::vector<std::string> gpu_names;
+  std::optional<int> hosts;
+};
+
 /// Where the log contradicts the cluster the user named: GPU names of a different GPU family
 /// than the instance's, a host count other than the nodes (when `nodes_given`). Empty if none.
-std::vector<std::string> log_contradictions(const rt::Measurement& m, const topo::ClusterSpec& spec,
+std::vector<std::string> log_contradictions(const LogOrigin& log, const topo::ClusterSpec& spec,
                                             bool nodes_given);
 
-}  // namespace topotune::cli
+}  // namespace topotune::tune

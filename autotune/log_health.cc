@@ -1,4 +1,4 @@
-#include "cli/log_health.h"
+#include "autotune/log_health.h"
 
 #include <algorithm>
 #include <cctype>
@@ -7,7 +7,7 @@
 
 #include "core/string_printf.h"
 
-namespace topotune::cli {
+namespace topotune::tune {
 namespace {
 
 constexpr std::int64_t kMiB = 1 << 20;
@@ -130,19 +130,19 @@ HealthVerdict judge_health(const std::vector<HealthPoint>& points, const algo::N
   return v;
 }
 
-std::vector<std::string> log_contradictions(const rt::Measurement& m, const topo::ClusterSpec& spec,
+std::vector<std::string> log_contradictions(const LogOrigin& log, const topo::ClusterSpec& spec,
                                             bool nodes_given) {
   std::vector<std::string> out;
   const std::string want = gpu_family(spec.instance.gpu.model);
-  for (const std::string& name : m.gpu_names) {
+  for (const std::string& name : log.gpu_names) {
     const std::string got = gpu_family(name);
     if (!want.empty() && !got.empty() && got != want) {
       out.push_back("the log's GPUs are '" + name + "' but " + spec.instance.name + " has " +
                     spec.instance.gpu.model);
     }
   }
-  if (nodes_given && m.nodes && *m.nodes != spec.hosts) {
-    out.push_back("the log's Rank lines name " + std::to_string(*m.nodes) +
+  if (nodes_given && log.hosts && *log.hosts != spec.hosts) {
+    out.push_back("the log's Rank lines name " + std::to_string(*log.hosts) +
                   " host(s) but --nodes is " + std::to_string(spec.hosts) +
                   " (right only when hosts share one NVLink domain, e.g. a GB200/GB300 rack "
                   "described as one node)");
@@ -150,4 +150,4 @@ std::vector<std::string> log_contradictions(const rt::Measurement& m, const topo
   return out;
 }
 
-}  // namespace topotune::cli
+}  // namespace topotune::tune
