@@ -167,12 +167,6 @@ Expected<ModelProfile> parse_json(const json& j) {
   return m;
 }
 
-std::string embedded_text(const detail::EmbeddedModel& m) {
-  std::string text;
-  for (std::size_t i = 0; i < m.num_chunks; ++i) text += m.chunks[i];
-  return text;
-}
-
 }  // namespace
 
 std::int64_t ModelProfile::total_params() const {
@@ -203,7 +197,7 @@ Expected<ModelProfile> parse_model_profile(const std::string& text, const std::s
 
 std::vector<std::string> builtin_model_names() {
   std::vector<std::string> names;
-  for (const detail::EmbeddedModel& m : detail::embedded_models()) names.emplace_back(m.name);
+  for (const EmbeddedFile& m : detail::embedded_models()) names.emplace_back(m.name);
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -216,9 +210,9 @@ Expected<ModelProfile> load_model_profile(const std::string& name_or_path) {
     TT_TRY(const std::string text, read_input_file(name_or_path, "model profile"));
     return parse_model_profile(text, name_or_path);
   }
-  for (const detail::EmbeddedModel& m : detail::embedded_models()) {
+  for (const EmbeddedFile& m : detail::embedded_models()) {
     if (name_or_path == m.name) {
-      return parse_model_profile(embedded_text(m), std::string("model ") + m.name);
+      return parse_model_profile(m.text(), std::string("model ") + m.name);
     }
   }
   std::string known;

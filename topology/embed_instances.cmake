@@ -4,7 +4,7 @@ cmake_minimum_required(VERSION 3.25)
 # most 50000 bytes (split at line ends) so no literal exceeds the 65536 bytes that
 # -Wpedantic / -Woverlength-strings allow. The binary then needs no data directory.
 # Reused for other data folders (autotune: data/models) with optional -DHEADER=<include>
-# -DNAMESPACE=<ns> -DTYPE=<struct {name, chunks, num_chunks}> -DFUNCTION=<name>; the defaults
+# -DNAMESPACE=<ns> -DTYPE=<struct {name, chunks, num_chunks}, default core/embedded_file.h's> -DFUNCTION=<name>; the defaults
 # are the instance catalog's. -DPATTERN=<glob> (default *.json) selects the files.
 if(NOT DEFINED HEADER)
   set(HEADER topology/embedded_instances.h)
@@ -13,7 +13,7 @@ if(NOT DEFINED NAMESPACE)
   set(NAMESPACE topotune::topo::detail)
 endif()
 if(NOT DEFINED TYPE)
-  set(TYPE EmbeddedInstance)
+  set(TYPE EmbeddedFile)
 endif()
 if(NOT DEFINED FUNCTION)
   set(FUNCTION embedded_instances)

@@ -22,11 +22,8 @@ InstanceCatalog::InstanceCatalog(std::vector<CatalogEntry> entries) : entries_(s
 const InstanceCatalog& InstanceCatalog::builtin() {
   static const InstanceCatalog catalog = [] {
     std::vector<CatalogEntry> entries;
-    for (const detail::EmbeddedInstance& e : detail::embedded_instances()) {
-      std::string text;
-      for (std::size_t i = 0; i < e.num_chunks; ++i) text += e.chunks[i];
-      entries.push_back({e.name, std::move(text)});
-    }
+    for (const EmbeddedFile& e : detail::embedded_instances())
+      entries.push_back({e.name, e.text()});
     return InstanceCatalog(std::move(entries));
   }();
   return catalog;

@@ -107,11 +107,9 @@ void add_physical(const TableBuilder& add) {
 
 // The text of data/nccl_model.json as the build embedded it.
 std::string embedded_text() {
-  const std::vector<detail::EmbeddedNcclModel> files = detail::embedded_nccl_model_files();
+  const std::vector<EmbeddedFile> files = detail::embedded_nccl_model_files();
   TT_ASSERT(files.size() == 1, "the build embeds exactly data/nccl_model.json");
-  std::string text;
-  for (std::size_t i = 0; i < files[0].num_chunks; ++i) text += files[0].chunks[i];
-  return text;
+  return files[0].text();
 }
 
 nlohmann::json embedded_file() { return nlohmann::json::parse(embedded_text()); }
