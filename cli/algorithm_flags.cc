@@ -29,6 +29,12 @@ Expected<algo::AlgorithmOptions> algorithm_options_of(const AlgorithmFlags& f) {
   return o;
 }
 
+Expected<Bytes> simulation_memory_limit() {
+  TT_TRY(const Bytes available, available_memory());
+  const Bytes now = resident_memory().value_or(Bytes(0));
+  return Bytes(saturating_add(now.value, available.value));
+}
+
 Expected<algo::MemoryBudget> simulation_budget() {
   algo::MemoryBudget m;
   TT_TRY(m.available, available_memory());

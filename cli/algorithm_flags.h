@@ -35,6 +35,10 @@ inline constexpr std::int64_t kSimulatorBytesPerTransfer = 64;
 /// simulator then runs.
 Expected<algo::MemoryBudget> simulation_budget();
 
+/// The resident size a flow simulation may reach: the process's size now plus the machine's
+/// available memory (sim::SimOptions::memory_limit).
+Expected<Bytes> simulation_memory_limit();
+
 /// Checks the flags and converts them; errors name the flag. The options carry the machine's
 /// memory as their budget (for the schedule alone; simulate adds the simulator's share).
 Expected<algo::AlgorithmOptions> algorithm_options_of(const AlgorithmFlags& flags);

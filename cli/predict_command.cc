@@ -139,7 +139,9 @@ Expected<std::vector<PredictRow>> predict_schedule(const PredictArgs& a, sched::
       // closed form (their share of it) on top of its makespan.
       TT_TRY(const Seconds on_wire, alg->closed_form(spec, layout, wire));
       TT_TRY(const sched::Schedule schedule, alg->generate(spec, layout));
-      TT_TRY(const sim::SimResult result, sim::Simulator(t).run(schedule));
+      sim::SimOptions options;
+      TT_TRY(options.memory_limit, simulation_memory_limit());
+      TT_TRY(const sim::SimResult result, sim::Simulator(t, options).run(schedule));
       time = result.makespan + Seconds(std::max(0.0, time.value - on_wire.value));
     }
     if (b.value > 0 && ranks > 1) time = time + costs.op_latency;

@@ -61,6 +61,7 @@ Expected<sim::SimOptions> sim_options_of(const SimulateArgs& a) {
   }
   o.apply_flow_caps = !a.no_flow_caps;
   o.record_transfers = !a.trace.empty();
+  TT_TRY(o.memory_limit, simulation_memory_limit());
   return o;
 }
 

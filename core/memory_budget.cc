@@ -46,7 +46,63 @@ std::optional<Bytes> address_space_room() {
   return Bytes(cap > used ? cap - used : 0);
 }
 
+// A whole number of bytes from a cgroup file ("123\n"); nothing for "max" or garbage.
+std::optional<std::int64_t> cgroup_number(const std::string& path) {
+  const Expected<std::string> text = read_input_file(path, "cgroup limit", Bytes(1 << 12));
+  if (!text) return std::nullopt;
+  std::int64_t v = 0;
+  const char* end = text->data() + text->size();
+  while (end > text->data() && (end[-1] == '\n' || end[-1] == ' ')) --end;
+  const auto [ptr, ec] = std::from_chars(text->data(), end, v);
+  if (ec != std::errc() || ptr != end || v < 0) return std::nullopt;
+  return v;
+}
+
+// Room left under the memory limit of the process's cgroup and of each ancestor that has one
+// (containers, CI runners, systemd slices): limit - usage. There MemAvailable still shows the
+// whole machine, and past the limit the kernel kills the process instead of failing a malloc.
+// cgroup v2 ("0::/path": memory.max, memory.current) and v1 ("N:memory:/path":
+// memory.limit_in_bytes, memory.usage_in_bytes).
+std::optional<Bytes> cgroup_room() {
+  const Expected<std::string> self = read_input_file("/proc/self/cgroup", "cgroup", Bytes(1 << 16));
+  if (!self) return std::nullopt;
+  std::optional<Bytes> best;
+  std::istringstream lines(*self);
+  for (std::string line; std::getline(lines, line);) {
+    const std::size_t a = line.find(':'), b = line.find(':', a + 1);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    const std::string controllers = line.substr(a + 1, b - a - 1);
+    const bool v2 = line.compare(0, a, "0") == 0 && controllers.empty();
+    if (!v2 && controllers != "memory") continue;
+    const std::string base = v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory";
+    const char* limit_file = v2 ? "/memory.max" : "/memory.limit_in_bytes";
+    const char* usage_file = v2 ? "/memory.current" : "/memory.usage_in_bytes";
+    for (std::string path = line.substr(b + 1);; path = path.substr(0, path.rfind('/'))) {
+      const std::string dir = base + (path == "/" ? "" : path);
+      const auto limit = cgroup_number(dir + limit_file);
+      const auto usage = cgroup_number(dir + usage_file);
+      // v1 writes "no limit" as a huge page-aligned number: anything past 2^60 is none.
+      if (limit && usage && *limit < (std::int64_t{1} << 60)) {
+        const Bytes room(*limit > *usage ? *limit - *usage : 0);
+        if (!best || room < *best) best = room;
+      }
+      if (path.empty() || path == "/") break;
+    }
+  }
+  return best;
+}
+
 }  // namespace
+
+std::optional<Bytes> resident_memory() {
+  const Expected<std::string> statm =
+      read_input_file("/proc/self/statm", "process size", Bytes(1 << 16));
+  if (!statm) return std::nullopt;
+  std::int64_t size_pages = 0, resident_pages = 0;
+  std::istringstream in(*statm);
+  if (!(in >> size_pages >> resident_pages)) return std::nullopt;
+  return Bytes(saturating_mul(resident_pages, ::sysconf(_SC_PAGESIZE)));
+}
 
 std::optional<Bytes> parse_meminfo_available(const std::string& meminfo) {
   std::istringstream in(meminfo);
@@ -73,8 +129,8 @@ Expected<Bytes> available_memory() {
   }
   Bytes budget = avail ? *avail : cap ? Bytes(*cap << 20) : Bytes(std::int64_t{16} << 30);
   if (cap && Bytes(*cap << 20) < budget) budget = Bytes(*cap << 20);
-  if (const std::optional<Bytes> room = address_space_room(); room && *room < budget) {
-    budget = *room;
+  for (const std::optional<Bytes> room : {address_space_room(), cgroup_room()}) {
+    if (room && *room < budget) budget = *room;
   }
   return budget;
 }

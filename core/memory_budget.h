@@ -15,10 +15,15 @@
 namespace topotune {
 
 /// The memory a command may use: MemAvailable from /proc/meminfo, lowered to
-/// TOPOTUNE_MEMORY_LIMIT_MB (MiB) when that is set, and to the room left under the
-/// address-space limit (`ulimit -v`) when there is one. Without /proc/meminfo and without the
-/// variable, 16 GiB. An unusable TOPOTUNE_MEMORY_LIMIT_MB fails with InvalidArgument.
+/// TOPOTUNE_MEMORY_LIMIT_MB (MiB) when that is set, to the room left under the address-space
+/// limit (`ulimit -v`) and under the memory limit of the process's cgroup (v1 or v2, and their
+/// ancestors: containers, CI runners) when there are any. Without /proc/meminfo and without
+/// the variable, 16 GiB. An unusable TOPOTUNE_MEMORY_LIMIT_MB fails with InvalidArgument.
 Expected<Bytes> available_memory();
+
+/// The process's resident size (/proc/self/statm), if readable: long runs compare it with
+/// their budget as they grow, where an estimate made beforehand cannot see the peak.
+std::optional<Bytes> resident_memory();
 
 /// MemAvailable parsed from the text of /proc/meminfo ("MemAvailable:  123456 kB"), if present.
 std::optional<Bytes> parse_meminfo_available(const std::string& meminfo);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/assert.h"
+#include "core/memory_budget.h"
 
 namespace topotune::sim {
 FlowEngine::FlowEngine(const NetworkModel& network, const SimOptions& options,
@@ -177,6 +178,17 @@ Expected<void> FlowEngine::check_all_done() const {
                                   " transfers never completed" + example);
 }
 
+Expected<void> FlowEngine::check_memory_use(std::uint64_t events) const {
+  if (options_.memory_limit.value <= 0) return {};
+  const std::optional<Bytes> rss = resident_memory();
+  if (!rss || *rss <= options_.memory_limit) return {};
+  return fail(Errc::InvalidArgument,
+              "stopped after " + std::to_string(events) + " events: the simulation of " +
+                  std::to_string(schedule_.size()) + " transfers grew to " + format_gib(*rss) +
+                  " resident, past the " + format_gib(options_.memory_limit) +
+                  " it may use (many flows in flight at once; see docs/limits.md)");
+}
+
 Expected<void> FlowEngine::run(SimResult& result) {
   result_ = &result;
   TT_TRY_VOID(map_endpoints());
@@ -193,7 +205,12 @@ Expected<void> FlowEngine::run(SimResult& result) {
   for (std::size_t t = 0; t < schedule_.size(); ++t) {
     if (waiting_[t] == 0) make_ready(static_cast<std::uint32_t>(t));
   }
+  std::uint64_t next_memory_check = kMemoryCheckEvents;
   while (!events_.empty()) {
+    if (result.events >= next_memory_check) {
+      next_memory_check = result.events + kMemoryCheckEvents;
+      TT_TRY_VOID(check_memory_use(result.events));
+    }
     now_ = events_.top_time();
     // Every event of this instant first, then one solve for the batch.
     while (!events_.empty() && events_.top_time() == now_) {

@@ -56,6 +56,9 @@ class FlowEngine {
   void apply_rates(std::span<const int> changed);
   int reduce_constraint(NodeId device);
   Expected<void> check_all_done() const;
+  /// Fails when the process has grown past options_.memory_limit.
+  Expected<void> check_memory_use(std::uint64_t events) const;
+  static constexpr std::uint64_t kMemoryCheckEvents = std::uint64_t{1} << 14;
 
   const NetworkModel& network_;
   const SimOptions& options_;

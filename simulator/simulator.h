@@ -58,6 +58,11 @@ struct SimOptions {
   /// network share a translation symmetry (symmetry.h): the same answer (to rounding) at a
   /// fraction of the cost. Off: every transfer is simulated.
   bool exploit_symmetry = true;
+  /// The resident size the run may reach (0: unlimited). The estimate checked before a
+  /// schedule is built cannot see how many flows will be in flight at once (every flow of a
+  /// parameter-server step is): the run compares its resident size with this every 2^16
+  /// events and stops with an error past it, before the kernel has to kill it.
+  Bytes memory_limit{0};
 };
 
 class Simulator {
