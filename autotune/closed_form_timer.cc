@@ -2,24 +2,29 @@
 
 #include <algorithm>
 
+#include "algorithms/nccl/nccl_tuning_tables.h"
 #include "autotune/schedule_algorithm.h"
 #include "topology/topology.h"
 
 namespace topotune::tune {
 
 ShapeDefaults software_costs(const algo::NcclModelParams& p, const algo::NcclSystem& s) {
-  const int ring = static_cast<int>(algo::NcclAlgo::Ring);
-  const int simple = static_cast<int>(algo::NcclProto::Simple);
-  double net_us = p.net_latency_us[ring][simple] * p.net_latency_scale;
-  if (!s.gpudirect_rdma) {
-    net_us += p.host_staging_latency_us;
-  } else if (s.nic_class == algo::NicClass::EfaSrd) {
-    net_us += p.gdr_flush_latency_us;  // as the predictor's network hop
-  }
+  // NCCL's own Ring/Simple constants of the newest modeled release, scaled as the NCCL
+  // predictor scales them (nccl_physical_time.cc), so both models pay the same per-step costs.
+  using algo::NcclAlgo;
+  using algo::NcclHw;
+  using algo::NcclProto;
+  constexpr int kRel = algo::kLatestModeledRelease;
+  double net_us =
+      p.net_latency_scale * algo::nccl_hw_latency_us(kRel, NcclHw::Net, NcclAlgo::Ring, NcclProto::Simple);
+  if (!s.gpudirect_rdma) net_us += p.host_staging_latency_us;
   ShapeDefaults d;
-  d.intra_step_overhead = microseconds(p.nvlink_latency_us[ring][simple] * p.nvlink_latency_scale);
+  d.intra_step_overhead = microseconds(
+      p.nvlink_latency_scale *
+      algo::nccl_hw_latency_us(kRel, NcclHw::NvLink, NcclAlgo::Ring, NcclProto::Simple));
   d.net_step_overhead = microseconds(net_us);
-  d.op_latency = microseconds(p.base_latency_us[ring][simple]);
+  d.op_latency = microseconds(p.base_latency_scale *
+                              algo::nccl_base_latency_us(kRel, NcclAlgo::Ring, NcclProto::Simple));
   return d;
 }
 

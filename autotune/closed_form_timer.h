@@ -34,12 +34,12 @@
 
 namespace topotune::tune {
 
-/// The software costs of one model of time: NCCL's Simple-protocol constants of `params`
-/// (topotune's schedules move data with NCCL send/recv, which run Simple): per intra-host step
+/// The software costs of one model of time: NCCL's Ring/Simple constants (topotune's schedules
+/// move data with NCCL send/recv, which run Simple) scaled by `params`: per intra-host step
 /// NCCL's NVLink hop latency x nvlink_latency_scale, per network step NCCL's network hop
-/// latency x net_latency_scale plus the GPUDirect flush (EFA without RDMA write) or the host
-/// staging latency (no GPUDirect RDMA), per collective NCCL's base latency. The NIC latency
-/// itself is the network links' (calibration maps it onto them).
+/// latency x net_latency_scale plus the host staging latency (no GPUDirect RDMA), per
+/// collective NCCL's base latency x base_latency_scale. The NIC latency itself is the network
+/// links' (calibration maps it onto them).
 ShapeDefaults software_costs(const algo::NcclModelParams& params, const algo::NcclSystem& system);
 
 /// `wire` with the all-GPUs-cross rate of `fabric`: the GPUs of a host crossing at once share

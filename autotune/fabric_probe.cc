@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "algorithms/nccl/nccl_predictor.h"
 #include "algorithms/schedule/schedule.h"
 #include "simulator/simulator.h"
 #include "topology/topology.h"
@@ -137,15 +138,9 @@ Expected<FabricProbe> probe_fabric(const topo::ClusterSpec& spec, int channels) 
 }
 
 int nccl_inter_node_channels(const algo::NcclSystem& s, const algo::NcclModelParams& p) {
-  // As NcclPredictor::searched_channels across nodes: ~nvlink_channel_GBps channels packed into the
-  // GPU's NVLink rate (2 on PCIe), clamped to [2, MAXCHANNELS], at most two per NIC.
-  int intra = 2;
-  if (s.intra != topo::IntraFabric::PcieOnly && p.nvlink_channel_GBps > 0) {
-    intra =
-        static_cast<int>(std::lround(s.gpu_intra_bandwidth.gbps_bytes() / p.nvlink_channel_GBps));
-  }
-  intra = std::clamp(intra, 2, std::max(2, static_cast<int>(p.max_channels)));
-  return std::min(intra, std::max(2, 2 * s.nics_per_node));
+  // The channels NCCL runs its rings on (its search and Postset, as the predictor emulates).
+  const algo::NcclPredictor predictor(s, p, algo::NcclOptions{});
+  return std::max(1, predictor.graphs().comm_channels);
 }
 
 Expected<algo::NcclSystem> nccl_system_on_fabric(const topo::ClusterSpec& spec,

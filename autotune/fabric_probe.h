@@ -50,9 +50,8 @@ struct FabricProbe {
 /// route).
 Expected<FabricProbe> probe_fabric(const topo::ClusterSpec& spec, int channels);
 
-/// The channel count NCCL's search finds across nodes for `system` (about two
-/// per NIC, at least two, at most its NVLink-derived count), as the NCCL
-/// predictor computes it.
+/// The channels NCCL runs its rings on for `system` (its topology search and Postset, as
+/// the NCCL predictor emulates them for the latest modeled release).
 int nccl_inter_node_channels(const algo::NcclSystem& system, const algo::NcclModelParams& params);
 
 /// nccl_system_from_cluster(spec) with the fabric probed on the topology: what

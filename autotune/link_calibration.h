@@ -3,7 +3,7 @@
 // link properties (and so become topo::ClusterSpec::link_params) and which are NCCL-protocol
 // specific (and stay inside the NCCL predictor). docs/calibration.md has the table and why.
 //
-// A calibration file (schema "topotune.nccl_model/1", written by `topotune calibrate`) holds
+// A calibration file (schema "topotune.nccl_model/2", written by `topotune calibrate`) holds
 // the NCCL model's parameters and may carry a "link_params" section in the cluster file's
 // format. Applying it to a cluster is two steps, in this order:
 //   1. map the model's physical parameters onto the link classes:

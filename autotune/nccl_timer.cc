@@ -1,5 +1,7 @@
 #include "autotune/nccl_timer.h"
 
+#include "algorithms/nccl/nccl_search_tables.h"
+
 namespace topotune::tune {
 
 bool is_nccl_algorithm(const AlgorithmChoice& a) { return a.is_nccl(); }
@@ -7,6 +9,10 @@ bool is_nccl_algorithm(const AlgorithmChoice& a) { return a.is_nccl(); }
 NcclTimer::NcclTimer(algo::NcclSystem system, algo::NcclModelParams params,
                      const CollectiveTimer& other)
     : system_(std::move(system)), params_(std::move(params)), other_(other) {}
+
+int NcclTimer::max_channels() const {
+  return algo::nccl_max_channels(algo::kLatestModeledRelease);
+}
 
 std::string NcclTimer::name() const {
   return "NCCL predictor (nccl:default/nccl:ring/nccl:tree) + " + other_.name();

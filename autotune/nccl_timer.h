@@ -30,8 +30,8 @@ class NcclTimer final : public CollectiveTimer {
   /// Errc::Unsupported for a choice that is not NCCL's.
   Expected<algo::NcclCandidate> chosen(const AlgorithmChoice& algo, Bytes bytes) const;
 
-  /// MAXCHANNELS of the predictor's parameters: the most channels NCCL can run.
-  int max_channels() const { return static_cast<int>(params_.max_channels); }
+  /// MAXCHANNELS of the latest modeled NCCL release: the most channels NCCL can run.
+  int max_channels() const;
 
  private:
   const algo::NcclPredictor& predictor(const AlgorithmChoice& a) const;

@@ -66,7 +66,7 @@ struct PlanInputs {
   /// the emitted files, or its defaults.
   Framework framework = Framework::Ddp;
   std::string calibration_json;  ///< the --calibration file's content, or empty
-  /// The NCCL predictor's parameters (topotune.nccl_model/1). Empty: make_plan fills it with
+  /// The NCCL predictor's parameters (topotune.nccl_model/2). Empty: make_plan fills it with
   /// the defaults + data/nccl_model.json + calibration_json, so a replay uses exactly these.
   std::string nccl_params_json;
 };

@@ -48,10 +48,13 @@ void print_candidates(std::ostream& out, const algo::NcclPrediction& p) {
                            algo::nccl_proto_name(c.proto), c.why_disabled.c_str());
     } else {
       line = string_printf(
-          "#     %-9s %-6s  %12.2f us  (latency %9.2f us, %2d channels, bound by %s)%s\n",
+          "#     %-9s %-6s  %12.2f us  (latency %9.2f us, %2d channels, bound by %s; NCCL's "
+          "estimate %.2f us)%s\n",
           algo::nccl_algo_name(c.algo), algo::nccl_proto_name(c.proto), c.time.us(), c.latency.us(),
-          c.channels, c.bottleneck.c_str(),
-          c.algo == p.chosen.algo && c.proto == p.chosen.proto ? "  <= chosen" : "");
+          c.channels, c.bottleneck.c_str(), c.nccl_estimate.us(),
+          c.algo == p.chosen.algo && c.proto == p.chosen.proto
+              ? ("  <= chosen by " + p.chosen_by).c_str()
+              : "");
     }
     out << line;
   }
@@ -68,6 +71,7 @@ nlohmann::ordered_json candidates_json(const algo::NcclPrediction& p) {
       j["latency_us"] = c.latency.us();
       j["channels"] = c.channels;
       j["bottleneck"] = c.bottleneck;
+      j["nccl_estimate_us"] = c.nccl_estimate.us();
     } else {
       j["why_disabled"] = c.why_disabled;
     }

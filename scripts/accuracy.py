@@ -83,7 +83,7 @@ def nccl_algo(entry):
     if str(env.get('NCCL_TREE_THRESHOLD', '')) == '0':
         return 'ring'  # NCCL 2.4: tree threshold 0 = never tree
     m = re.search(r'NCCL_ALGO=([A-Za-z,^]+)', json.dumps(env))
-    return m.group(1).lower() if m else ''
+    return m.group(1).lower().strip(',') if m else ''
 
 def gpus_per_thread(entry):
     m = re.search(r'-g (\d+)', json.dumps(entry.get('env') or {}))
@@ -167,20 +167,20 @@ def validate_args(entry, path, extra=()):
 # entry never influences its own check through the starting values.
 PRIOR = {
     'nvlink_efficiency': 0.8, 'nvls_efficiency': 0.6,
-    'net_efficiency.efa_srd': 0.85, 'net_efficiency.efa_rdma': 0.8,
+    'net_efficiency.efa_srd': 0.85, 'net_efficiency.efa_rdma': 0.9,
     'net_efficiency.infiniband': 0.9,
     'nic_latency_us.efa_srd': 30, 'nic_latency_us.efa_rdma': 15, 'nic_latency_us.infiniband': 3,
-    'host_staging_efficiency': 0.8, 'host_staging_latency_us': 10, 'gdr_flush_latency_us': 10,
-    'launch_overhead_per_gpu_us': 3,
-    'chunk_bytes.LL': 65536, 'chunk_bytes.LL128': 262144, 'chunk_bytes.Simple': 2097152,
-    'step_exposed.LL': 0.1, 'step_exposed.LL128': 0.3, 'step_exposed.Simple': 0.8,
-    'nvlink_latency_scale': 1.0, 'net_latency_scale': 1.0,
+    'engine.ring.Simple': 0.6, 'engine.tree.Simple': 1.0, 'engine.ring.LL128': 1.0,
+    'engine.tree.LL128': 1.0, 'engine.LL': 1.0,
+    'base_latency_scale': 1.0, 'nvlink_latency_scale': 1.0, 'net_latency_scale': 1.0,
+    'nvls_latency_us': 10, 'nvls_chunk_latency_us': 1.0, 'net_window': 1.0,
+    'host_staging_efficiency': 0.7, 'host_staging_latency_us': 10, 'launch_overhead_per_gpu_us': 3,
 }
 
 def write_prior(tmp):
     path = os.path.join(tmp, 'prior.json')
     with open(path, 'w') as f:
-        json.dump({'schema': 'topotune.nccl_model/1', 'description': 'round-number prior',
+        json.dump({'schema': 'topotune.nccl_model/2', 'description': 'round-number prior',
                    'parameters': {k: {'value': v, 'source': 'prior'} for k, v in PRIOR.items()}}, f)
     return path
 
@@ -262,7 +262,18 @@ def main():
         paths.append(p)
     prior = write_prior(tmp)
     if a.refit:
+        description = None
+        if os.path.exists(a.refit):  # keep the data file's own description across refits
+            with open(a.refit) as f:
+                description = json.load(f).get('description')
         print(calibrate(entries, paths, a.refit, prior, a.build))
+        if description:
+            with open(a.refit) as f:
+                model = json.load(f)
+            model['description'] = description
+            with open(a.refit, 'w') as f:
+                json.dump(model, f, indent=2)
+                f.write('\n')
         return
     fitted = [summary(topotune(validate_args(e, paths[i]), a.build)) for i, e in enumerate(entries)]
     loo = [None] * len(entries)

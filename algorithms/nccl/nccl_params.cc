@@ -17,11 +17,10 @@
 namespace topotune::algo {
 namespace {
 
-constexpr const char* kSchema = "topotune.nccl_model/1";
+constexpr const char* kSchema = "topotune.nccl_model/2";
 
 const char* const kAlgoKeys[kNumNcclAlgos] = {"ring", "tree", "nvls", "nvls_tree"};
 const char* const kProtoKeys[kNumNcclProtos] = {"LL", "LL128", "Simple"};
-const char* const kArchKeys[kNumArchRows] = {"volta", "ampere", "hopper", "blackwell"};
 const char* const kNicKeys[kNumNicClasses] = {"efa_srd", "efa_rdma", "infiniband", "tcp"};
 
 std::string lower(std::string s) {
@@ -39,70 +38,35 @@ struct TableBuilder {
   }
 };
 
-// NCCL's constants: copied, never fitted. Values and sources live in data/nccl_model.json.
-void add_nccl_constants(const TableBuilder& add) {
-  for (int a = 0; a < kNumNcclAlgos; ++a) {
-    for (int q = 0; q < kNumNcclProtos; ++q) {
-      const std::string suffix = std::string(kAlgoKeys[a]) + "." + kProtoKeys[q];
-      add("nccl.base_latency_us." + suffix, false, 0, 1e3,
-          [a, q](NcclModelParams& p) { return &p.base_latency_us[a][q]; });
-      add("nccl.nvlink_latency_us." + suffix, false, 0, 1e3,
-          [a, q](NcclModelParams& p) { return &p.nvlink_latency_us[a][q]; });
-      add("nccl.net_latency_us." + suffix, false, 0, 1e3,
-          [a, q](NcclModelParams& p) { return &p.net_latency_us[a][q]; });
-    }
-  }
-  for (int r = 0; r < kNumArchRows; ++r) {
-    for (int s = 0; s < 3; ++s) {
-      static const char* const kScale[3] = {"1node", "2nodes", "4nodes"};
-      add(std::string("nccl.ll_max_busbw_GBps.") + kArchKeys[r] + "." + kScale[s], false, 1, 1e4,
-          [r, s](NcclModelParams& p) { return &p.ll_max_busbw_GBps[r][s]; });
-    }
-  }
-  for (int q = 0; q < kNumNcclProtos; ++q) {
-    add(std::string("nccl.proto_efficiency.") + kProtoKeys[q], false, 0.1, 1,
-        [q](NcclModelParams& p) { return &p.proto_efficiency[q]; });
-  }
-  add("nccl.nvlink_channel_GBps", false, 1, 1e3,
-      [](NcclModelParams& p) { return &p.nvlink_channel_GBps; });
-  add("nccl.max_channels", false, 1, 64, [](NcclModelParams& p) { return &p.max_channels; });
-  add("nccl.nvls_channels", false, 1, 64, [](NcclModelParams& p) { return &p.nvls_channels; });
-  for (int q = 0; q < kNumNcclProtos; ++q) {
-    add(std::string("nccl.buffer_bytes.") + kProtoKeys[q], false, 4096, 1e9,
-        [q](NcclModelParams& p) { return &p.buffer_bytes[q]; });
-  }
-}
-
-// Physical parameters: fitted by calibration unless the data file states an assumption.
+// Physical parameters: fitted by calibration unless the data file states an assumption. The
+// bounds are physical: efficiencies are shares of a nominal rate, latencies microseconds.
 void add_physical(const TableBuilder& add) {
-  add("nvlink_efficiency", true, 0.3, 0.97,
-      [](NcclModelParams& p) { return &p.nvlink_efficiency; });
-  add("nvls_efficiency", true, 0.3, 0.97, [](NcclModelParams& p) { return &p.nvls_efficiency; });
-  add("pcie_efficiency", false, 0.3, 0.97, [](NcclModelParams& p) { return &p.pcie_efficiency; });
+  using P = NcclModelParams;
+  add("nvlink_efficiency", true, 0.3, 0.97, [](P& p) { return &p.nvlink_efficiency; });
+  add("nvls_efficiency", true, 0.2, 0.97, [](P& p) { return &p.nvls_efficiency; });
+  add("pcie_efficiency", false, 0.3, 0.97, [](P& p) { return &p.pcie_efficiency; });
   for (int c = 0; c < kNumNicClasses; ++c) {
-    const bool tcp = c == static_cast<int>(NicClass::Tcp);  // no TCP entry to fit: assumed
+    const bool tcp = c == static_cast<int>(NicClass::Tcp);  // TCP runs differ too much: assumed
     add(std::string("net_efficiency.") + kNicKeys[c], !tcp, 0.3, 1.0,
-        [c](NcclModelParams& p) { return &p.net_efficiency[c]; });
-    add(std::string("nic_latency_us.") + kNicKeys[c], !tcp, 0.5, 500,
-        [c](NcclModelParams& p) { return &p.nic_latency_us[c]; });
+        [c](P& p) { return &p.net_efficiency[c]; });
+    add(std::string("nic_latency_us.") + kNicKeys[c], !tcp, 0.1, 200,
+        [c](P& p) { return &p.nic_latency_us[c]; });
   }
-  add("host_staging_efficiency", true, 0.3, 1.0,
-      [](NcclModelParams& p) { return &p.host_staging_efficiency; });
-  add("host_staging_latency_us", true, 0.1, 200,
-      [](NcclModelParams& p) { return &p.host_staging_latency_us; });
-  add("gdr_flush_latency_us", true, 0.1, 200,
-      [](NcclModelParams& p) { return &p.gdr_flush_latency_us; });
+  add("engine.ring.Simple", true, 0.05, 5, [](P& p) { return &p.ring_simple_engine; });
+  add("engine.tree.Simple", true, 0.1, 3, [](P& p) { return &p.tree_simple_engine; });
+  add("engine.ring.LL128", true, 0.1, 3, [](P& p) { return &p.ring_ll128_engine; });
+  add("engine.tree.LL128", true, 0.1, 3, [](P& p) { return &p.tree_ll128_engine; });
+  add("engine.LL", true, 0.05, 3, [](P& p) { return &p.ll_engine; });
+  add("base_latency_scale", true, 0.2, 5, [](P& p) { return &p.base_latency_scale; });
+  add("nvlink_latency_scale", true, 0.2, 5, [](P& p) { return &p.nvlink_latency_scale; });
+  add("net_latency_scale", true, 0.2, 5, [](P& p) { return &p.net_latency_scale; });
+  add("nvls_latency_us", true, 0.1, 200, [](P& p) { return &p.nvls_latency_us; });
+  add("nvls_chunk_latency_us", true, 0.01, 20, [](P& p) { return &p.nvls_chunk_latency_us; });
+  add("net_window", true, 0.05, 10, [](P& p) { return &p.net_window; });
+  add("host_staging_efficiency", true, 0.2, 1.0, [](P& p) { return &p.host_staging_efficiency; });
+  add("host_staging_latency_us", true, 0.1, 200, [](P& p) { return &p.host_staging_latency_us; });
   add("launch_overhead_per_gpu_us", true, 0.1, 50,
-      [](NcclModelParams& p) { return &p.launch_overhead_per_gpu_us; });
-  for (int q = 0; q < kNumNcclProtos; ++q) {
-    add(std::string("chunk_bytes.") + kProtoKeys[q], true, 4096, 1.6e7,
-        [q](NcclModelParams& p) { return &p.chunk_bytes[q]; });
-    add(std::string("step_exposed.") + kProtoKeys[q], true, 0.001, 1.0,
-        [q](NcclModelParams& p) { return &p.step_exposed[q]; });
-  }
-  add("nvlink_latency_scale", true, 0.2, 5,
-      [](NcclModelParams& p) { return &p.nvlink_latency_scale; });
-  add("net_latency_scale", true, 0.2, 5, [](NcclModelParams& p) { return &p.net_latency_scale; });
+      [](P& p) { return &p.launch_overhead_per_gpu_us; });
 }
 
 // The text of data/nccl_model.json as the build embedded it.
@@ -118,7 +82,6 @@ nlohmann::json embedded_file() { return nlohmann::json::parse(embedded_text()); 
 std::vector<ParamInfo> make_table() {
   std::vector<ParamInfo> t;
   const TableBuilder add{t};
-  add_nccl_constants(add);
   add_physical(add);
   const nlohmann::json file = embedded_file();
   for (ParamInfo& info : t) {
@@ -222,6 +185,12 @@ Expected<NcclModelParams> params_from_json(const std::string& text, const std::s
   }
   if (dup.found()) return fail(Errc::ParseError, origin + ": " + dup.message());
   // A schema that is not a string ({"schema": 5}) is "not an NCCL model file", not a throw.
+  if (j.is_object() && j.contains("schema") && j.at("schema") == "topotune.nccl_model/1") {
+    return fail(Errc::ParseError,
+                origin + ": an NCCL model file of an older topotune (schema topotune.nccl_model/1)"
+                         " whose parameters this model no longer has; recalibrate with `topotune"
+                         " calibrate`");
+  }
   if (!j.is_object() || !j.contains("schema") || j.at("schema") != kSchema) {
     return fail(Errc::ParseError, origin + ": not an NCCL model file (schema must be \"" +
                                       std::string(kSchema) + "\")");

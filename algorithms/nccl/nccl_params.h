@@ -1,12 +1,14 @@
 #pragma once
-// NcclModelParams: every number the NCCL predictor uses, with its provenance.
+// NcclModelParams: the physical parameters of the NCCL predictor, with their provenance.
 //
-// Two kinds of parameters live here. NCCL's own tuning constants (base and per-hop latencies,
-// LL bandwidth caps, protocol efficiencies: src/graph/tuning.cc, see anchors.md §2.1) are
-// copied as NCCL ships them. Physical parameters that NCCL does not know (achieved fraction of
-// a link's rate, NIC latency per NIC class, pipeline chunk sizes, the share of a step's
-// latency that the protocol does not hide) are fitted by `topotune calibrate`; their source
-// says on what. There is ONE parameter set for every cluster: nothing is keyed by instance.
+// The predictor chooses as NCCL chooses (its tuning model, channel rules and the AWS tuner, all
+// copied from their source by release: nccl_tuning_tables.h, nccl_search_tables.h) and then
+// times that choice physically (nccl_physical_time.h). The physical model has the few shared
+// parameters below: achieved shares of NVLink, NVLS and NIC line rates, per-channel engine
+// rates relative to NCCL's own per-channel tables, hop latencies as scales of NCCL's latency
+// table plus a per-NIC-class network latency, and the costs of host staging and multi-GPU
+// launches. They are fitted by `topotune calibrate` on the validation logs and shared by every
+// cluster: nothing is keyed by instance or entry.
 //
 // Values and sources have one home, data/nccl_model.json, compiled into the binary (a refit
 // edits that file and rebuilds); the code holds only names, bounds and where each value lives.
@@ -44,35 +46,26 @@ template <class T>
 using AlgoProtoTable = std::array<std::array<T, kNumNcclProtos>, kNumNcclAlgos>;
 
 struct NcclModelParams {
-  // --- NCCL constants (tuning.cc) ---
-  AlgoProtoTable<double> base_latency_us{};    ///< baseLatencies[algo][proto]
-  AlgoProtoTable<double> nvlink_latency_us{};  ///< hwLat[NVLINK][algo][proto], per intra hop
-  AlgoProtoTable<double> net_latency_us{};     ///< hwLat[NET][algo][proto], per network hop
-  /// llMaxBws[arch][scale] in GB/s busbw; scale = 1 node, 2 nodes, 4+ nodes.
-  std::array<std::array<double, 3>, kNumArchRows> ll_max_busbw_GBps{};
-  std::array<double, kNumNcclProtos> proto_efficiency{};  ///< payload share: LL 1/2, LL128 120/128
-  double nvlink_channel_GBps =
-      0;                     ///< per-channel NVLink speed NCCL's search targets (SM80_NVLINK_BW)
-  double max_channels = 0;   ///< MAXCHANNELS
-  double nvls_channels = 0;  ///< NVLS channel count on Hopper
-  /// Per-channel connection buffer of each protocol (DEFAULT_LL_BUFFSIZE, DEFAULT_LL128_BUFFSIZE,
-  /// DEFAULT_BUFFSIZE): at most this much is in flight per channel and network round trip.
-  std::array<double, kNumNcclProtos> buffer_bytes{};
-
-  // --- physical parameters (fitted) ---
   double nvlink_efficiency = 0;  ///< achieved share of a GPU's NVLink rate (ring/tree copies)
-  double nvls_efficiency = 0;    ///< achieved share of NVLink rate by in-switch reduction
+  double nvls_efficiency = 0;    ///< achieved share of NVLink rate by in-switch reduction (Hopper)
   double pcie_efficiency = 0;    ///< achieved share of a PCIe-only GPU's link rate
   std::array<double, kNumNicClasses> net_efficiency{};  ///< achieved share of NIC line rate
   std::array<double, kNumNicClasses> nic_latency_us{};  ///< one network hop, added to NCCL's
+  /// Per-channel engine rates as multiples of NCCL's own per-channel figures (latest release):
+  double ring_simple_engine = 0;  ///< x perChMaxTreeBws[arch][1 node], per run channel
+  double tree_simple_engine = 0;  ///< x perChMaxTreeBws[arch][scale] x 0.92, per search channel
+  double ring_ll128_engine = 0;   ///< x perChMaxRingLL128Bws x 0.92, per search channel
+  double tree_ll128_engine = 0;   ///< x perChMaxTreeLL128Bws x 120/128, per search channel
+  double ll_engine = 0;           ///< x llMaxBws (8+ channels)
+  double base_latency_scale = 0;    ///< multiplies NCCL's baseLatencies
+  double nvlink_latency_scale = 0;  ///< multiplies NCCL's NVLink hop latency
+  double net_latency_scale = 0;     ///< multiplies NCCL's network hop latency
+  double nvls_latency_us = 0;       ///< one NVLS reduce + multicast round through the switch
+  double nvls_chunk_latency_us = 0;  ///< per NVLS chunk a channel moves (switch handshake)
+  double net_window = 0;  ///< in-flight pipeline units per channel and network round trip / 8
   double host_staging_efficiency = 0;  ///< without GPUDirect RDMA: bounce through host memory
   double host_staging_latency_us = 0;
-  double gdr_flush_latency_us = 0;        ///< GPUDirect receive flush on NICs without RDMA write
   double launch_overhead_per_gpu_us = 0;  ///< one thread launching g GPUs pays (g-1) of these
-  std::array<double, kNumNcclProtos> chunk_bytes{};   ///< pipeline unit per channel
-  std::array<double, kNumNcclProtos> step_exposed{};  ///< share of a step's latency not hidden
-  double nvlink_latency_scale = 0;                    ///< multiplies NCCL's NVLink hop latency
-  double net_latency_scale = 0;                       ///< multiplies NCCL's network hop latency
 };
 
 /// The built-in parameter set: data/nccl_model.json as the build embedded it.
@@ -80,7 +73,7 @@ const NcclModelParams& default_params();
 
 /// One named scalar of NcclModelParams: the names used in JSON and by calibration.
 struct ParamInfo {
-  std::string name;       ///< e.g. "nvlink_efficiency", "nccl.base_latency_us.ring.LL"
+  std::string name;       ///< e.g. "nvlink_efficiency", "net_efficiency.infiniband"
   std::string source;     ///< provenance of the default value (from data/nccl_model.json)
   bool fittable = false;  ///< calibration may change it
   double min = 0;         ///< bounds for fitting
@@ -94,7 +87,7 @@ const std::vector<ParamInfo>& param_table();
 /// Looks a parameter up by name; nullptr when unknown.
 const ParamInfo* find_param(const std::string& name);
 
-/// Serialises all parameters with their sources (schema "topotune.nccl_model/1").
+/// Serialises all parameters with their sources (schema "topotune.nccl_model/2").
 std::string params_to_json(const NcclModelParams& p, const std::string& description);
 
 /// Applies a model or calibration file on top of `base`. Unknown names are errors (typos);

@@ -1,265 +1,136 @@
 #include "algorithms/nccl/nccl_predictor.h"
 
 #include <algorithm>
-#include <cmath>
 #include <utility>
+
+#include "algorithms/nccl/nccl_physical_time.h"
+#include "algorithms/nccl/nccl_search_tables.h"
 
 namespace topotune::algo {
 namespace {
 
-/// A class of hops on the pipeline path: latency per hop, rate per channel, hop count.
-struct Stage {
-  const char* name;
-  double latency_s;
-  double rate;  ///< bytes/s per channel, after efficiencies
-  double hops;
-};
+constexpr int R(int ma, int mi, int pa) { return nccl_release_code(ma, mi, pa); }
+constexpr int kNumCollectives = 4;
+// ncclTopoGetAlgoInfo's loop order (Tree before Ring, NVLS, NVLSTree), which breaks ties.
+constexpr NcclAlgo kNcclOrder[] = {NcclAlgo::Tree, NcclAlgo::Ring, NcclAlgo::Nvls,
+                                   NcclAlgo::NvlsTree};
+constexpr NcclProto kProtos[] = {NcclProto::LL, NcclProto::LL128, NcclProto::Simple};
 
-int idx(NcclAlgo a) { return static_cast<int>(a); }
-int idx(NcclProto p) { return static_cast<int>(p); }
+bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
-template <class T>
-bool allowed(const std::vector<T>& v, T x) {
-  return v.empty() || std::find(v.begin(), v.end(), x) != v.end();
+/// ncclNetProperties.latency the AWS net plugin reports (aws/aws-ofi-nccl src/platform-aws,
+/// commit d87d61e0 in v1.7.0-aws): p4d/p4de/p5/p5e 75 us, p3dn 150, p5en/p6 35; every EFA
+/// platform reported 150 before. NCCL's own IB and socket transports report 0.
+double plugin_latency_us(const NcclSystem& s, int release) {
+  if (s.nic_class != NicClass::EfaSrd && s.nic_class != NicClass::EfaRdma) return 0.0;
+  if (release < R(2, 18, 0) || starts_with(s.instance, "p3dn")) return 150.0;
+  if (starts_with(s.instance, "p5en") || starts_with(s.instance, "p6")) return 35.0;
+  return 75.0;
 }
 
-int ring_steps(sched::Collective c, int n) {
-  return c == sched::Collective::Allreduce ? 2 * (n - 1) : n - 1;
+bool is_efa(const NcclSystem& s) {
+  return s.nic_class == NicClass::EfaSrd || s.nic_class == NicClass::EfaRdma;
 }
 
 }  // namespace
+
+NcclNodeView nccl_node_view(const NcclSystem& s, int release) {
+  NcclNodeView v;
+  v.gpus = s.gpus_per_node;
+  v.cc = s.cc;
+  v.fabric = s.intra;
+  const int links = std::min(s.nvlinks_per_gpu, nccl_max_nvlinks(release, s.cc));
+  v.nvlink_bw = s.intra == topo::IntraFabric::PcieOnly
+                    ? 0.0
+                    : links * nccl_nvlink_bw_per_link(release, s.cc);
+  v.pci_bw = nccl_pci_bw(s.pcie_bandwidth.gbps_bytes(), s.cc);
+  if (s.intra == topo::IntraFabric::PcieOnly) v.nvlink_bw = v.pci_bw;
+  v.nets = s.nics_per_node;
+  v.net_bw = s.nic_bandwidth.gbps_bytes();
+  v.gpus_per_net = s.gpus_per_nic_switch;
+  // aws-ofi-nccl's RDMA protocol on p5-class instances groups each GPU's rails into one
+  // device whose speed is the sum of its rails (src/nccl_ofi_rdma get_properties:
+  // port_speed *= num_rails): NCCL sees one device per GPU.
+  if (is_efa(s) && s.gpus_per_node > 0 && s.nics_per_node > s.gpus_per_node &&
+      (starts_with(s.instance, "p5") || starts_with(s.instance, "p6"))) {
+    v.net_bw *= static_cast<double>(s.nics_per_node) / s.gpus_per_node;
+    v.nets = s.gpus_per_node;
+    v.gpus_per_net = 1;
+  }
+  return v;
+}
 
 NcclPredictor::NcclPredictor(NcclSystem system, NcclModelParams params, NcclOptions options)
-    : system_(std::move(system)), params_(std::move(params)), options_(std::move(options)) {}
-
-int NcclPredictor::searched_channels(NcclAlgo a) const {
-  const NcclModelParams& p = params_;
-  if (a == NcclAlgo::Nvls || a == NcclAlgo::NvlsTree) return static_cast<int>(p.nvls_channels);
-  // NCCL's search packs channels of ~nvlink_channel_GBps each into a GPU's NVLink bandwidth.
-  int intra = 2;
-  if (system_.intra != topo::IntraFabric::PcieOnly) {
-    intra = static_cast<int>(
-        std::lround(system_.gpu_intra_bandwidth.gbps_bytes() / p.nvlink_channel_GBps));
-  }
-  intra = std::clamp(intra, 2, static_cast<int>(p.max_channels));
-  if (system_.nodes == 1) return intra;
-  // Across nodes NCCL runs about two channels per NIC.
-  return std::min(intra, std::max(2, 2 * system_.nics_per_node));
-}
-
-int NcclPredictor::channels(NcclAlgo a) const {
-  int n = searched_channels(a);
-  if (a == NcclAlgo::Nvls || a == NcclAlgo::NvlsTree) return n;
-  // NCCL_MAX_NCHANNELS drops channels, NCCL_MIN_NCHANNELS duplicates them; never beyond
-  // MAXCHANNELS. (The planner sets both to one value, so their order does not matter there.)
-  if (options_.max_channels > 0) n = std::min(n, options_.max_channels);
-  if (options_.min_channels > 0) n = std::max(n, options_.min_channels);
-  return std::clamp(n, 1, static_cast<int>(params_.max_channels));
-}
-
-std::string NcclPredictor::disabled_reason(sched::Collective c, NcclAlgo a, NcclProto p) const {
+    : system_(std::move(system)), params_(std::move(params)), options_(std::move(options)) {
+  const int rel = options_.version.code();
   const NcclSystem& s = system_;
-  const NcclVersion& v = options_.version;
-  if (!allowed(options_.algos, a)) return "excluded by NCCL_ALGO";
-  if (!allowed(options_.protos, p)) return "excluded by NCCL_PROTO";
-  const bool nvls_family = a == NcclAlgo::Nvls || a == NcclAlgo::NvlsTree;
-  if (c == sched::Collective::Broadcast && a != NcclAlgo::Ring) return "broadcast runs Ring only";
-  if (a == NcclAlgo::Tree && c != sched::Collective::Allreduce) return "Tree is allreduce only";
-  if (a == NcclAlgo::NvlsTree && c != sched::Collective::Allreduce) {
-    return "NVLSTree is allreduce only";
+  const bool efa = is_efa(s);
+  // NVLS: NVSwitch gen3+, SM90+, more than 2 GPUs (2 from v2.28.7-1); aws-ofi-nccl turns it
+  // off below NCCL 2.18.5 (NCCL_NVLS_ENABLE=0, v1.8.0-aws configure_nvls_option).
+  const bool nvls = s.nvls && s.cc >= 90 && rel >= R(2, 17, 0) &&
+                    s.gpus_per_node > (rel >= R(2, 28, 7) ? 1 : 2) &&
+                    !(efa && rel < R(2, 18, 5));
+  launch_.release = rel;
+  launch_.ranks = s.ranks();
+  launch_.nodes = s.nodes;
+  launch_.graphs = nccl_search(nccl_node_view(s, rel), rel, s.nodes, nvls,
+                               s.gpudirect_rdma || s.nodes == 1, plugin_latency_us(s, rel));
+  NcclGraphs& g = launch_.graphs;
+  for (int* c : {&g.comm_channels, &g.coll_channels}) {
+    if (options_.max_channels > 0) *c = std::min(*c, options_.max_channels);
+    if (options_.min_channels > 0) *c = std::max(*c, options_.min_channels);
+    *c = std::clamp(*c, 1, nccl_max_channels(rel));
   }
-  if (a == NcclAlgo::Tree && !v.at_least(2, 4)) return "no Tree before NCCL 2.4";
-  if (a == NcclAlgo::Tree && s.nodes == 1 && !v.at_least(2, 5)) {
-    return "no intra-node Tree before NCCL 2.5";
+  if (efa) {  // aws-ofi-nccl platform_init: 512 KiB NVLS chunks (v1.8.0-aws / v1.9.0-aws on)
+    launch_.buffers.nvls_chunk_bytes = 524288;
+    launch_.buffers.nvlstree_max_chunk_bytes = 524288;
   }
-  if (nvls_family) {
-    if (p != NcclProto::Simple) return "NVLS runs Simple only";
-    if (!s.nvls) return "no NVLS-capable NVSwitch";
-    if (!s.sm90) return "NVLS needs SM90+";
-    if (s.gpus_per_node < 2) return "NVLS needs 2+ GPUs per node";
-    if (a == NcclAlgo::Nvls && s.nodes > 1) return "multi-node NVLS needs CollNet";
-    if (a == NcclAlgo::NvlsTree && s.nodes == 1) return "NVLSTree is multi-node only";
-    if (!v.at_least(2, a == NcclAlgo::Nvls ? 17 : 18)) return "NCCL version has no NVLS";
+  tuning_.release = rel;
+  tuning_.ranks = s.ranks();
+  tuning_.nodes = s.nodes;
+  tuning_.cc = s.cc;
+  tuning_.amd_cpu = s.amd_cpu;
+  tuning_.graphs = g;
+  tuning_.nvls_support = nvls;
+  tuning_.algos = options_.algos;
+  tuning_.protos = options_.protos;
+  // aws-ofi-nccl sets NCCL_PROTO=simple (when unset) on EFA endpoints without 128-byte
+  // in-order writes, the EFA v1 send/receive path of p3dn/p4d/p4de (platform-aws
+  // configure_nccl_proto, v1.6.0; AWS's EFA docs asked users to set it before).
+  if (tuning_.protos.empty() && s.nic_class == NicClass::EfaSrd) {
+    tuning_.protos = {NcclProto::Simple};
   }
-  if (p == NcclProto::LL128) {
-    if (!v.at_least(2, 5)) return "no LL128 before NCCL 2.5";
-    if (s.intra == topo::IntraFabric::PcieOnly) return "LL128 needs NVLink";
-    if (s.nodes > 1 &&
-        (!s.gpudirect_rdma || s.nic_class == NicClass::EfaSrd || s.nic_class == NicClass::Tcp)) {
-      return "LL128 across nodes needs GPUDirect RDMA writes";
-    }
+  for (int c = 0; c < kNumCollectives; ++c) {
+    tables_.push_back(nccl_tune(tuning_, static_cast<sched::Collective>(c)));
   }
-  if (s.ranks() < 2) return "one rank";
-  return "";
+  if (options_.tuner == NcclTunerMode::AwsRegion ||
+      (options_.tuner == NcclTunerMode::Auto && rel >= R(2, 21, 0))) {
+    tuner_ = aws_tuner_platform(s.instance);
+  }
 }
 
-namespace {
-
-struct Rates {
-  double intra = 0;      ///< one GPU's achieved intra-node rate, bytes/s
-  double nvls = 0;       ///< achieved in-switch reduction rate per GPU
-  double net = 0;        ///< one node's achieved network rate
-  double net_hop_s = 0;  ///< one network hop's latency beyond NCCL's constant
-};
-
-Rates achieved_rates(const NcclSystem& s, const NcclModelParams& p) {
-  Rates r;
-  const double intra_eff =
-      s.intra == topo::IntraFabric::PcieOnly ? p.pcie_efficiency : p.nvlink_efficiency;
-  r.intra = s.gpu_intra_bandwidth.value * intra_eff;
-  r.nvls = s.gpu_intra_bandwidth.value * p.nvls_efficiency;
-  const int nic = static_cast<int>(s.nic_class);
-  r.net = s.nics_per_node * s.nic_bandwidth.value * p.net_efficiency[nic];
-  double hop_us = p.nic_latency_us[nic];
-  if (!s.gpudirect_rdma) {
-    r.net *= p.host_staging_efficiency;
-    hop_us += p.host_staging_latency_us;
-  } else if (s.nic_class == NicClass::EfaSrd) {
-    hop_us += p.gdr_flush_latency_us;  // no RDMA write: GDR receives need a flush read
-  }
-  r.net_hop_s = hop_us * 1e-6;
-  return r;
+const NcclTuningTable& NcclPredictor::table(sched::Collective c) const {
+  return tables_[static_cast<std::size_t>(c)];
 }
-
-/// Pipeline time: the first unit crosses every hop, the others follow the bottleneck.
-/// Returns {time, latency part, bottleneck name}.
-struct PipelineTime {
-  double time_s;
-  double latency_s;
-  const char* bottleneck;
-};
-
-PipelineTime pipeline(const std::vector<Stage>& stages, double unit, double units, double base_s,
-                      double exposed) {
-  double path = 0, path_latency = 0, neck = 0;
-  const char* neck_name = "latency";
-  for (const Stage& st : stages) {
-    if (st.hops <= 0) continue;
-    path += st.hops * (st.latency_s + unit / st.rate);
-    path_latency += st.hops * st.latency_s;
-    const double per_unit = unit / st.rate + exposed * st.latency_s;
-    if (per_unit > neck) {
-      neck = per_unit;
-      neck_name = st.name;
-    }
-  }
-  const double total = base_s + path + (units - 1) * neck;
-  // Bandwidth-bound when the streaming part outweighs the latencies.
-  if ((units - 1) * neck < base_s + path_latency) neck_name = "latency";
-  return {total, base_s + path_latency, neck_name};
-}
-
-}  // namespace
-
-namespace {
-
-/// Everything one candidate's stages depend on.
-struct StageInputs {
-  const NcclSystem& sys;
-  const NcclModelParams& p;
-  sched::Collective coll;
-  NcclAlgo algo;
-  NcclProto proto;
-  int channels;
-  double bytes;
-  /// Share of the links' rates the channels drive: min(1, channels / searched channels).
-  /// NCCL's model is busBw = nChannels x the per-channel rate its search found (anchors.md
-  /// 2.1), so fewer channels than the search's leave bandwidth unused; more only duplicate
-  /// channels on the same links (smaller units, more payload in flight per NIC).
-  double share = 1.0;
-};
-
-/// The stages a unit crosses, the data per channel per step, and units per loop.
-struct StagePlan {
-  std::vector<Stage> stages;
-  double per_step = 0;  ///< bytes per channel per step
-  double steps_per_loop = 1;
-  double net_latency_s = 0;
-};
-
-StagePlan plan_stages(const StageInputs& in) {
-  const NcclSystem& s = in.sys;
-  const NcclModelParams& p = in.p;
-  Rates r = achieved_rates(s, p);
-  r.intra *= in.share;
-  r.net *=
-      in.share * (in.algo == NcclAlgo::Ring ? s.fabric.ring_net_share : s.fabric.tree_net_share);
-  const int a = idx(in.algo), q = idx(in.proto);
-  const int n = s.ranks(), nodes = s.nodes;
-  const double nch = in.channels, pe = p.proto_efficiency[q];
-  StagePlan plan;
-  const double nvl_lat = p.nvlink_latency_us[a][q] * p.nvlink_latency_scale * 1e-6;
-  plan.net_latency_s = p.net_latency_us[a][q] * p.net_latency_scale * 1e-6 + r.net_hop_s +
-                       s.fabric.extra_net_latency.value;
-  // A channel has at most one buffer of payload in flight per network round trip.
-  const double window = p.buffer_bytes[q] * pe / (2 * plan.net_latency_s);
-  const auto net_rate = [window](double line_rate) { return std::min(line_rate, window); };
-  const char* intra_name = s.intra == topo::IntraFabric::PcieOnly ? "PCIe" : "NVLink";
-  if (in.algo == NcclAlgo::Ring) {
-    const double steps = ring_steps(in.coll, n);
-    const double cross = nodes > 1 ? 2.0 * (nodes - 1) : 0;  // NCCL's nInterSteps
-    plan.stages.push_back({intra_name, nvl_lat, r.intra * pe / nch, steps - cross});
-    if (nodes > 1)
-      plan.stages.push_back({"network", plan.net_latency_s, net_rate(r.net * pe / nch), cross});
-    const bool bcast = in.coll == sched::Collective::Broadcast;
-    plan.per_step = bcast ? in.bytes / nch : in.bytes / (static_cast<double>(n) * nch);
-    plan.steps_per_loop = bcast ? 1 : steps;
-    return plan;
-  }
-  if (in.algo == NcclAlgo::Tree) {
-    // Each GPU of the intra-node chain sends S up and S down across the two trees.
-    plan.stages.push_back(
-        {intra_name, nvl_lat, r.intra * pe / nch / 2, 2.0 * (s.gpus_per_node - 1)});
-  } else {
-    plan.stages.push_back({"NVLS", nvl_lat, r.nvls / nch, 2});
-  }
-  if (nodes > 1) {
-    const double depth = std::ceil(std::log2(nodes));
-    // Beyond two nodes, inner tree nodes forward for two children: half the rate per child.
-    const double fan = nodes <= 2 ? 1.0 : 2.0;
-    plan.stages.push_back(
-        {"network", plan.net_latency_s, net_rate(r.net * pe / nch / fan), 2 * depth});
-  }
-  plan.per_step = in.bytes / nch;
-  return plan;
-}
-
-}  // namespace
 
 NcclCandidate NcclPredictor::evaluate(sched::Collective c, Bytes bytes, NcclAlgo a,
                                       NcclProto q) const {
   NcclCandidate cand;
   cand.algo = a;
   cand.proto = q;
-  cand.why_disabled = disabled_reason(c, a, q);
-  cand.enabled = cand.why_disabled.empty();
+  const NcclTuningTable& t = table(c);
+  const char* why = t.why_disabled[static_cast<int>(a)][static_cast<int>(q)];
+  cand.why_disabled = why == nullptr ? "" : why;
+  cand.enabled = why == nullptr;
   if (!cand.enabled) return cand;
-  const NcclModelParams& p = params_;
-  cand.channels = channels(a);
-  const double S = static_cast<double>(std::max<std::int64_t>(bytes.value, 1));
-  const double share = std::min(1.0, static_cast<double>(cand.channels) / searched_channels(a));
-  const StagePlan plan = plan_stages({system_, p, c, a, q, cand.channels, S, share});
-  const double base = (p.base_latency_us[idx(a)][idx(q)] +
-                       p.launch_overhead_per_gpu_us * (system_.gpus_per_thread - 1)) *
-                      1e-6;
-  const double loops = std::max(1.0, std::ceil(plan.per_step / p.chunk_bytes[idx(q)]));
-  const double unit = plan.per_step / loops;
-  const PipelineTime pt =
-      pipeline(plan.stages, unit, loops * plan.steps_per_loop, base, p.step_exposed[idx(q)]);
-  double t = pt.time_s;
+  const double b = static_cast<double>(std::max<std::int64_t>(bytes.value, 1));
+  cand.channels = nccl_run_channels(launch_, a, q, b);
+  const NcclPhysicalTime pt =
+      nccl_physical_time(system_, params_, launch_, c, a, q, cand.channels, b);
+  cand.time = microseconds(pt.time_us);
+  cand.latency = microseconds(pt.latency_us);
   cand.bottleneck = pt.bottleneck;
-  if (q == NcclProto::LL) {
-    const int nodes = system_.nodes;
-    const int scale = nodes == 1 ? 0 : (nodes == 2 ? 1 : 2);
-    const double cap = p.ll_max_busbw_GBps[system_.arch_row][scale] * 1e9;
-    const double capped = base + S * sched::busbw_factor(c, system_.ranks()) / cap;
-    if (capped > t) {
-      t = capped;
-      cand.bottleneck = "LL bandwidth cap";
-    }
-  }
-  cand.time = Seconds(t);
-  cand.latency = Seconds(pt.latency_s);
+  cand.nccl_estimate = microseconds(std::max(0.0, nccl_algo_time_us(tuning_, t, c, a, q, b)));
   return cand;
 }
 
@@ -268,23 +139,34 @@ Expected<NcclPrediction> NcclPredictor::predict(sched::Collective c, Bytes bytes
   if (bytes.value < 0) return fail(Errc::InvalidArgument, "negative size");
   NcclPrediction out;
   out.bytes = bytes;
-  bool found = false;
-  for (int a = 0; a < kNumNcclAlgos; ++a) {
-    for (int q = 0; q < kNumNcclProtos; ++q) {
-      NcclCandidate cand = evaluate(c, bytes, static_cast<NcclAlgo>(a), static_cast<NcclProto>(q));
-      if (cand.enabled && (!found || cand.time < out.chosen.time)) {
-        out.chosen = cand;
-        found = true;
-      }
-      if (explain) out.candidates.push_back(std::move(cand));
+  const double b = static_cast<double>(std::max<std::int64_t>(bytes.value, 1));
+  const NcclTuningTable& t = table(c);
+  double best = -1;
+  std::pair<NcclAlgo, NcclProto> choice{NcclAlgo::Ring, NcclProto::Simple};
+  for (NcclAlgo a : kNcclOrder) {
+    for (NcclProto q : kProtos) {
+      const double time = nccl_algo_time_us(tuning_, t, c, a, q, b);
+      if (time >= 0 && (best < 0 || time < best)) best = time, choice = {a, q};
+      if (explain) out.candidates.push_back(evaluate(c, bytes, a, q));
     }
   }
-  if (!found) {
+  if (best < 0) {
     return fail(Errc::Unsupported, "no NCCL algorithm/protocol is enabled for " +
                                        std::string(sched::collective_name(c)) + " on this system");
   }
-  const double t = out.chosen.time.value;
-  out.algbw_GBps = t > 0 ? static_cast<double>(bytes.value) / t / 1e9 : 0.0;
+  out.chosen_by = "NCCL's cost model";
+  if (c == sched::Collective::Allreduce && tuner_ != AwsTunerPlatform::None) {
+    const auto enabled = [&t](NcclAlgo a, NcclProto q) {
+      return t.bandwidth_GBps[static_cast<int>(a)][static_cast<int>(q)] > 0;
+    };
+    if (const auto r = aws_region_tuner_choice(tuner_, system_.ranks(), system_.nodes, b, enabled)) {
+      choice = *r;
+      out.chosen_by = "AWS region tuner (aws-ofi-nccl)";
+    }
+  }
+  out.chosen = evaluate(c, bytes, choice.first, choice.second);
+  const double time = out.chosen.time.value;
+  out.algbw_GBps = time > 0 ? static_cast<double>(bytes.value) / time / 1e9 : 0.0;
   out.busbw_GBps = out.algbw_GBps * sched::busbw_factor(c, system_.ranks());
   return out;
 }

@@ -1,46 +1,42 @@
 #pragma once
-// NcclPredictor: predicts which (algorithm, protocol) NCCL picks for a collective of a given
-// size, and how long it takes, on a cluster described by an NcclSystem.
+// NcclPredictor: what NCCL runs for a collective of a given size on a cluster, and how long it
+// takes there.
 //
-// Selection follows NCCL's rule (src/graph/tuning.cc): every enabled (algorithm, protocol)
-// gets a time, the minimum wins. Enable rules: NVLS needs an NVLS-capable NVSwitch and SM90+,
-// one node (multi-node NVLS needs CollNet), NCCL >= 2.17; NVLSTree needs NVLS, several nodes,
-// NCCL >= 2.18; NVLS variants run Simple only; Tree is allreduce only; LL128 needs NCCL >= 2.5,
-// NVLink inside the node and, across nodes, GPUDirect RDMA on an RDMA-write NIC (IB, EFA v2+);
-// NCCL_ALGO / NCCL_PROTO restrictions and NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS come in
-// through NcclOptions.
-//
-// Time of one candidate = base latency + the critical path of the first pipeline unit +
-// (units - 1) x the bottleneck stage's time per unit. A unit is min(chunk, data per channel
-// per step); a stage is a hop class (NVLink, NVLS, network) with a latency and a per-channel
-// rate derived from the link rates of the topology times fitted efficiencies. Ring: 2(n-1)
-// steps per loop, each loop moves n units per channel; Tree/NVLSTree: a pipeline through the
-// intra-node chain (or the NVSwitch) and log2(nodes) network levels. This reproduces the
-// small-message latency floor, the slow ramp (per-step latency exposed while units are small),
-// NVLS busbw above the NVLink rate, and the 2-node tree inflation (a tree sends S per node
-// over the network where a ring sends 2(n-1)/n S).
+// The choice is NCCL's own, reproduced release by release: its topology search on the node
+// (nccl_graph_search.h), its cost model and enable rules (nccl_tuning_model.h), the region
+// tuner AWS images load on p5-class instances (aws_ofi_tuner.h), the environment the AWS net
+// plugin sets (NCCL_PROTO=simple on EFA without 128-byte write ordering, its reported network
+// latency, its NVLS chunk sizes), and the channels it launches for the size (nccl_enqueue.h).
+// The time is physical (nccl_physical_time.h): NCCL's own estimate is only how it chooses.
 
 #include <string>
 #include <vector>
 
+#include "algorithms/nccl/aws_ofi_tuner.h"
+#include "algorithms/nccl/nccl_enqueue.h"
 #include "algorithms/nccl/nccl_params.h"
 #include "algorithms/nccl/nccl_system.h"
+#include "algorithms/nccl/nccl_tuning_model.h"
 #include "algorithms/schedule/collective_spec.h"
 #include "core/expected.h"
 #include "core/units.h"
 
 namespace topotune::algo {
 
+/// Whether the AWS region tuner decides (it does on p5/p5e/p5en past two nodes when NCCL can
+/// load it: NCCL 2.21+ finds it in the net plugin; aws-ofi-nccl 1.16.0+ bundles it).
+enum class NcclTunerMode { Auto, None, AwsRegion };
+
 /// What the user restricts, as NCCL's environment does.
 struct NcclOptions {
-  NcclVersion version;            ///< unknown = latest
+  NcclVersion version;            ///< unknown = the latest modeled release
   std::vector<NcclAlgo> algos;    ///< NCCL_ALGO; empty = all
   std::vector<NcclProto> protos;  ///< NCCL_PROTO; empty = all
-  /// NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS (0 = unset): bound the Ring/Tree channel count
-  /// NCCL's search found (min duplicates channels, max drops them), within [1, MAXCHANNELS].
-  /// NVLS algorithms keep their own count (NCCL_NVLS_NCHANNELS).
+  /// NCCL_MIN_NCHANNELS / NCCL_MAX_NCHANNELS (0 = unset): bound comm->nChannels (max drops
+  /// channels, min duplicates them), within [1, MAXCHANNELS]. NVLS keeps its own count.
   int min_channels = 0;
   int max_channels = 0;
+  NcclTunerMode tuner = NcclTunerMode::Auto;
 };
 
 /// One (algorithm, protocol) pair evaluated at one size.
@@ -49,16 +45,18 @@ struct NcclCandidate {
   NcclProto proto = NcclProto::Simple;
   bool enabled = false;
   std::string why_disabled;  ///< the enable rule that removed it
-  int channels = 0;
-  Seconds time{0};
-  Seconds latency{0};      ///< base + first unit's path
-  std::string bottleneck;  ///< "NVLink", "NVLS", "network", "PCIe", "latency"
+  int channels = 0;          ///< channels NCCL launches for this size
+  Seconds time{0};           ///< physical time
+  Seconds latency{0};        ///< its size-independent part
+  Seconds nccl_estimate{0};  ///< NCCL's own cost-model time, what it chooses by
+  std::string bottleneck;    ///< "NVLink", "NVLS", "network", "engine", "window", "latency"
 };
 
 /// The prediction at one size: the chosen candidate and, with explain, all of them.
 struct NcclPrediction {
   Bytes bytes{0};
   NcclCandidate chosen;
+  std::string chosen_by;                  ///< "NCCL's cost model", "AWS region tuner"
   std::vector<NcclCandidate> candidates;  ///< filled only when asked to explain
   double algbw_GBps = 0;
   double busbw_GBps = 0;
@@ -76,17 +74,25 @@ class NcclPredictor {
 
   const NcclSystem& system() const { return system_; }
   const NcclModelParams& params() const { return params_; }
+  /// The search and channel counts the model emulated (for reports and tests).
+  const NcclGraphs& graphs() const { return launch_.graphs; }
+  /// The release the model follows (the given one, or the latest modeled).
+  int release() const { return launch_.release; }
 
  private:
-  std::string disabled_reason(sched::Collective c, NcclAlgo a, NcclProto p) const;
-  /// The channel count NCCL's topology search finds for `a` (no NCCL_*_NCHANNELS).
-  int searched_channels(NcclAlgo a) const;
-  /// searched_channels bounded by NcclOptions' min/max.
-  int channels(NcclAlgo a) const;
+  const NcclTuningTable& table(sched::Collective c) const;
 
   NcclSystem system_;
   NcclModelParams params_;
   NcclOptions options_;
+  NcclTuningInputs tuning_;
+  NcclLaunchInputs launch_;
+  AwsTunerPlatform tuner_ = AwsTunerPlatform::None;
+  std::vector<NcclTuningTable> tables_;  ///< per collective, indexed by sched::Collective
 };
+
+/// NCCL's view of a node of `system` under `release`: the link bandwidths NCCL computes, and
+/// the NET devices after the AWS plugin merges p5-class rails (one 400 Gb/s device per GPU).
+NcclNodeView nccl_node_view(const NcclSystem& system, int release);
 
 }  // namespace topotune::algo

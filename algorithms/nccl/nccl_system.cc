@@ -23,6 +23,34 @@ int arch_row_of(topo::GpuArch a) {
   return 1;
 }
 
+int compute_capability(topo::GpuArch a) {
+  switch (a) {
+    case topo::GpuArch::Volta:
+      return 70;
+    case topo::GpuArch::Turing:
+      return 75;
+    case topo::GpuArch::Ampere:
+    case topo::GpuArch::Unknown:
+      return 80;
+    case topo::GpuArch::Hopper:
+      return 90;
+    case topo::GpuArch::Blackwell:
+      return 100;
+  }
+  return 80;
+}
+
+// GPUs that share one NIC's PCIe switch (2 on p4d, 1 on DGX H100 and p5): from the instance's
+// switch layout where it has one, else GPUs per NIC.
+double gpus_per_nic_switch(const topo::InstanceSpec& inst) {
+  for (const topo::PcieSwitchSpec& sw : inst.pcie_switches) {
+    if (!sw.nics.empty() && !sw.gpus.empty()) {
+      return static_cast<double>(sw.gpus.size()) / static_cast<double>(sw.nics.size());
+    }
+  }
+  return inst.num_nics > 0 ? static_cast<double>(inst.num_gpus) / inst.num_nics : 1.0;
+}
+
 bool read_int(const std::string& s, std::size_t& pos, int& out) {
   const char* first = s.data() + pos;
   const char* last = s.data() + s.size();
@@ -68,6 +96,7 @@ Expected<NcclSystem> nccl_system_from_cluster(const topo::ClusterSpec& spec) {
   s.nodes = spec.hosts;
   s.gpus_per_node = inst.num_gpus;
   s.arch_row = arch_row_of(inst.gpu.arch);
+  s.cc = compute_capability(inst.gpu.arch);
   s.sm90 = s.arch_row >= 2;
   s.intra = inst.fabric;
   if (s.intra == topo::IntraFabric::PcieOnly) {
@@ -75,11 +104,21 @@ Expected<NcclSystem> nccl_system_from_cluster(const topo::ClusterSpec& spec) {
     s.gpu_intra_bandwidth = inst.pcie_bandwidth.value_or(gbyte_per_sec(topo::kDefaultPcieGBps));
   } else {
     s.gpu_intra_bandwidth = inst.nvlink_bandwidth_per_link * inst.nvlinks_per_gpu;
+    s.nvlinks_per_gpu = inst.nvlinks_per_gpu;
+    if (s.intra == topo::IntraFabric::NvLinkMesh && s.nvlinks_per_gpu == 0) {
+      for (const topo::NvLinkPair& pr : inst.nvlink_pairs) {
+        if (pr.a == 0 || pr.b == 0) s.nvlinks_per_gpu += pr.links;
+      }
+      s.gpu_intra_bandwidth = inst.nvlink_bandwidth_per_link * s.nvlinks_per_gpu;
+    }
   }
+  s.pcie_bandwidth = inst.pcie_bandwidth.value_or(BytesPerSec{0});
   s.nvls = inst.nvls && s.intra == topo::IntraFabric::NvSwitch;
   s.nics_per_node = inst.num_nics;
   s.nic_bandwidth = inst.nic_bandwidth;
   s.gpudirect_rdma = inst.gpudirect_rdma;
+  s.gpus_per_nic_switch = gpus_per_nic_switch(inst);
+  s.amd_cpu = inst.cpu_model && inst.cpu_model->find("AMD") != std::string::npos;
   switch (inst.transport) {
     case topo::NetTransport::InfiniBand:
       s.nic_class = NicClass::InfiniBand;

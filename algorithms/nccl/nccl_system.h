@@ -9,27 +9,12 @@
 #include <string>
 
 #include "algorithms/nccl/nccl_params.h"
+#include "algorithms/nccl/nccl_version.h"
 #include "core/expected.h"
 #include "core/units.h"
 #include "topology/cluster_spec.h"
 
 namespace topotune::algo {
-
-/// An NCCL release, "2.23.4". Unknown (default) means "recent": everything is available.
-struct NcclVersion {
-  int major = 0;
-  int minor = 0;
-  int patch = 0;
-  bool known = false;
-  /// True when unknown or >= major.minor.
-  bool at_least(int ma, int mi) const {
-    return !known || major > ma || (major == ma && minor >= mi);
-  }
-  std::string str() const;  ///< "2.23.4" or "latest"
-};
-
-/// Parses "2.23.4", "2.23", "2.9.9+cuda11.2" (suffix ignored). Errors name the text.
-Expected<NcclVersion> parse_nccl_version(const std::string& text);
 
 /// What the cluster's network fabric does to NCCL's network stage beyond the NIC figures:
 /// placement, spine oversubscription and per-flow caps. The fitted parameters describe
@@ -43,18 +28,23 @@ struct NcclFabric {
 };
 
 struct NcclSystem {
-  std::string instance;  ///< catalog name, for reports
+  std::string instance;  ///< catalog name, for reports and the AWS plugin's platform rules
   int nodes = 1;
   int gpus_per_node = 1;
   int arch_row = 1;   ///< row of NCCL's tables: 0 Volta, 1 Ampere, 2 Hopper, 3 Blackwell
+  int cc = 80;        ///< compute capability as NCCL compares it: 70, 75, 80, 90, 100
   bool sm90 = false;  ///< Hopper or newer (NVLS, LL128 rules)
   topo::IntraFabric intra = topo::IntraFabric::NvSwitch;  ///< the instance's GPU fabric
   BytesPerSec gpu_intra_bandwidth;  ///< one GPU's NVLink (or PCIe) rate, per direction, nominal
+  int nvlinks_per_gpu = 0;          ///< NVLinks NCCL can count (NVSwitch or mesh)
   bool nvls = false;                ///< NVSwitch gen3+ with in-switch reduction
   int nics_per_node = 0;
   BytesPerSec nic_bandwidth;  ///< one NIC, per direction, nominal line rate
   NicClass nic_class = NicClass::InfiniBand;
   bool gpudirect_rdma = true;
+  BytesPerSec pcie_bandwidth;       ///< a GPU's PCIe link, nominal; 0 = unknown
+  double gpus_per_nic_switch = 1;   ///< GPUs sharing one NIC's PCIe switch
+  bool amd_cpu = false;             ///< NCCL's CPU-vendor rules (llMaxBws row, net overhead)
   int gpus_per_thread = 1;  ///< nccl-tests -g: GPUs one thread launches in turn
   NcclFabric fabric;        ///< non-blocking unless set from the topology
 

@@ -41,8 +41,8 @@ def files(tmp):
     paths = {
         "cluster": '{"schema": "topotune.cluster/1", "instance": "p4d.24xlarge", "nodes": 2}',
         "dup": '{"schema": "topotune.cluster/1", "instance": "p4d.24xlarge", "nodes": 2, "nodes": 3}',
-        "cal": '{"schema": "topotune.nccl_model/1", "parameters": {"nic_latency_us.efa_srd": 20}}',
-        "overflow": '{"schema": "topotune.nccl_model/1", "parameters": {"nccl.max_channels": 2e308}}',
+        "cal": '{"schema": "topotune.nccl_model/2", "parameters": {"nic_latency_us.efa_srd": 20}}',
+        "overflow": '{"schema": "topotune.nccl_model/2", "parameters": {"net_window": 2e308}}',
         "measured": '{"schema": "topotune.measurement/1", "backend": "mpi", "ranks": 16, '
                     '"nodes": 2, "rows": [{"algorithm": "ring", "bytes": 1048576, "time_us": 100}]}',
         "null": "null",

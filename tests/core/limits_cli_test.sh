@@ -24,18 +24,18 @@ expect 2 "not a whole decimal number" schedule --algo ring --ranks 0x10 --size 1
 # Calibration files: wrong types, null, directories, /dev/zero, duplicate keys, bad values.
 echo '{"schema": 5}' > "$tmp/s5.json"
 echo 'null' > "$tmp/null.json"
-printf '{"schema": "topotune.nccl_model/1", "schema": "x", "parameters": {}}' > "$tmp/dup.json"
-printf '{"schema": "topotune.nccl_model/1", "parameters": {"nccl.max_channels": 0}}' > "$tmp/ch0.json"
-printf '{"schema": "topotune.nccl_model/1", "parameters": {"nic_latency_us.efa_srd": 1e308}}' > "$tmp/lat.json"
+printf '{"schema": "topotune.nccl_model/2", "schema": "x", "parameters": {}}' > "$tmp/dup.json"
+printf '{"schema": "topotune.nccl_model/2", "parameters": {"net_window": 0}}' > "$tmp/ch0.json"
+printf '{"schema": "topotune.nccl_model/2", "parameters": {"nic_latency_us.efa_srd": 1e308}}' > "$tmp/lat.json"
 for f in s5 null; do
   expect 2 "not an NCCL model file" predict --instance p4d.24xlarge --nodes 2 --calibration "$tmp/$f.json"
   expect 2 "not an NCCL model file" simulate --instance p4d.24xlarge --nodes 2 --algo ring --size 1M --calibration "$tmp/$f.json"
 done
-printf '{"schema": "topotune.nccl_model/1", "parameters": {"nic_latency_us.efa_srd": 2e308}}' > "$tmp/overflow.json"
+printf '{"schema": "topotune.nccl_model/2", "parameters": {"nic_latency_us.efa_srd": 2e308}}' > "$tmp/overflow.json"
 expect 2 "overflow.json: malformed JSON: [json.exception.out_of_range.406] number overflow" predict --instance p4d.24xlarge --nodes 2 --calibration "$tmp/overflow.json"
 expect 2 "duplicate key 'schema'" predict --instance p4d.24xlarge --nodes 2 --calibration "$tmp/dup.json"
-expect 2 "nccl.max_channels' must be in [1, 64], got 0" predict --instance p4d.24xlarge --nodes 2 --calibration "$tmp/ch0.json"
-expect 2 "must be in [0.05, 5000], got 1e+308" predict --instance p4d.24xlarge --nodes 2 --calibration "$tmp/lat.json"
+expect 2 "net_window' must be in [0.005, 100], got 0" predict --instance p4d.24xlarge --nodes 2 --calibration "$tmp/ch0.json"
+expect 2 "must be in [0.01, 2000], got 1e+308" predict --instance p4d.24xlarge --nodes 2 --calibration "$tmp/lat.json"
 expect 2 "is a directory" predict --instance p4d.24xlarge --nodes 2 --calibration "$tmp"
 expect 2 "is a directory" validate --instance p4d.24xlarge --nodes 2 --nccl-tests "$tmp"
 TOPOTUNE_MAX_INPUT_MB=1 expect 2 "limit on an input file" validate --instance p4d.24xlarge --nodes 2 --nccl-tests /dev/zero
@@ -43,7 +43,7 @@ TOPOTUNE_MAX_INPUT_MB=1 expect 2 "limit on an input file" predict --instance p4d
 # plan reads its cluster file and calibration once: a pipe or FIFO has no second reading
 # (the second read used to find nothing and abort, or block on the FIFO).
 printf '{"schema": "topotune.cluster/1", "instance": "p4d.24xlarge", "nodes": 2}' > "$tmp/c.json"
-printf '{"schema": "topotune.nccl_model/1", "parameters": {"nic_latency_us.efa_srd": 20}}' > "$tmp/cal.json"
+printf '{"schema": "topotune.nccl_model/2", "parameters": {"nic_latency_us.efa_srd": 20}}' > "$tmp/cal.json"
 expect 0 "cluster: 2 x p4d.24xlarge" plan --cluster <(cat "$tmp/c.json") --calibration <(cat "$tmp/cal.json")
 expect 0 "cluster: 2 x p4d.24xlarge" plan --instance p4d.24xlarge --nodes 2 --calibration <(cat "$tmp/cal.json")
 mkfifo "$tmp/fifo"

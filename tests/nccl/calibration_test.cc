@@ -45,7 +45,7 @@ TEST(Calibration, RefusesConstantsAndUnknownNames) {
   const std::vector<CalibrationCase> cases = {
       synthetic(algo::testing::p4d(1), algo::default_params())};
   CalibrationOptions opt;
-  opt.parameters = {"nccl.base_latency_us.ring.LL"};
+  opt.parameters = {"pcie_efficiency"};  // an assumption, not fitted
   EXPECT_FALSE(calibrate(cases, algo::default_params(), opt).has_value());
   opt.parameters = {"no_such_parameter"};
   EXPECT_FALSE(calibrate(cases, algo::default_params(), opt).has_value());
@@ -94,18 +94,23 @@ TEST(NcclModelFile, RejectsTyposAndBadValues) {
   EXPECT_FALSE(algo::params_from_json("{}", "f", d).has_value());
   EXPECT_FALSE(
       algo::params_from_json(
-          R"({"schema":"topotune.nccl_model/1","parameters":{"nvlink_eficiency":1}})", "f", d)
+          R"({"schema":"topotune.nccl_model/2","parameters":{"nvlink_eficiency":1}})", "f", d)
           .has_value());
   EXPECT_FALSE(
       algo::params_from_json(
-          R"({"schema":"topotune.nccl_model/1","parameters":{"nvlink_efficiency":"x"}})", "f", d)
+          R"({"schema":"topotune.nccl_model/2","parameters":{"nvlink_efficiency":"x"}})", "f", d)
           .has_value());
   const auto ok = algo::params_from_json(
-      R"({"schema":"topotune.nccl_model/1","parameters":{"nvlink_efficiency":{"value":0.5}}})", "f",
+      R"({"schema":"topotune.nccl_model/2","parameters":{"nvlink_efficiency":{"value":0.5}}})", "f",
       d);
   ASSERT_TRUE(ok.has_value());
   EXPECT_DOUBLE_EQ(ok->nvlink_efficiency, 0.5);
   EXPECT_DOUBLE_EQ(ok->nvls_efficiency, d.nvls_efficiency);  // untouched
+  // A file of the older model (schema 1) names parameters this model does not have.
+  const auto old = algo::params_from_json(
+      R"({"schema":"topotune.nccl_model/1","parameters":{"chunk_bytes.LL":65536}})", "old.json", d);
+  ASSERT_FALSE(old.has_value());
+  EXPECT_NE(old.error().message.find("recalibrate"), std::string::npos);
 }
 
 }  // namespace

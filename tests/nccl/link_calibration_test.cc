@@ -62,7 +62,7 @@ TEST(LinkCalibration, InfinibandAndEfaPickTheirOwnClass) {
 }
 
 TEST(LinkCalibration, LinkParamsSectionWinsOverTheMapping) {
-  const std::string text = R"({"schema": "topotune.nccl_model/1",
+  const std::string text = R"({"schema": "topotune.nccl_model/2",
     "parameters": {"nvlink_efficiency": 0.7, "net_efficiency.efa_srd": 0.6},
     "link_params": {"nvlink": {"latency_us": 0.9}, "network": {"efficiency": 0.55}}})";
   const LinkCalibration c = parse_link_calibration(text, "c.json", algo::default_params()).value();
@@ -77,7 +77,7 @@ TEST(LinkCalibration, LinkParamsSectionWinsOverTheMapping) {
 TEST(LinkCalibration, BadFilesAreErrorsNamingTheKey) {
   const auto base = algo::default_params();
   const auto err = [&](const std::string& body) {
-    const std::string text = R"({"schema": "topotune.nccl_model/1", )" + body + "}";
+    const std::string text = R"({"schema": "topotune.nccl_model/2", )" + body + "}";
     auto c = parse_link_calibration(text, "c.json", base);
     if (!c) return c.error().message;
     topo::ClusterSpec spec = topo::make_cluster_spec("p4d.24xlarge", 2).value();

@@ -18,7 +18,7 @@ LOG
 expect 0 '"algbw_GBps"' predict --instance p5.48xlarge --nodes 2 --sizes 1M,1G --format json
 expect 0 '"protocol": "Simple"' predict --instance dgx-h100 --nodes 1 --sizes 1G --format json
 expect 0 'nvls      Simple' predict --instance dgx-h100 --sizes 1G --explain
-expect 0 'disabled: no NVLS-capable NVSwitch' predict --instance p4d.24xlarge --sizes 1M --explain
+expect 0 'disabled: no NVLS (needs NVSwitch gen3+, SM90+' predict --instance p4d.24xlarge --sizes 1M --explain
 expect 0 'closed-form' predict --instance p4d.24xlarge --nodes 2 --sizes 1M --algo rhd
 expect 0 'simulated' predict --instance p4d.24xlarge --nodes 2 --sizes 1M --algo ring --simulate
 expect 2 'unknown instance' predict --instance p9.bogus --nodes 2
@@ -43,7 +43,7 @@ if command -v gnuplot >/dev/null; then
 fi
 expect 0 'written to' calibrate --nccl-tests "$tmp/a100.log" --instance dgx-a100 --params nvlink_efficiency --rounds 20 -o "$tmp/cal.json"
 expect 0 'busbw' predict --instance dgx-a100 --sizes 1G --calibration "$tmp/cal.json"
-expect 2 'is an NCCL constant' calibrate --nccl-tests "$tmp/a100.log" --instance dgx-a100 --params nccl.max_channels -o "$tmp/x.json"
+expect 2 'is an NCCL constant or fixed assumption' calibrate --nccl-tests "$tmp/a100.log" --instance dgx-a100 --params pcie_efficiency -o "$tmp/x.json"
 [ -e "$tmp/x.json" ] && { echo "FAIL: failed calibrate left a file"; fails=$((fails + 1)); }
 # validate --measured: each row predicted by its own algorithm's model. The expectations are
 # computed by other commands: `topotune simulate` for topotune's schedules (with the options the
@@ -87,7 +87,7 @@ PY
 expect 2 "unknown algorithm" validate --measured <(sed 's/"ring"/"rnig"/' "$tmp/mixed.json") --cluster "$tmp/c.json"
 # --calibration on the topology side (docs/calibration.md): predict --algo and plan use the
 # same calibrated cluster as simulate. The file only moves EFA v1 (p4d's NIC class) figures.
-printf '{"schema": "topotune.nccl_model/1", "parameters": {"net_efficiency.efa_srd": 0.5, "nic_latency_us.efa_srd": 20}, "link_params": {"nvlink": {"latency_us": 0.7}}}\n' > "$tmp/cal-links.json"
+printf '{"schema": "topotune.nccl_model/2", "parameters": {"net_efficiency.efa_srd": 0.5, "nic_latency_us.efa_srd": 20}, "link_params": {"nvlink": {"latency_us": 0.7}}}\n' > "$tmp/cal-links.json"
 python3 - "$bin" "$tmp" <<'PY' || fails=$((fails + 1))
 import json, subprocess, sys
 bin, d = sys.argv[1], sys.argv[2]
@@ -126,7 +126,7 @@ plain = run("plan", "--instance", "p4d.24xlarge", "--nodes", "2", "--format", "j
 fitted = plain["inputs"]["nccl_params"]["parameters"]["net_efficiency.efa_srd"]["value"]
 assert plain["inputs"]["cluster_spec"]["link_params"]["network"]["efficiency"] == fitted
 PY
-expect 2 "unknown key 'link_param'" plan --instance p4d.24xlarge --nodes 2 --calibration <(echo '{"schema": "topotune.nccl_model/1", "parameters": {}, "link_param": {}}')
+expect 2 "unknown key 'link_param'" plan --instance p4d.24xlarge --nodes 2 --calibration <(echo '{"schema": "topotune.nccl_model/2", "parameters": {}, "link_param": {}}')
 # calibrate --measured with rows of topotune's algorithms fits the link classes with the
 # simulator as the model: runs simulated on a cluster whose network class is (0.5, 20 us)
 # are fitted from the defaults (0.85, 2.5 us) and the truth comes back; validate with the
@@ -187,6 +187,6 @@ if "$bin" validate --nccl-tests "$tmp/healthy.log" --instance p4d.24xlarge --nod
 fi
 # calibrate: parameters at their bounds are reported; one the logs cannot determine is refused.
 expect 2 "cannot determine 'net_efficiency.efa_srd'" calibrate --nccl-tests "$tmp/a100.log" --instance dgx-a100 --params net_efficiency.efa_srd -o "$tmp/y.json"
-expect 2 '8 parameters but only 4 measured sizes' calibrate --nccl-tests "$tmp/a100.log" --instance dgx-a100 -o "$tmp/z.json"
+expect 2 '5 parameters but only 4 measured sizes' calibrate --nccl-tests "$tmp/a100.log" --instance dgx-a100 -o "$tmp/z.json"
 expect 0 'not determined by these logs' calibrate --nccl-tests "$tmp/healthy.log" --instance p4d.24xlarge --rounds 2 -o "$tmp/z.json"
 cli_expect_finish "nccl CLI"

@@ -9,7 +9,8 @@ namespace topotune::algo::testing {
 
 inline topo::InstanceSpec nvswitch_instance(const char* name, topo::GpuArch arch, int links,
                                             bool nvls, int nics, double nic_gbps,
-                                            topo::NetTransport t, int efa_version) {
+                                            topo::NetTransport t, int efa_version,
+                                            double pcie_GBps, const char* cpu) {
   topo::InstanceSpec s;
   s.name = name;
   s.num_gpus = 8;
@@ -23,6 +24,8 @@ inline topo::InstanceSpec nvswitch_instance(const char* name, topo::GpuArch arch
   s.transport = t;
   s.efa_version = efa_version;
   s.gpudirect_rdma = true;
+  s.pcie_bandwidth = gbyte_per_sec(pcie_GBps);
+  s.cpu_model = cpu;
   return s;
 }
 
@@ -33,28 +36,35 @@ inline NcclSystem system_of(const topo::InstanceSpec& inst, int nodes) {
   return nccl_system_from_cluster(spec).value();
 }
 
-/// p4d.24xlarge: 8 A100, 12 x 25 GB/s NVLink, 4 x 100 Gbps EFA v1, GPUDirect RDMA.
+/// p4d.24xlarge: 8 A100, 12 x 25 GB/s NVLink, 4 x 100 Gbps EFA v1 (2 GPUs per NIC switch,
+/// PCIe Gen3 in AWS's topology file), GPUDirect RDMA, Intel CPUs.
 inline NcclSystem p4d(int nodes) {
   return system_of(nvswitch_instance("p4d.24xlarge", topo::GpuArch::Ampere, 12, false, 4, 100,
-                                     topo::NetTransport::Efa, 1),
+                                     topo::NetTransport::Efa, 1, 15.75, "Intel Xeon 8275CL"),
                    nodes);
 }
-/// p5.48xlarge: 8 H100, 18 x 25 GB/s NVLink, NVLS, 32 x 100 Gbps EFA v2.
+/// p5.48xlarge: 8 H100, 18 x 25 GB/s NVLink, NVLS, 32 x 100 Gbps EFA v2, PCIe Gen5, AMD CPUs.
 inline NcclSystem p5(int nodes) {
   return system_of(nvswitch_instance("p5.48xlarge", topo::GpuArch::Hopper, 18, true, 32, 100,
-                                     topo::NetTransport::Efa, 2),
+                                     topo::NetTransport::Efa, 2, 63, "AMD EPYC"),
                    nodes);
 }
-/// DGX A100: 8 A100, 8 x 200 Gbps InfiniBand.
+/// p5en.48xlarge: 8 H200, 18 x 25 GB/s NVLink, NVLS, 16 x 200 Gbps EFA v3, PCIe Gen5, Intel.
+inline NcclSystem p5en(int nodes) {
+  return system_of(nvswitch_instance("p5en.48xlarge", topo::GpuArch::Hopper, 18, true, 16, 200,
+                                     topo::NetTransport::Efa, 3, 63, "Intel Xeon 4th Gen"),
+                   nodes);
+}
+/// DGX A100: 8 A100, 8 x 200 Gbps InfiniBand, PCIe Gen4, AMD CPUs.
 inline NcclSystem dgx_a100(int nodes) {
   return system_of(nvswitch_instance("dgx-a100", topo::GpuArch::Ampere, 12, false, 8, 200,
-                                     topo::NetTransport::InfiniBand, 0),
+                                     topo::NetTransport::InfiniBand, 0, 31.5, "AMD EPYC 7742"),
                    nodes);
 }
-/// DGX H100: 8 H100, NVLS, 8 x 400 Gbps InfiniBand.
+/// DGX H100: 8 H100, NVLS, 8 x 400 Gbps InfiniBand, PCIe Gen5, Intel CPUs.
 inline NcclSystem dgx_h100(int nodes) {
   return system_of(nvswitch_instance("dgx-h100", topo::GpuArch::Hopper, 18, true, 8, 400,
-                                     topo::NetTransport::InfiniBand, 0),
+                                     topo::NetTransport::InfiniBand, 0, 63, "Intel Xeon 8480C"),
                    nodes);
 }
 

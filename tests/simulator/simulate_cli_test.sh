@@ -63,7 +63,7 @@ cat > "$tmp/one-gpu.json" <<'JSON'
  "nodes": 2, "overrides": {"host.pcie_GBps": 31.5}}
 JSON
 for e in 0.8 0.4; do
-  printf '{"schema": "topotune.nccl_model/1", "parameters": {"net_efficiency.infiniband": %s, "nic_latency_us.infiniband": 6}}\n' \
+  printf '{"schema": "topotune.nccl_model/2", "parameters": {"net_efficiency.infiniband": %s, "nic_latency_us.infiniband": 6}}\n' \
     "$e" > "$tmp/cal-$e.json"
   for size in 64M 128M; do
     "$bin" simulate --cluster "$tmp/one-gpu.json" --algo ring --size $size --reduction none \
@@ -104,10 +104,10 @@ factor = (L2 + 2 * S / 10e9) / (L2 + S / 10e9)
 assert abs(b["time_s"] / a["time_s"] - factor) < 1e-9, (b["time_s"] / a["time_s"], factor)
 PY
 # Calibration files with an unknown key or a bad value: exit 2, naming the key.
-printf '{"schema": "topotune.nccl_model/1", "parameters": {"net_eficiency.infiniband": 0.5}}\n' > "$tmp/typo.json"
-printf '{"schema": "topotune.nccl_model/1", "parameters": {"net_efficiency.infiniband": 1.7}}\n' > "$tmp/bad.json"
-printf '{"schema": "topotune.nccl_model/1", "parameters": {}, "links": {}}\n' > "$tmp/key.json"
-printf '{"schema": "topotune.nccl_model/1", "parameters": {}, "link_params": {"network": {"latency_us": -1}}}\n' > "$tmp/lp.json"
+printf '{"schema": "topotune.nccl_model/2", "parameters": {"net_eficiency.infiniband": 0.5}}\n' > "$tmp/typo.json"
+printf '{"schema": "topotune.nccl_model/2", "parameters": {"net_efficiency.infiniband": 1.7}}\n' > "$tmp/bad.json"
+printf '{"schema": "topotune.nccl_model/2", "parameters": {}, "links": {}}\n' > "$tmp/key.json"
+printf '{"schema": "topotune.nccl_model/2", "parameters": {}, "link_params": {"network": {"latency_us": -1}}}\n' > "$tmp/lp.json"
 one=(--cluster "$tmp/one-gpu.json" --algo ring --size 1M)
 expect 2 "unknown parameter 'net_eficiency.infiniband'" "${one[@]}" --calibration "$tmp/typo.json"
 expect 2 "'net_efficiency.infiniband' must be in (0, 1]" "${one[@]}" --calibration "$tmp/bad.json"

@@ -1,0 +1,100 @@
+#include "algorithms/nccl/nccl_enqueue.h"
+
+#include <algorithm>
+#include <cmath>
+
+// NVIDIA/nccl src/enqueue.cc, src/init.cc and src/include/comm.h of the tags named; the
+// thresholds (NCCL_LL_THREAD_THRESHOLD 8, LL128 8, SIMPLE 64) and thread counts are the same
+// in every release from v2.7.8-1 to v2.30.7-1.
+namespace topotune::algo {
+namespace {
+
+constexpr int R(int ma, int mi, int pa) { return nccl_release_code(ma, mi, pa); }
+constexpr double kSteps = 8;  // NCCL_STEPS
+
+int log2i(double n) { return n >= 1 ? static_cast<int>(std::floor(std::log2(n))) : 0; }
+
+}  // namespace
+
+int nccl_run_channels(const NcclLaunchInputs& in, NcclAlgo a, NcclProto p, double bytes) {
+  const int rel = in.release;
+  const NcclGraphs& g = in.graphs;
+  if (a == NcclAlgo::Nvls || a == NcclAlgo::NvlsTree) {
+    int nc = g.nvls_channels;  // NVLS should not need more than 16 channels (2.17.1+)
+    if (a == NcclAlgo::Nvls && in.nodes > 1 && rel >= R(2, 28, 3)) {
+      nc = std::min(nc, g.comm_channels);
+    }
+    return std::max(1, nc);
+  }
+  // maxThreads (tuning.cc): LL 512, LL128 640, Simple 512 (256 on a PCIe-class ring).
+  int nt = p == NcclProto::LL128 ? 640 : 512;
+  if (p == NcclProto::Simple && a == NcclAlgo::Ring && g.ring.bw_intra * g.ring.channels <= 12.0) {
+    nt = 256;
+  }
+  double threshold = p == NcclProto::Simple ? 64 : 8;
+  if (a == NcclAlgo::Ring && p == NcclProto::LL) threshold *= in.ranks;
+  // 2.20.3 .. 2.21.5 start from collChannels; the others from comm->nChannels.
+  int nc = rel >= R(2, 20, 3) && rel < R(2, 22, 0) ? g.coll_channels : g.comm_channels;
+  nc = std::max(1, nc);
+  while (bytes < nc * nt * threshold && nc >= 2) --nc;
+  if (rel >= R(2, 22, 0)) {
+    // scheduleCollTasksToPlan: at least one cell of MinTrafficPerChannel / 2 bytes per channel
+    // (512 B in 2.22.3, 16 KiB in 2.23.4 .. 2.28.9, 32 KiB from 2.29.2; LL traffic counts 4x
+    // from 2.26.2).
+    double cell = rel >= R(2, 29, 0) ? 16384 : rel >= R(2, 23, 0) ? 8192 : 256;
+    if (p == NcclProto::LL && rel >= R(2, 26, 0)) cell /= 4;
+    nc = std::max(1, std::min(nc, static_cast<int>(std::ceil(bytes / cell))));
+  }
+  return nc;
+}
+
+double nccl_tree_chunk_bytes(const NcclLaunchInputs& in, NcclProto p, double bytes,
+                             int channels) {
+  const double step = (p == NcclProto::LL ? 524288.0
+                       : p == NcclProto::LL128 ? 4915200.0
+                                               : in.buffers.simple_buffer_bytes) /
+                      kSteps;
+  const double nc = std::max(1, channels);
+  if (p == NcclProto::LL) return step / 2;  // 8-byte lines carry 4 bytes
+  if (p == NcclProto::LL128) {
+    double c = step * 120 / 128;
+    const double ppn = static_cast<double>(in.ranks) / in.nodes;
+    const double nsteps = 1 + log2i(in.nodes) + 0.1 * ppn;
+    while (bytes / (nc * c) < nsteps * 64 / ppn && c > 131072) c /= 2;
+    while (bytes / (nc * c) < nsteps * 16 / ppn && c > 32768) c /= 2;
+    return c;
+  }
+  double c = step;
+  if (in.release < R(2, 20, 0)) {  // the depth-based shrink removed in v2.20.3-1
+    const double depth = in.ranks / in.nodes + log2i(in.nodes);
+    while (bytes / (nc * c) < depth * 8 && c > 131072) c /= 2;
+    while (bytes / (nc * c) < depth * 4 && c > 65536) c /= 2;
+    while (bytes / (nc * c) < depth && c > 32768) c /= 2;
+  }
+  return c;
+}
+
+double nccl_nvls_chunk_bytes(const NcclLaunchInputs& in, NcclAlgo a, double bytes,
+                             int channels) {
+  double c = in.buffers.nvls_chunk_bytes;
+  const double ops = std::max(1, channels) * std::max(1, in.graphs.nvls.channels);
+  if (a == NcclAlgo::NvlsTree) {
+    if (in.release >= R(2, 20, 0)) {
+      const double max = in.buffers.nvlstree_max_chunk_bytes > 0
+                             ? in.buffers.nvlstree_max_chunk_bytes
+                             : (in.nodes >= 4 ? 65536 : c);
+      c = std::min(c, max);
+    }
+    if (bytes < 32 * ops * c && c > 262144) c = 262144;
+    if (bytes < 16 * ops * c && c > 131072) c = 131072;
+    if (bytes < 4 * ops * c && c > 65536) c = 65536;
+    if (bytes < 1 * ops * c && c > 32768) c = 32768;
+    return c;
+  }
+  if (bytes < 64 * ops * c && c > 65536) c = 65536;
+  if (bytes < 8 * ops * c && c > 32768) c = 32768;
+  if (bytes < 2 * ops * c && c > 16384) c = 16384;
+  return c;
+}
+
+}  // namespace topotune::algo

@@ -1,0 +1,182 @@
+#include "algorithms/nccl/nccl_physical_time.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "algorithms/nccl/nccl_tuning_tables.h"
+
+namespace topotune::algo {
+namespace {
+
+// The shape of the physical latencies and the per-channel engine rates are NCCL's own tables
+// of its newest modeled release: the hardware does not change with the release that runs.
+constexpr int kShape = kLatestModeledRelease;
+
+constexpr double kPayload[kNumNcclProtos] = {0.5, 120.0 / 128.0, 1.0};  // LL, LL128, Simple
+constexpr double kInf = 1e30;
+
+int pi(NcclProto p) { return static_cast<int>(p); }
+
+/// Everything the algorithm formulas share for one call.
+struct Context {
+  const NcclSystem& sys;
+  const NcclModelParams& prm;
+  const NcclLaunchInputs& launch;
+  sched::Collective coll;
+  NcclAlgo algo;
+  NcclProto proto;
+  int nc;        // channels launched
+  double bytes;
+  double S;      // bytes / 1e3: with GB/s it gives microseconds
+  double b_nvl;  // one GPU's NVLink (or PCIe), achieved, GB/s
+  double b_net;  // one node's NICs, achieved, GB/s
+  double b_simple_ch;  // one Simple channel's copy rate, GB/s
+  double l_nvl;  // one NVLink hop, us
+  double l_net;  // one network hop, us
+  double t0;     // launch and base latency, us
+  int scale;     // NCCL's table scale: 0 one node, 1 two, 2 more
+  int depth;     // network tree depth, ceil(log2 nodes)
+};
+
+Context make_context(const NcclSystem& s, const NcclModelParams& prm, const NcclLaunchInputs& l,
+                     sched::Collective c, NcclAlgo a, NcclProto p, int nc, double bytes) {
+  Context x{s, prm, l, c, a, p, std::max(1, nc), bytes, std::max(bytes, 1.0) / 1e3,
+            0, 0, 0, 0, 0, 0, 0, 0};
+  const int nodes = s.nodes;
+  const double pe = kPayload[pi(p)];
+  const bool pcie = s.intra == topo::IntraFabric::PcieOnly;
+  x.b_nvl = s.gpu_intra_bandwidth.gbps_bytes() * (pcie ? prm.pcie_efficiency : prm.nvlink_efficiency) * pe;
+  const int cls = static_cast<int>(s.nic_class);
+  const double share = a == NcclAlgo::Ring ? s.fabric.ring_net_share : s.fabric.tree_net_share;
+  x.b_net = s.nics_per_node * s.nic_bandwidth.gbps_bytes() * prm.net_efficiency[cls] * pe * share;
+  if (!s.gpudirect_rdma && nodes > 1) x.b_net *= prm.host_staging_efficiency;
+  x.b_simple_ch = prm.ring_simple_engine * nccl_per_channel_max_tree_bw(kShape, s.arch_row, 0);
+  const NcclAlgo shape = a == NcclAlgo::Ring ? NcclAlgo::Ring : NcclAlgo::Tree;
+  x.l_nvl = prm.nvlink_latency_scale * nccl_hw_latency_us(kShape, NcclHw::NvLink, shape, p);
+  x.l_net = prm.net_latency_scale * nccl_hw_latency_us(kShape, NcclHw::Net, shape, p) +
+            prm.nic_latency_us[cls] + s.fabric.extra_net_latency.us();
+  if (!s.gpudirect_rdma) x.l_net += prm.host_staging_latency_us;
+  x.t0 = prm.base_latency_scale * nccl_base_latency_us(kShape, shape, p) +
+         prm.launch_overhead_per_gpu_us * (s.gpus_per_thread - 1);
+  x.scale = nodes <= 1 ? 0 : (nodes == 2 ? 1 : 2);
+  x.depth = nodes > 1 ? static_cast<int>(std::ceil(std::log2(nodes))) : 0;
+  return x;
+}
+
+double ll_engine(const Context& x) {
+  const int row = x.sys.nodes == 1 ? x.sys.arch_row : (x.sys.amd_cpu ? 1 : 0);
+  return x.prm.ll_engine * nccl_ll_max_bw(kShape, row, x.scale) * std::min(1.0, x.nc / 8.0);
+}
+
+// Runtime channels are twice the searched ones (Postset); NCCL's tables are per searched one.
+double searched(const Context& x) { return std::max(x.nc / 2.0, 0.5); }
+
+NcclPhysicalTime ring(const Context& x) {
+  const int n = x.sys.ranks(), nodes = x.sys.nodes;
+  const bool ar = x.coll == sched::Collective::Allreduce;
+  double volume = ar ? 2.0 * (n - 1) / n : (x.coll == sched::Collective::Broadcast ? 1.0 : (n - 1.0) / n);
+  volume *= x.S;
+  double engine = x.nc * x.b_simple_ch;
+  if (x.proto == NcclProto::LL128) {
+    engine = x.prm.ring_ll128_engine * searched(x) *
+             nccl_per_channel_max_ll128_bw(kShape, x.sys.arch_row, x.scale, false) * 0.92;
+  } else if (x.proto == NcclProto::LL) {
+    engine = ll_engine(x);
+  }
+  double bw = std::min(engine, x.b_nvl);
+  const char* neck = engine < x.b_nvl ? "engine" : "NVLink";
+  if (nodes > 1 && x.b_net < bw) {
+    bw = x.b_net;
+    neck = "network";
+  }
+  const int steps = ar ? 2 * (n - 1) : n - 1;
+  const int inter = nodes > 1 ? (ar ? 2 * (nodes - 1) : nodes - 1) : 0;
+  const double lat = x.t0 + (steps - inter) * x.l_nvl + inter * x.l_net;
+  return {lat + volume / bw, lat, volume / bw < lat ? "latency" : neck};
+}
+
+NcclPhysicalTime tree(const Context& x) {
+  const int g = x.sys.gpus_per_node, nodes = x.sys.nodes;
+  double engine = 0;
+  if (x.proto == NcclProto::Simple) {
+    engine = x.prm.tree_simple_engine * searched(x) *
+             nccl_per_channel_max_tree_bw(kShape, x.sys.arch_row, x.scale) * 0.92;
+  } else if (x.proto == NcclProto::LL128) {
+    engine = x.prm.tree_ll128_engine * searched(x) *
+             nccl_per_channel_max_ll128_bw(kShape, x.sys.arch_row, x.scale, true) *
+             (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0);
+  } else {
+    engine = ll_engine(x);
+  }
+  double bw = std::min(engine / 2.0, g > 1 ? x.b_nvl / 2.0 : kInf);
+  const char* neck = engine / 2.0 <= bw ? "engine" : "NVLink";
+  const double chunk = std::min(nccl_tree_chunk_bytes(x.launch, x.proto, x.bytes, x.nc),
+                                x.bytes / x.nc) / 1e3;
+  if (nodes > 1) {
+    const double net = x.b_net / (nodes <= 2 ? 1.0 : 2.0);
+    // NCCL_STEPS (8) pipeline units in flight per channel and network round trip
+    const double window = x.nc * x.prm.net_window * 8 * chunk / (2 * x.l_net);
+    if (net < bw) bw = net, neck = "network";
+    if (window < bw) bw = window, neck = "window";
+  }
+  const double lat = x.t0 + 2 * ((g - 1) * x.l_nvl + x.depth * x.l_net);
+  double t = lat + x.S / bw;
+  if (x.proto == NcclProto::Simple) {
+    // Store-and-forward of one chunk along the chain and the tree, beyond the one unit the
+    // bandwidth term already counts, at each hop's per-channel stream rate.
+    const double r_nvl = std::min(x.b_simple_ch / 2.0, x.b_nvl / (2.0 * x.nc));
+    const double r_net = nodes > 1 ? std::min(x.b_simple_ch / 2.0, x.b_net / x.nc) : kInf;
+    t += 2 * ((g - 1) * chunk / r_nvl + x.depth * chunk / r_net) - chunk * x.nc / bw;
+  }
+  return {t, lat, x.S / bw < lat ? "latency" : neck};
+}
+
+NcclPhysicalTime nvls(const Context& x) {
+  // NCCL's nvlsEfficiency (v2.28.3-1: Hopper 0.85, Blackwell 0.74) scales the shared
+  // in-switch reduction efficiency between GPU generations.
+  const double gen = x.sys.arch_row >= 3 ? 0.74 / 0.85 : 1.0;
+  const double reduce = x.sys.gpu_intra_bandwidth.gbps_bytes() * x.prm.nvls_efficiency * gen;
+  double bw = std::min(reduce, x.nc * x.b_simple_ch);
+  const char* neck = reduce <= bw ? "NVLS" : "engine";
+  double lat = x.t0 + x.prm.nvls_latency_us;
+  int hops = 2;  // reduce into the switch, multicast out
+  const double chunk =
+      std::min(nccl_nvls_chunk_bytes(x.launch, x.algo, x.bytes, x.nc), x.bytes / x.nc) / 1e3;
+  if (x.algo == NcclAlgo::NvlsTree && x.sys.nodes > 1) {
+    const int cls = static_cast<int>(x.sys.nic_class);
+    double hop = x.prm.net_latency_scale *
+                     nccl_hw_latency_us(kShape, NcclHw::Net, NcclAlgo::NvlsTree, NcclProto::Simple) +
+                 x.prm.nic_latency_us[cls] + x.sys.fabric.extra_net_latency.us();
+    if (!x.sys.gpudirect_rdma) hop += x.prm.host_staging_latency_us;
+    const double net = x.b_net / (x.sys.nodes <= 2 ? 1.0 : 2.0);
+    const double window = x.nc * x.prm.net_window * 8 * chunk / (2 * hop);
+    if (net < bw) bw = net, neck = "network";
+    if (window < bw) bw = window, neck = "window";
+    lat += 2 * x.depth * hop;
+    hops += 2 * x.depth;
+  }
+  const double chunks = std::max(1.0, x.S / (chunk * x.nc));
+  const double t = lat + x.S / bw + (hops - 1) * chunk * x.nc / bw +
+                   chunks * x.prm.nvls_chunk_latency_us;
+  return {t, lat, x.S / bw < lat ? "latency" : neck};
+}
+
+}  // namespace
+
+NcclPhysicalTime nccl_physical_time(const NcclSystem& sys, const NcclModelParams& prm,
+                                    const NcclLaunchInputs& launch, sched::Collective c,
+                                    NcclAlgo a, NcclProto p, int channels, double bytes) {
+  const Context x = make_context(sys, prm, launch, c, a, p, channels, bytes);
+  switch (a) {
+    case NcclAlgo::Ring:
+      return ring(x);
+    case NcclAlgo::Tree:
+      return tree(x);
+    case NcclAlgo::Nvls:
+    case NcclAlgo::NvlsTree:
+      return nvls(x);
+  }
+  return ring(x);
+}
+
+}  // namespace topotune::algo
