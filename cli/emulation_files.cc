@@ -10,8 +10,8 @@
 #include <sstream>
 
 #include "cli/emulated_cluster.h"
-#include "cli/file_output.h"
 #include "core/duplicate_key_check.h"
+#include "core/file_output.h"
 #include "core/input_file.h"
 #include "topology/topology.h"
 

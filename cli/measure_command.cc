@@ -24,9 +24,9 @@
 #include <thread>
 
 #include "cli/commands.h"
-#include "cli/file_output.h"
 #include "cli/measure_schedules.h"
 #include "cli/output_format.h"
+#include "core/file_output.h"
 #include "core/quantity_parse.h"
 #include "core/string_printf.h"
 #include "runtime/executor.h"

@@ -18,8 +18,8 @@
 #include "cli/algorithm_flags.h"
 #include "cli/busbw_plot.h"
 #include "cli/commands.h"
-#include "cli/file_output.h"
 #include "cli/nccl_common.h"
+#include "core/file_output.h"
 #include "core/string_printf.h"
 
 namespace topotune::cli {
