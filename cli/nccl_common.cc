@@ -128,6 +128,18 @@ Expected<int> nodes_of(const rt::Measurement& m, std::optional<int> nodes, int g
   return fail(Errc::InvalidArgument, "cannot tell the node count from the log: give --nodes");
 }
 
+tune::MeasuredRun measured_run(const rt::Measurement& m) {
+  tune::MeasuredRun run;
+  run.collective = m.collective;
+  run.ranks = m.ranks;
+  run.channels = m.channels.value_or(1);
+  run.chunks = m.chunks.value_or(1);
+  for (const rt::MeasurementRow& r : m.rows) {
+    run.rows.push_back({r.algorithm, Bytes(r.bytes), r.dtype, r.time_us});
+  }
+  return run;
+}
+
 Expected<rt::Measurement> load_measurement(const std::string& nccl_tests_log,
                                            const std::string& measured_json) {
   if (nccl_tests_log.empty() == measured_json.empty()) {

@@ -10,6 +10,7 @@
 #include "algorithms/nccl/nccl_params.h"
 #include "algorithms/nccl/nccl_predictor.h"
 #include "algorithms/nccl/nccl_system.h"
+#include "autotune/validation.h"
 #include "cli/cluster_flags.h"
 #include "core/expected.h"
 #include "runtime/measurement.h"
@@ -40,6 +41,9 @@ Expected<algo::NcclOptions> make_nccl_options(const std::string& version, const 
 
 /// Number of nodes a measurement ran on: explicit, else the log's host count, else ranks/gpus.
 Expected<int> nodes_of(const rt::Measurement& m, std::optional<int> nodes, int gpus_per_node);
+
+/// The measurement as autotune's comparison and fits take it (autotune may not see runtime).
+tune::MeasuredRun measured_run(const rt::Measurement& m);
 
 /// Loads a measurement from an nccl-tests log or a measurement JSON file (exactly one set).
 Expected<rt::Measurement> load_measurement(const std::string& nccl_tests_log,
