@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -314,7 +313,7 @@ Expected<void> run_calibrate(const CalibrateArgs& a, std::ostream& out) {
     return fail(Errc::InvalidArgument, "--description is not valid UTF-8");
   }
   TT_TRY(const Cases cases, load_cases(a));
-  TT_TRY(algo::NcclModelParams params, load_nccl_model(a.start));
+  TT_TRY(algo::NcclModelParams params, tune::load_nccl_model(a.start));
   std::string links;
   // Fitting both before writing: a failed fit leaves no file.
   if (!cases.nccl.empty()) {
@@ -323,21 +322,12 @@ Expected<void> run_calibrate(const CalibrateArgs& a, std::ostream& out) {
   if (!cases.links.empty()) {
     TT_TRY(links, fit_links(a, cases.links, out));
   }
-  std::string description = a.description;
-  if (description.empty()) {
-    description = "calibrated by topotune calibrate on:";
-    // File names are bytes, not text: repaired so that the JSON can hold them.
-    for (const auto& c : cases.nccl) description += " " + to_valid_utf8(c.name);
-    for (const auto& c : cases.links) {
-      description += " " + to_valid_utf8(c.name) + " (link classes)";
-    }
-  }
-  std::string text = algo::params_to_json(params, description);
-  if (!links.empty()) {
-    nlohmann::ordered_json j = nlohmann::ordered_json::parse(text);
-    j["link_params"] = nlohmann::ordered_json::parse(links);
-    text = j.dump(2) + "\n";
-  }
+  std::vector<std::string> nccl_runs, link_runs;
+  for (const auto& c : cases.nccl) nccl_runs.push_back(c.name);
+  for (const auto& c : cases.links) link_runs.push_back(c.name);
+  const std::string description =
+      a.description.empty() ? tune::calibration_description(nccl_runs, link_runs) : a.description;
+  const std::string text = tune::calibration_file_text(params, description, links);
   TT_TRY_VOID(write_file_atomically(a.output, text).context("-o"));
   out << "# written to " << a.output << "\n";
   return {};

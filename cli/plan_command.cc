@@ -49,8 +49,9 @@ Expected<std::string> read_text(const std::string& path, const char* what) {
 
 // --calibration on the cluster's links, from the text read once (PlanArgs::calibration_text).
 Expected<void> apply_plan_calibration(const PlanArgs& a, topo::ClusterSpec& spec) {
-  if (a.calibration.empty()) return apply_calibration_file("", spec);
-  return apply_calibration_text(a.calibration_text, a.calibration, spec).context("--calibration");
+  if (a.calibration.empty()) return tune::apply_calibration_file("", spec);
+  return tune::apply_calibration_text(a.calibration_text, a.calibration, spec)
+      .context("--calibration");
 }
 
 // The cluster as a topotune.cluster/1 document, for the plan to embed and replay. Its

@@ -100,7 +100,7 @@ nlohmann::ordered_json row_json(const PredictRow& r) {
 /// the model's physical link parameters (--calibration's, or the fitted defaults).
 Expected<topo::ClusterSpec> predict_cluster(const PredictArgs& a) {
   TT_TRY(topo::ClusterSpec spec, resolve_cluster(a.cluster));
-  TT_TRY_VOID(apply_calibration_file(a.calibration, spec).context("--calibration"));
+  TT_TRY_VOID(tune::apply_calibration_file(a.calibration, spec).context("--calibration"));
   return spec;
 }
 
@@ -112,7 +112,7 @@ Expected<std::vector<PredictRow>> predict_schedule(const PredictArgs& a, sched::
                                                    int& nodes) {
   TT_TRY(const topo::ClusterSpec spec, predict_cluster(a));
   nodes = spec.hosts;
-  TT_TRY(const algo::NcclModelParams model, load_nccl_model(a.calibration));
+  TT_TRY(const algo::NcclModelParams model, tune::load_nccl_model(a.calibration));
   TT_TRY(const auto timers, tune::ModelTimers::create(spec, model));
   TT_TRY(const topo::Topology t, topo::build_topology(spec));
   TT_TRY(const algo::RankLayout layout, algo::layout_from_topology(t, 1));
@@ -156,7 +156,7 @@ Expected<std::vector<PredictRow>> predict_schedule(const PredictArgs& a, sched::
 Expected<void> run_nccl_predict(const PredictArgs& a, sched::Collective coll,
                                 const std::vector<Bytes>& sizes, std::ostream& out) {
   TT_TRY(const topo::ClusterSpec spec, predict_cluster(a));
-  TT_TRY(const algo::NcclModelParams params, load_nccl_model(a.calibration));
+  TT_TRY(const algo::NcclModelParams params, tune::load_nccl_model(a.calibration));
   // The fabric (placement, spine, per-flow caps) from the flow simulator on the topology.
   TT_TRY(algo::NcclSystem sys, tune::nccl_system_on_fabric(spec, params));
   sys.gpus_per_thread = a.gpus_per_thread;

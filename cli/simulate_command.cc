@@ -150,7 +150,7 @@ Expected<void> run_simulate(const SimulateArgs& a, std::ostream& out) {
   TT_TRY(opts.memory, simulation_budget());
   TT_TRY(auto algorithm, algo::make_algorithm(a.algo, opts, spec.collective));
   TT_TRY(topo::ClusterSpec cluster_spec, resolve_cluster(a.cluster));
-  TT_TRY_VOID(apply_calibration_file(a.calibration, cluster_spec).context("--calibration"));
+  TT_TRY_VOID(tune::apply_calibration_file(a.calibration, cluster_spec).context("--calibration"));
   TT_TRY(const topo::Topology topology, topo::build_topology(cluster_spec));
   TT_TRY(const algo::RankLayout layout, algo::layout_from_topology(topology, opts.channels));
   spec.ranks = layout.ranks();

@@ -120,8 +120,8 @@ Expected<void> run_validate(const ValidateArgs& a, std::ostream& out) {
   const std::string version =
       !a.nccl_version.empty() ? a.nccl_version : m.nccl_version.value_or("");
   TT_TRY(const algo::NcclOptions opts, make_nccl_options(version, a.nccl_algo, a.nccl_proto));
-  TT_TRY(const algo::NcclModelParams params, load_nccl_model(a.calibration));
-  TT_TRY_VOID(apply_calibration_file(a.calibration, cluster).context("--calibration"));
+  TT_TRY(const algo::NcclModelParams params, tune::load_nccl_model(a.calibration));
+  TT_TRY_VOID(tune::apply_calibration_file(a.calibration, cluster).context("--calibration"));
   const algo::NcclPredictor predictor(sys, params, opts);
   const tune::MeasuredRun run = measured_run(m);
   tune::RowPredictor models(predictor, cluster, run.channels, run.chunks, simulation_budget);
