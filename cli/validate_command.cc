@@ -2,9 +2,6 @@
 // the comparison is autotune/validation.h's, the health verdict autotune/log_health.h's.
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
-#include <cstdio>
-#include <filesystem>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -13,16 +10,17 @@
 #include "autotune/log_health.h"
 #include "autotune/validation.h"
 #include "cli/algorithm_flags.h"
-#include "cli/busbw_plot.h"
 #include "cli/commands.h"
 #include "cli/nccl_common.h"
+#include "cli/output_format.h"
+#include "cli/validate_report.h"
 #include "core/file_output.h"
-#include "core/string_printf.h"
 
 namespace topotune::cli {
 namespace {
 
 struct ValidateArgs {
+  OutputFormat format = OutputFormat::Table;
   std::string nccl_tests;
   std::string measured;
   std::string instance;
@@ -35,68 +33,6 @@ struct ValidateArgs {
   std::string plot;
   std::optional<int> gpus_per_thread;
 };
-
-/// The acceptance summary; with a `prefix` (one algorithm's rows) empty size classes are left out.
-void print_summary(std::ostream& out, const tune::ErrorSummary& s, const std::string& prefix) {
-  std::string line;
-  if (prefix.empty() || s.count_large > 0) {
-    line = string_printf("# %ssizes >= 1 MiB: %2d, median |busbw error| %5.1f%%, max %6.1f%%\n",
-                         prefix.c_str(), s.count_large, 100 * s.median_large, 100 * s.max_large);
-    out << line;
-  }
-  if (prefix.empty() || s.count_small > 0) {
-    line = string_printf("# %ssizes <  1 MiB: %2d, median |busbw error| %5.1f%%, max %6.1f%%\n",
-                         prefix.c_str(), s.count_small, 100 * s.median_small, 100 * s.max_small);
-    out << line;
-  }
-}
-
-/// --plot's format from the file name; checked with the path before any work.
-Expected<PlotFormat> plot_format(const std::string& path) {
-  const std::string ext = std::filesystem::path(path).extension().string();
-  if (ext == ".svg") return PlotFormat::Svg;
-  if (ext == ".png") return PlotFormat::Png;
-  return fail(Errc::InvalidArgument, "--plot needs a .svg or .png file name, got '" + path + "'");
-}
-
-/// Draws the rows with gnuplot (one series per algorithm) and writes the image atomically.
-Expected<void> plot_busbw(const std::vector<tune::ValidationRow>& rows, const std::string& path,
-                          const std::string& title) {
-  TT_TRY(const PlotFormat format, plot_format(path));
-  std::vector<BusbwSeries> series;
-  const std::vector<std::string> algorithms = tune::algorithms_of(rows);
-  for (const std::string& name : algorithms) {
-    BusbwSeries s{algorithms.size() > 1 ? name : "", {}};
-    for (const tune::ValidationRow& r : rows) {
-      if (r.bytes > 0 && r.algorithm == name)
-        s.points.push_back({r.bytes, r.measured_busbw, r.predicted_busbw});
-    }
-    series.push_back(std::move(s));
-  }
-  TT_TRY(const std::string image, run_gnuplot(busbw_plot_script(series, title, format)));
-  return write_file_atomically(path, image);
-}
-
-void print_rows(std::ostream& out, const std::vector<tune::ValidationRow>& rows) {
-  out << "#       size  algorithm            meas time   pred time  meas busbw  pred busbw   error"
-         "  predicted by\n"
-      << "#        (B)                            (us)        (us)      (GB/s)      (GB/s)     (%)"
-         "  (NCCL: algo/proto)\n";
-  for (const tune::ValidationRow& r : rows) {
-    std::string line;
-    line = string_printf("%12lld  %-18s  %10.2f  %10.2f  %10.2f  %10.2f  %+6.1f  %s\n",
-                         static_cast<long long>(r.bytes), r.algorithm.c_str(), r.measured_us,
-                         r.predicted_us, r.measured_busbw, r.predicted_busbw, 100 * r.error,
-                         r.model.c_str());
-    out << line;
-  }
-  print_summary(out, tune::summary_of(rows, ""), "");
-  const std::vector<std::string> algorithms = tune::algorithms_of(rows);
-  if (algorithms.size() < 2) return;
-  for (const std::string& name : algorithms) {
-    print_summary(out, tune::summary_of(rows, name), name + ": ");
-  }
-}
 
 Expected<void> run_validate(const ValidateArgs& a, std::ostream& out) {
   if (!a.plot.empty()) {  // before any work: a bad --plot must not come after the report
@@ -125,25 +61,26 @@ Expected<void> run_validate(const ValidateArgs& a, std::ostream& out) {
   const algo::NcclPredictor predictor(sys, params, opts);
   const tune::MeasuredRun run = measured_run(m);
   tune::RowPredictor models(predictor, cluster, run.channels, run.chunks, simulation_budget);
-  TT_TRY(const std::vector<tune::ValidationRow> rows, tune::compare_run(run, models));
+  TT_TRY(std::vector<tune::ValidationRow> rows, tune::compare_run(run, models));
+  ValidateReport report;
+  report.rows = std::move(rows);
   if (!a.plot.empty()) {  // the plot is written before the report is printed
-    TT_TRY_VOID(plot_busbw(rows, a.plot, sys.instance + " x " + std::to_string(sys.nodes))
-                    .context("--plot"));
+    TT_TRY_VOID(
+        plot_validation(report.rows, a.plot, sys.instance + " x " + std::to_string(sys.nodes))
+            .context("--plot"));
+    report.plot = a.plot;
   }
-  out << "# topotune validate: " << sys.instance << " x " << sys.nodes << " node(s), " << m.ranks
-      << " ranks, " << sched::collective_name(m.collective) << ", NCCL " << opts.version.str()
-      << "\n";
-  for (const std::string& w :
-       tune::log_contradictions({m.gpu_names, m.nodes}, cluster, a.nodes.has_value()))
-    out << "# warning: " << w << "\n";
-  print_rows(out, rows);
+  report.title = "topotune validate: " + sys.instance + " x " + std::to_string(sys.nodes) +
+                 " node(s), " + std::to_string(m.ranks) + " ranks, " +
+                 sched::collective_name(m.collective) + ", NCCL " + opts.version.str();
+  report.warnings = tune::log_contradictions({m.gpu_names, m.nodes}, cluster, a.nodes.has_value());
   if (!a.nccl_tests.empty()) {
     std::vector<tune::HealthPoint> points;
-    for (const tune::ValidationRow& r : rows)
+    for (const tune::ValidationRow& r : report.rows)
       points.push_back({r.bytes, r.measured_busbw, r.predicted_busbw});
-    out << "# verdict: " << tune::judge_health(points, sys).text << "\n";
+    report.verdict = tune::judge_health(points, sys).text;
   }
-  if (!a.plot.empty()) out << "# plot written to " << a.plot << "\n";
+  print_validate_report(report, a.format, out);
   return {};
 }
 
@@ -162,6 +99,8 @@ CommandRun setup_validate(CLI::App& sub) {
   sub.add_option("--calibration", a->calibration, "parameters from `topotune calibrate`");
   sub.add_option("--gpus-per-thread", a->gpus_per_thread, "nccl-tests -g (default: from the log)");
   sub.add_option("--plot", a->plot, "write measured and predicted busbw to FILE.svg or .png");
+  add_format_option(sub, a->format, {OutputFormat::Table, OutputFormat::Csv},
+                    "table or csv (the rows only)");
   sub.footer(
       "Examples:\n"
       "  topotune validate --nccl-tests all_reduce_perf.log --instance p4d.24xlarge --nodes 2\n"

@@ -52,4 +52,42 @@ check("predict (NCCL's model)",
 check("predict --algo (a schedule, quoted name)",
       ["predict", "--instance", "p4d.24xlarge", "--nodes", "2", "--algo", "ring",
        "--sizes", "1M,3M,64M"], lambda j: j["rows"], predict_columns())
+
+
+def check_validate():
+    """validate has no JSON: its CSV is checked against the measurement it read and against
+    its own table (the same rows, each value rounded as the table prints it)."""
+    global failures
+    import os
+    import tempfile
+    m = {"schema": "topotune.measurement/1", "source": "topotune-measure", "backend": "nccl",
+         "collective": "allreduce", "ranks": 8, "nodes": 1,
+         "rows": [{"algorithm": "nccl", "bytes": b, "time_us": t}
+                  for b, t in ((8192, 35.91), (1048576, 74.78), (67108864, 584.5),
+                               (8589934592, 63896.0))]}
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "m.json")
+        with open(path, "w") as f:
+            json.dump(m, f)
+        args = ["validate", "--measured", path, "--instance", "dgx-a100"]
+        try:
+            table = list(csv.DictReader(io.StringIO(run(args + ["--format", "csv"]))))
+            text = [line for line in run(args).splitlines() if not line.startswith("#")]
+            assert len(table) == len(m["rows"]) == len(text), (len(table), len(text))
+            for row, want, line in zip(table, m["rows"], text):
+                assert int(row["bytes"]) == want["bytes"] and row["algorithm"] == "nccl", row
+                assert float(row["measured_us"]) == want["time_us"], row
+                # error = t_meas / t_pred - 1, exactly as computed (full precision)
+                err = 100 * (float(row["measured_us"]) / float(row["predicted_us"]) - 1)
+                assert abs(float(row["error_pct"]) - err) < 1e-9 * max(1, abs(err)), row
+                fields = line.split()
+                assert fields[3] == f"{float(row['predicted_us']):.2f}", (fields, row)
+                assert fields[6] == f"{float(row['error_pct']):+.1f}", (fields, row)
+            print("PASS: validate")
+        except (AssertionError, RuntimeError, ValueError) as e:
+            print(f"FAIL: validate: {e}")
+            failures += 1
+
+
+check_validate()
 sys.exit(1 if failures else 0)
