@@ -10,8 +10,6 @@
 //    line and exits 1 without MPI_Finalize, so mpirun ends the job;
 //  * rank 0 writes --out only after the last point and a final barrier, atomically.
 
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
@@ -21,18 +19,12 @@
 
 #include "cli/commands.h"
 #include "cli/measure_candidates.h"
+#include "cli/measure_report.h"
 #include "cli/output_format.h"
 #include "core/file_output.h"
 #include "core/quantity_parse.h"
-#include "core/string_printf.h"
-#include "runtime/measure_harness.h"
 #include "runtime/measure_loop.h"
 #include "runtime/mpi_transport.h"
-#ifdef TOPOTUNE_HAVE_NCCL_MPI
-#include "runtime/nccl/device_harness.h"
-#include "runtime/nccl/nccl_measure.h"
-#include "runtime/nccl/nccl_mpi_bootstrap.h"
-#endif
 
 namespace topotune::cli {
 namespace {
@@ -52,25 +44,6 @@ struct MeasureArgs {
   int chunks = 1;
   std::string backend = "mpi";
 };
-
-std::string table_header(sched::DataType) {
-  std::string line;
-  line = string_printf("#%11s %12s %6s %12s %10s %10s  %-14s %7s\n", "size", "count", "type",
-                       "time(us)", "algbw", "busbw", "algorithm", "#wrong");
-  std::string h = line;
-  line = string_printf("#%11s %12s %6s %12s %10s %10s  %-14s %7s\n", "(B)", "(elements)", "", "",
-                       "(GB/s)", "(GB/s)", "", "");
-  return h + line;
-}
-
-std::string table_row(const rt::MeasurementRow& r) {
-  std::string line;
-  line = string_printf(" %11lld %12lld %6s %12.1f %10.4f %10.4f  %-14s %7lld\n",
-                       static_cast<long long>(r.bytes), static_cast<long long>(r.count),
-                       sched::dtype_name(r.dtype), r.time_us, r.algbw_GBps, r.busbw_GBps,
-                       r.algorithm.c_str(), static_cast<long long>(r.errors.value_or(0)));
-  return line;
-}
 
 [[noreturn]] void abort_job(int rank, const Error& e) {
   std::fprintf(stderr, "topotune: error: rank %d: %s\n", rank, e.message.c_str());
@@ -118,8 +91,8 @@ CommandRun setup_measure(CLI::App& sub) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   sub.add_option("--out", args->out, "Write the measurement JSON here (only on success)");
-  add_format_option(sub, args->format, {OutputFormat::Table, OutputFormat::Json},
-                    "table or json (stdout of rank 0)");
+  add_format_option(sub, args->format, {OutputFormat::Table, OutputFormat::Json, OutputFormat::Csv},
+                    "table, json or csv (stdout of rank 0)");
   sub.add_option("--ranks-per-node", args->ranks_per_node,
                  "Ranks per host of the layout the schedules are generated for");
   sub.add_option("--cluster", args->cluster,
@@ -157,9 +130,6 @@ rt::Measurement describe_run(const MeasureArgs& a, int ranks,
   if (!a.cluster.empty()) m.cluster = a.cluster;
   m.channels = a.channels;  // validate regenerates the same schedules
   m.chunks = a.chunks;
-#ifdef TOPOTUNE_HAVE_NCCL_MPI
-  if (a.backend == "nccl") m.nccl_version = rt::nccl_version_string();
-#endif
   return m;
 }
 
@@ -171,57 +141,6 @@ Expected<void> check_sizes(const std::vector<Bytes>& sizes, sched::DataType dtyp
     }
   }
   return {};
-}
-
-// What the loop runs on: the harness and candidates of the chosen backend.
-struct Backend {
-  std::unique_ptr<rt::Harness> harness;
-  rt::CandidateFactory make_candidate;
-#ifdef TOPOTUNE_HAVE_NCCL_MPI
-  std::shared_ptr<rt::NcclBackend> nccl;
-#endif
-};
-
-Expected<Backend> make_backend(const MeasureArgs& a, sched::DataType dtype,
-                               const MeasureLayout& layout, rt::MpiTransport& t) {
-  Backend b;
-  if (a.backend == "nccl") {
-#ifdef TOPOTUNE_HAVE_NCCL_MPI
-    TT_TRY(rt::NcclBackend nccl, rt::make_nccl_backend(MPI_COMM_WORLD));
-    b.nccl = std::make_shared<rt::NcclBackend>(std::move(nccl));
-    b.harness = std::make_unique<rt::DeviceHarness>(
-        *b.nccl->transport, dtype, rt::NcclAllreduceOptions{a.warmup, a.iters, true});
-    b.make_candidate = [nccl = b.nccl, dtype, layout](const std::string& algo, Bytes size) {
-      return make_device_candidate(algo, size, dtype, layout, *nccl);
-    };
-    return b;
-#else
-    return fail(Errc::Unsupported,
-                "--backend nccl: this topotune was built without CUDA/NCCL (see docs/gpu.md)");
-#endif
-  }
-  b.harness = std::make_unique<rt::MeasureHarness>(t, rt::HarnessOptions{a.warmup, a.iters, dtype});
-  b.make_candidate = [&t, dtype, layout](const std::string& algo, Bytes size) {
-    return make_host_candidate(algo, size, dtype, layout, t);
-  };
-  return b;
-}
-
-// Rank 0 on a terminal: one overwritten line per iteration.
-rt::MeasureLoopHooks report_hooks(const MeasureArgs& a, int me, std::ostream& out) {
-  rt::MeasureLoopHooks hooks;
-  hooks.on_fatal = [me](const Error& e) { abort_job(me, e); };
-  if (a.format == OutputFormat::Table) {
-    hooks.on_row = [&out](const rt::MeasurementRow& r) { out << table_row(r) << std::flush; };
-  }
-  if (me == 0 && ::isatty(STDERR_FILENO)) {
-    hooks.on_progress = [](const rt::HarnessProgress& p) {
-      std::fprintf(stderr, "\r%-14s %8s  iteration %d/%d   ", p.algorithm->c_str(),
-                   format_size(Bytes(p.bytes)).c_str(), p.iteration + 1, p.iterations);
-    };
-    hooks.on_point_done = [] { std::fprintf(stderr, "\r%60s\r", ""); };
-  }
-  return hooks;
 }
 
 Expected<void> run_measure(const MeasureArgs& a, std::ostream& out) {
@@ -240,19 +159,23 @@ Expected<void> run_measure(const MeasureArgs& a, std::ostream& out) {
   TT_TRY(MeasureLayout layout, make_measure_layout(a.cluster, a.ranks_per_node, hosts));
   layout.channels = a.channels;
   layout.chunks = a.chunks;
-  TT_TRY(Backend backend, make_backend(a, dtype, layout, transport));
+  TT_TRY(MeasureBackend backend, make_measure_backend(a.backend == "nccl" ? MeasureBackendKind::Nccl
+                                                                          : MeasureBackendKind::Mpi,
+                                                      a.warmup, a.iters, dtype, layout, transport));
   rt::Watchdog watchdog(Seconds(a.timeout_s), exit_on_stall(me, a.timeout_s));
   rt::Measurement m = describe_run(a, transport.world_size(), hosts);
-  if (me == 0 && a.format == OutputFormat::Table) {
-    out << "# topotune measure: " << m.ranks << " ranks on " << *m.nodes << " hosts, backend "
-        << a.backend << (m.nccl_version ? " " + *m.nccl_version : std::string()) << ", " << a.warmup
-        << " warm-up + " << a.iters << " timed iterations per point\n"
-        << table_header(dtype) << std::flush;
+  m.nccl_version = backend.nccl_version;
+  std::unique_ptr<Reporter> reporter;  // rank 0 reports the rows as they are measured
+  if (me == 0 && a.format != OutputFormat::Json) {
+    reporter = start_measure_report(a.format, m, a.warmup, a.iters, out);
   }
+  rt::MeasureLoopHooks hooks = report_hooks(me, reporter.get());
+  hooks.on_fatal = [me](const Error& e) { abort_job(me, e); };
   TT_TRY(m.rows, rt::run_measure_loop(*backend.harness, watchdog, {algos, sizes},
-                                      backend.make_candidate, report_hooks(a, me, out)));
+                                      backend.make_candidate, hooks));
   if (me != 0) return {};
   if (!a.out.empty()) TT_TRY_VOID(write_file_atomically(a.out, rt::to_json(m)).context("--out"));
+  if (reporter) reporter->end();
   if (a.format == OutputFormat::Json) out << rt::to_json(m);
   return {};
 }

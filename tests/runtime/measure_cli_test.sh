@@ -3,7 +3,8 @@
 #  1. a run writes a correct JSON (every row verified: errors 0, spread ordered, rows complete);
 #  2. a rank that hangs (stopped with SIGSTOP mid-run) ends the run within --timeout: the other
 #     ranks' watchdogs print "topotune: error: ...", a non-zero exit and no JSON;
-#  3. a rank killed mid-run (SIGKILL) ends the run with a non-zero exit and no JSON.
+#  3. a rank killed mid-run (SIGKILL) ends the run with a non-zero exit and no JSON;
+#  4. --format csv prints the rows of the --out JSON, value for value.
 # usage: measure_cli_test.sh TOPOTUNE_BINARY [ALGOS]
 set -u
 bin=$1
@@ -84,4 +85,18 @@ else
   kill "$mp"; wait "$mp"
   check no "kill: could not find a rank process of mpirun $mp"
 fi
+
+# 4. CSV on stdout, the measurement JSON in --out: the same rows at full precision
+"${mpirun[@]}" "$bin" measure --algos "$algos" --sizes 64K,1M --warmup 1 --iters 2 \
+  --ranks-per-node 2 --format csv --out "$work/m4.json" > "$work/out4.csv" 2> "$work/err4.txt"
+python3 - "$work/out4.csv" "$work/m4.json" <<'PY' && check ok "csv rows = JSON rows" || { check no "csv rows"; cat "$work/err4.txt"; }
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+want = json.load(open(sys.argv[2]))["rows"]
+assert len(rows) == len(want) > 0, (len(rows), len(want))
+for r, w in zip(rows, want):
+    assert int(r["bytes"]) == w["bytes"] and r["algorithm"] == w["algorithm"], (r, w)
+    assert float(r["time_us"]) == w["time_us"] and float(r["busbw_GBps"]) == w["busbw_GBps"], (r, w)
+    assert int(r["errors"]) == w["errors"] and r["dtype"] == w["dtype"], (r, w)
+PY
 exit $failures
