@@ -53,6 +53,14 @@ check("predict --algo (a schedule, quoted name)",
       ["predict", "--instance", "p4d.24xlarge", "--nodes", "2", "--algo", "ring",
        "--sizes", "1M,3M,64M"], lambda j: j["rows"], predict_columns())
 
+check("instances", ["instances"], lambda j: j, {
+    "instance": lambda r: r["name"], "gpus": lambda r: r["gpus"],
+    "gpu_model": lambda r: r["gpu_model"], "fabric": lambda r: r["fabric"],
+    "nvlink_per_gpu_Bps": lambda r: float(r["nvlink_per_gpu_Bps"]), "nics": lambda r: r["nics"],
+    "nic_bandwidth_Bps": lambda r: float(r["nic_bandwidth_Bps"]),
+    "transport": lambda r: r["transport"], "gpudirect_rdma": lambda r: r["gpudirect_rdma"],
+    "sagemaker_name": lambda r: r["sagemaker_name"] or ""})
+
 
 def check_validate():
     """validate has no JSON: its CSV is checked against the measurement it read and against
