@@ -159,8 +159,9 @@ TEST(MeasureLoop, AFailureOfOneRankIsFatal) {
 
 TEST(MeasureLoop, AStalledRankTripsTheWatchdogs) {
   // Rank 2 stops at its first timed iteration; the others wait for it in the next barrier.
-  // Their watchdogs (0.3 s) report where they were last: that iteration.
-  const std::vector<RankLog> logs = run_ranks(3, {{"ring"}, {Bytes(4096)}}, 0.3, 2);
+  // Their watchdogs report where they were last: that iteration. (1 s: far above an iteration
+  // of 4 KiB even on a loaded machine, so no watchdog fires before the stall.)
+  const std::vector<RankLog> logs = run_ranks(3, {{"ring"}, {Bytes(4096)}}, 1.0, 2);
   int reports = 0;
   for (const RankLog& l : logs) {
     for (const std::string& where : l.stalled_at) {
