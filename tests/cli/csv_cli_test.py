@@ -61,6 +61,13 @@ check("instances", ["instances"], lambda j: j, {
     "transport": lambda r: r["transport"], "gpudirect_rdma": lambda r: r["gpudirect_rdma"],
     "sagemaker_name": lambda r: r["sagemaker_name"] or ""})
 
+check("simulate (every link that carried traffic)",
+      ["simulate", "--instance", "p4d.24xlarge", "--nodes", "2", "--algo", "hierarchical(rhd)",
+       "--size", "64M"], lambda j: j["links"],
+      {k: (lambda key: lambda r: r[key])(k)
+       for k in ("src", "dst", "kind", "bytes", "capacity_GBps", "busy_s", "active_s",
+                 "utilisation")})
+
 
 def check_validate():
     """validate has no JSON: its CSV is checked against the measurement it read and against
