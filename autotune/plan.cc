@@ -319,7 +319,12 @@ void choose_for_framework(Plan& plan) {
   // "NCCL defaults" only stand for topotune's ring/tree there.
   const bool no_defaults = plan.inputs.backend == PlanBackend::Mpi;
   plan.keeps_defaults = f == Framework::Smddp || !runs || (!beats && !no_defaults);
-  r.recommendation = plan.keeps_defaults ? defaults : std::move(pick);
+  // Not `keeps ? defaults : std::move(pick)`: the conditional is a const lvalue, which copies.
+  if (plan.keeps_defaults) {
+    r.recommendation = defaults;
+  } else {
+    r.recommendation = std::move(pick);
+  }
 }
 
 }  // namespace
