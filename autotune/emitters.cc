@@ -57,8 +57,9 @@ Runnable runnable(const Plan& plan) {
 std::string header(const Plan& plan, const char* c = "#", bool hook_runs_it = false) {
   const PlanInputs& in = plan.inputs;
   std::ostringstream o;
-  o << c << " topotune " << plan.version << " plan: " << in.model.name << " on " << in.nodes
-    << " x " << in.instance << " (" << in.nodes * in.shape.gpus_per_host << " GPUs), batch "
+  o << c << " topotune " << plan.version << " plan: " << in.model.name << " on "
+    << plan.cluster.nodes << " x " << plan.cluster.instance << " ("
+    << plan.cluster.nodes * plan.cluster.shape.gpus_per_host << " GPUs), batch "
     << in.compute.batch_per_gpu << " per GPU.\n"
     << c << " " << recommendation_sentence(plan) << "\n";
   const Runnable r = runnable(plan);
@@ -191,8 +192,8 @@ std::string nccl_tuner_csv(const Plan& plan) {
       (nccl_algo_value(r.candidate->algo).empty() && r.candidate->algo.channels <= 0)) {
     return o.str() + "# No rule: NCCL's own choice is predicted best.\n";
   }
-  const int nodes = plan.inputs.nodes;
-  const int ranks = nodes * plan.inputs.shape.gpus_per_host;
+  const int nodes = plan.cluster.nodes;
+  const int ranks = nodes * plan.cluster.shape.gpus_per_host;
   const int channels = r.candidate->algo.channels;
   o << "# allreduce of the plan's bucket sizes, one row per size range with the algorithm and "
        "protocol the predictor has NCCL run for "
@@ -214,8 +215,8 @@ std::string nccl_tuner_csv(const Plan& plan) {
 // src/sagemaker_training/smdataparallel.py, SM_EFA_RDMA_INSTANCES); on EFA without RDMA read
 // (g5) the variable makes libfabric abort. The catalog says which instance has which.
 std::vector<EnvSetting> efa_settings(const Plan& plan) {
-  auto spec = topo::parse_cluster_json(plan.inputs.cluster_json, "plan");
-  if (!spec || spec->instance.transport != topo::NetTransport::Efa) return {};
+  const topo::ClusterSpec* spec = &plan.inputs.cluster;
+  if (spec->instance.transport != topo::NetTransport::Efa) return {};
   std::vector<EnvSetting> out = {
       {"FI_PROVIDER", "efa", "EFA instance: libfabric's EFA provider for aws-ofi-nccl"}};
   if (spec->instance.gpudirect_rdma) {
@@ -226,7 +227,6 @@ std::vector<EnvSetting> efa_settings(const Plan& plan) {
 }
 
 std::string torchrun_sh(const Plan& plan) {
-  const PlanInputs& in = plan.inputs;
   std::ostringstream o;
   o << "#!/usr/bin/env bash\n"
     << header(plan)
@@ -237,10 +237,11 @@ std::string torchrun_sh(const Plan& plan) {
   for (const EnvSetting& e : efa_settings(plan)) {
     o << "# " << e.why << ".\nexport " << e.name << "=" << e.value << "\n";
   }
-  o << "# --nnodes=" << in.nodes
-    << ": the plan's node count; --nproc_per_node=" << in.shape.gpus_per_host
-    << ": one process per GPU of a " << in.instance << ".\n"
-    << "exec torchrun --nnodes=" << in.nodes << " --nproc_per_node=" << in.shape.gpus_per_host
+  o << "# --nnodes=" << plan.cluster.nodes
+    << ": the plan's node count; --nproc_per_node=" << plan.cluster.shape.gpus_per_host
+    << ": one process per GPU of a " << plan.cluster.instance << ".\n"
+    << "exec torchrun --nnodes=" << plan.cluster.nodes
+    << " --nproc_per_node=" << plan.cluster.shape.gpus_per_host
     << " --node_rank=\"${NODE_RANK:?}\" --master_addr=\"${MASTER_ADDR:?}\" --master_port=29500 "
        "\"$@\"\n";
   return o.str();
@@ -279,10 +280,10 @@ std::string ddp_snippet(const Plan& plan) {
       << "PYTHONPATH=<topotune checkout>/python torchrun ...\n"
       << "from topotune import ddp_hooks\n"
       << "# Reduce-scatter on each host, allreduce per rail, all-gather on each host; "
-      << plan.inputs.shape.gpus_per_host << " ranks per host"
+      << plan.cluster.shape.gpus_per_host << " ranks per host"
       << (wrap[0] != 0 ? std::string(", ") + sched::dtype_name(c.dtype) + " on the wire" : "")
       << ".\n"
-      << "ddp_hooks.register(model, ranks_per_node=" << plan.inputs.shape.gpus_per_host << wrap
+      << "ddp_hooks.register(model, ranks_per_node=" << plan.cluster.shape.gpus_per_host << wrap
       << ")\n";
   } else if (c.dtype == sched::DataType::BF16 || c.dtype == sched::DataType::F16) {
     const char* hook =
@@ -313,8 +314,8 @@ std::string horovod_env(const Plan& plan) {
   const PlanInputs& in = plan.inputs;
   const Candidate* h = horovod_pick(plan);
   std::ostringstream o;
-  o << "# topotune " << plan.version << " plan: " << in.model.name << " on " << in.nodes << " x "
-    << in.instance << ", for Horovod (the algorithms searched: --algos).\n";
+  o << "# topotune " << plan.version << " plan: " << in.model.name << " on " << plan.cluster.nodes
+    << " x " << plan.cluster.instance << ", for Horovod (the algorithms searched: --algos).\n";
   if (!h) {
     return o.str() + "# Keep Horovod's defaults (predicted step " +
            step_ms(plan.report.baseline_horovod) +
@@ -361,13 +362,13 @@ std::string sagemaker_py(const Plan& plan) {
   const PlanInputs& in = plan.inputs;
   std::ostringstream o;
   o << header(plan);
-  if (in.sagemaker_name.empty()) {
-    return o.str() + "# " + in.instance +
+  if (plan.cluster.sagemaker_name.empty()) {
+    return o.str() + "# " + plan.cluster.instance +
            " is not a SageMaker instance type: there is no estimator to configure.\n"
            "distribution = None\n";
   }
-  o << "# The plan's instance type.\ninstance_type = \"" << in.sagemaker_name
-    << "\"\n# The plan's node count.\ninstance_count = " << in.nodes << "\n";
+  o << "# The plan's instance type.\ninstance_type = \"" << plan.cluster.sagemaker_name
+    << "\"\n# The plan's node count.\ninstance_count = " << plan.cluster.nodes << "\n";
   const Runnable r = runnable(plan);
   o << "# Pass to the estimator as environment=environment: NCCL's settings (nccl.env says "
        "why) and EFA's launch variables.\n"
@@ -381,7 +382,7 @@ std::string sagemaker_py(const Plan& plan) {
     case Framework::Horovod:
       o << "# Horovod: MPI starts one rank per GPU (horovod.env holds its knobs).\n"
         << "distribution = {\"mpi\": {\"enabled\": True, \"processes_per_host\": "
-        << in.shape.gpus_per_host << "}}\n";
+        << plan.cluster.shape.gpus_per_host << "}}\n";
       break;
     case Framework::Ddp:
     case Framework::Topotune:

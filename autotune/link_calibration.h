@@ -13,9 +13,9 @@
 //        uplink  efficiency = net_efficiency.<the cluster's NIC class> (the same packets)
 //        network latency    = nic_latency_us.<NIC class> / 2 (a crossing has two NIC<->switch hops)
 //   2. apply the file's "link_params" section field by field (explicit values win).
-// Everything else (NCCL's latency tables and their scales, protocol shares, LL caps, chunk and
-// buffer sizes, step_exposed, NVLS efficiency, GDR flush, host staging, launch overhead)
-// describes how NCCL's kernels and proxy move data, not the links, and is not applied.
+// Everything else (the scales of NCCL's latency tables, engine rates, the in-flight window,
+// NVLS efficiency and latencies, host staging, launch overhead) describes how NCCL's kernels
+// and proxy move data, not the links, and is not applied.
 
 #include <string>
 

@@ -76,19 +76,20 @@ ordered_json shape_json(const ClusterShape& s) {
           {"nvswitch", s.nvswitch}};
 }
 
-ordered_json inputs_json(const PlanInputs& in) {
+ordered_json inputs_json(const Plan& plan) {
+  const PlanInputs& in = plan.inputs;
   ordered_json dtypes = ordered_json::array();
   for (sched::DataType d : in.dtypes) dtypes.push_back(sched::dtype_name(d));
   ordered_json j;
-  j["cluster_spec"] = ordered_json::parse(in.cluster_json);
-  j["timer"] = in.timer;
+  j["cluster_spec"] = ordered_json::parse(in.cluster_record);
+  j["timer"] = kTimerClosedForm;
   j["simulate"] = in.simulate;
-  j["cluster_shape"] = shape_json(in.shape);
+  j["cluster_shape"] = shape_json(plan.cluster.shape);
   j["compute"] = {{"batch_per_gpu", in.compute.batch_per_gpu},
                   {"peak_flops", in.compute.peak_flops},
                   {"efficiency", in.compute.efficiency}};
   j["dtypes"] = dtypes;
-  if (in.backend != kBackendNccl) j["backend"] = in.backend;
+  if (in.backend != PlanBackend::Nccl) j["backend"] = plan_backend_name(in.backend);
   j["framework"] = framework_name(in.framework);
   if (!in.algorithm_kinds.empty()) {
     ordered_json kinds = ordered_json::array();
@@ -100,9 +101,10 @@ ordered_json inputs_json(const PlanInputs& in) {
     for (Bytes b : in.bucket_caps) caps.push_back(b.value);
     j["bucket_caps"] = caps;
   }
-  j["calibration"] = in.calibration_json.empty() ? ordered_json(nullptr)
-                                                 : ordered_json::parse(in.calibration_json);
-  j["nccl_params"] = ordered_json::parse(in.nccl_params_json);
+  j["calibration"] = in.calibration_record.empty() ? ordered_json(nullptr)
+                                                   : ordered_json::parse(in.calibration_record);
+  j["nccl_params"] = ordered_json::parse(
+      algo::params_to_json(in.nccl_params, "NCCL predictor parameters of this plan"));
   j["model_profile"] = ordered_json::parse(in.model.json);
   return j;
 }
@@ -170,22 +172,35 @@ std::string cluster_spec_json(const topo::ClusterSpec& spec, const std::string& 
   return j.dump();
 }
 
-namespace {
+const char* plan_backend_name(PlanBackend b) { return b == PlanBackend::Mpi ? "mpi" : "nccl"; }
 
-// The NCCL predictor's parameters: the plan's own (replay), or the built-in fit
-// (data/nccl_model.json, compiled in) + the calibration file, recorded so that a replay uses
-// exactly them.
-Expected<algo::NcclModelParams> nccl_params(PlanInputs& in) {
-  if (!in.nccl_params_json.empty()) {
-    return algo::params_from_json(in.nccl_params_json, "plan nccl_params", algo::default_params());
+Expected<PlanBackend> parse_plan_backend(const std::string& name) {
+  for (PlanBackend b : {PlanBackend::Nccl, PlanBackend::Mpi}) {
+    if (name == plan_backend_name(b)) return b;
   }
-  algo::NcclModelParams p = algo::default_params();
-  if (!in.calibration_json.empty()) {
-    TT_TRY(p, algo::params_from_json(in.calibration_json, "calibration", p));
-  }
-  in.nccl_params_json = algo::params_to_json(p, "NCCL predictor parameters of this plan");
-  return p;
+  return fail(Errc::InvalidArgument, "unknown backend '" + name + "' (nccl, mpi)");
 }
+
+Expected<void> set_plan_cluster(PlanInputs& inputs, const topo::ClusterSpec& spec,
+                                const std::string& instance_json,
+                                const std::string& overrides_json) {
+  return set_plan_cluster_record(inputs, cluster_spec_json(spec, instance_json, overrides_json));
+}
+
+Expected<void> set_plan_cluster_record(PlanInputs& inputs, const std::string& document) {
+  TT_TRY(inputs.cluster, topo::parse_cluster_json(document, "cluster"));
+  inputs.cluster_record = document;
+  return {};
+}
+
+Expected<void> set_plan_calibration(PlanInputs& inputs, const std::string& text,
+                                    const std::string& origin) {
+  TT_TRY(inputs.nccl_params, algo::params_from_json(text, origin, algo::default_params()));
+  inputs.calibration_record = text;
+  return {};
+}
+
+namespace {
 
 // What NCCL runs for each bucket of `c`, consecutive buckets with the same answer merged.
 Expected<std::vector<NcclBucketRule>> nccl_rules(const Candidate& c, const NcclTimer& timer) {
@@ -223,14 +238,11 @@ Expected<void> dtypes_for_hardware(PlanInputs& in, const topo::GpuSpec& gpu) {
   return {};
 }
 
-// The backend is known, and the framework can run on it (and on this instance).
-Expected<void> check_backend_and_framework(const PlanInputs& in) {
-  if (in.backend != kBackendNccl && in.backend != kBackendMpi) {
-    return fail(Errc::InvalidArgument, "unknown backend '" + in.backend + "' (nccl, mpi)");
-  }
+// The framework can run on the backend (and on this instance).
+Expected<void> check_backend_and_framework(const PlanInputs& in, const PlanCluster& cluster) {
   // Without NCCL every candidate is a topotune schedule: topotune's runtime runs them all,
   // and a DDP job on gloo runs hierarchical(ring) through topotune's comm hook.
-  if (in.backend == kBackendMpi && in.framework != Framework::Topotune &&
+  if (in.backend == PlanBackend::Mpi && in.framework != Framework::Topotune &&
       in.framework != Framework::Ddp) {
     return fail(Errc::InvalidArgument,
                 "--backend mpi runs topotune's schedules: it needs "
@@ -238,9 +250,9 @@ Expected<void> check_backend_and_framework(const PlanInputs& in) {
                 "hook), not " +
                     std::string(framework_name(in.framework)));
   }
-  if (in.framework == Framework::Smddp && !smddp_supported(in.sagemaker_name)) {
-    return fail(Errc::InvalidArgument,
-                in.instance + " does not run SMDDP (it runs on " + smddp_instances_text() + ")");
+  if (in.framework == Framework::Smddp && !smddp_supported(cluster.sagemaker_name)) {
+    return fail(Errc::InvalidArgument, cluster.instance + " does not run SMDDP (it runs on " +
+                                           smddp_instances_text() + ")");
   }
   return {};
 }
@@ -269,7 +281,7 @@ void add_stage_notes(TuneReport& report, bool nccl, const std::string& rank_note
 // schedules by default; topotune's own ring and dbtree only when asked (--algos): NCCL runs its
 // ring and tree over every rail, topotune's over one. Without NCCL, topotune's schedules only.
 Expected<std::vector<AlgorithmChoice>> search_space(const PlanInputs& inputs, int hosts) {
-  const bool nccl = inputs.backend == kBackendNccl;
+  const bool nccl = inputs.backend == PlanBackend::Nccl;
   const auto& kinds = inputs.algorithm_kinds;
   for (AlgoKind k : kinds) {
     if (!nccl && algo::family_of(k).nccl) {
@@ -305,69 +317,99 @@ void choose_for_framework(Plan& plan) {
   const bool beats = pick.step.step.value < defaults.step.step.value * (1 - kDefaultDtypeMargin);
   // Without NCCL (--backend mpi) there are no framework defaults to keep: the baselines'
   // "NCCL defaults" only stand for topotune's ring/tree there.
-  const bool no_defaults = plan.inputs.backend == kBackendMpi;
+  const bool no_defaults = plan.inputs.backend == PlanBackend::Mpi;
   plan.keeps_defaults = f == Framework::Smddp || !runs || (!beats && !no_defaults);
-  r.recommendation = plan.keeps_defaults ? defaults : std::move(pick);
+  // Not `keeps ? defaults : std::move(pick)`: the conditional is a const lvalue, which copies.
+  if (plan.keeps_defaults) {
+    r.recommendation = defaults;
+  } else {
+    r.recommendation = std::move(pick);
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// Step 1: what the plan reads off the cluster, and the inputs it fills in (the dtypes the GPU
+// supports, its peak FLOP/s); then whether the framework runs on the backend.
+Expected<Plan> start_plan(PlanInputs inputs) {
+  Plan plan;
+  const topo::ClusterSpec& spec = inputs.cluster;
+  plan.cluster.instance = spec.instance.name;
+  plan.cluster.sagemaker_name = spec.instance.sagemaker_name.value_or("");
+  plan.cluster.nodes = spec.hosts;
+  plan.cluster.placement = topo::placement_name(spec.placement);
+  TT_TRY(plan.cluster.shape, cluster_shape(spec));
+  TT_TRY_VOID(dtypes_for_hardware(inputs, spec.instance.gpu));
+  if (inputs.compute.peak_flops <= 0) inputs.compute.peak_flops = plan.cluster.shape.peak_flops;
+  TT_TRY_VOID(check_backend_and_framework(inputs, plan.cluster));
+  plan.inputs = std::move(inputs);
+  plan.version = kVersion;
+  return plan;
+}
+
+// Step 2: the search (algorithms x channels x dtypes x buckets) and who may win it.
+Expected<TuneRequest> tune_request(const Plan& plan, const NcclTimer& screen) {
+  const PlanInputs& in = plan.inputs;
+  TuneRequest req;
+  req.model = &in.model;
+  req.compute = in.compute;
+  req.hosts = plan.cluster.shape.hosts;
+  req.gpus_per_host = plan.cluster.shape.gpus_per_host;
+  req.dtypes = in.dtypes;
+  req.bucket_caps = in.bucket_caps;
+  req.channel_counts = default_channel_counts(screen.max_channels());
+  TT_TRY(req.algorithms, search_space(in, req.hosts));
+  const Framework framework = in.framework;
+  if (framework != Framework::Smddp) {
+    req.eligible = [framework](const Candidate& c) { return framework_runs(framework, c.algo); };
+  }
+  return req;
+}
+
+// Step 3: the rank stage's timer (the flow simulator), or why there is none.
+struct RankStage {
+  std::unique_ptr<SimulatorTimer> timer;
+  std::string note;  ///< why the stage was skipped
+};
+
+RankStage rank_stage(const Plan& plan, const ModelTimers& timers) {
+  RankStage stage;
+  if (!plan.inputs.simulate) return stage;
+  const bool nccl = plan.inputs.backend == PlanBackend::Nccl;
+  auto made = timers.simulator(gradient_bytes(plan.inputs.model, sched::DataType::F32), {}, nccl);
+  if (made) {
+    stage.timer = std::move(*made);
+  } else {
+    stage.note = "rank stage (flow simulator) skipped: " + made.error().message;
+  }
+  return stage;
 }
 
 }  // namespace
 
 Expected<Plan> make_plan(PlanInputs inputs) {
-  TT_TRY(const topo::ClusterSpec spec, topo::parse_cluster_json(inputs.cluster_json, "cluster"));
-  inputs.instance = spec.instance.name;
-  inputs.sagemaker_name = spec.instance.sagemaker_name.value_or("");
-  inputs.nodes = spec.hosts;
-  inputs.placement = topo::placement_name(spec.placement);
-  TT_TRY(inputs.shape, cluster_shape(spec));
-  TT_TRY_VOID(dtypes_for_hardware(inputs, spec.instance.gpu));
-  if (inputs.compute.peak_flops <= 0) inputs.compute.peak_flops = inputs.shape.peak_flops;
-  if (inputs.timer != kTimerClosedForm) {
-    return fail(Errc::InvalidArgument, "unknown screening timer '" + inputs.timer + "' (" +
-                                           kTimerClosedForm + "; alpha-beta was removed)");
-  }
+  TT_TRY(Plan plan, start_plan(std::move(inputs)));
   // One model of time: every candidate on the same topology and parameters.
-  TT_TRY(const algo::NcclModelParams params, nccl_params(inputs));
-  TT_TRY_VOID(check_backend_and_framework(inputs));
+  const bool nccl = plan.inputs.backend == PlanBackend::Nccl;
   TT_TRY(const std::unique_ptr<ModelTimers> timers,
-         ModelTimers::create(spec, params, inputs.backend == kBackendNccl));
-  const ClosedFormTimer& own = timers->closed_form();
-  const NcclTimer* screen = &timers->screen();
-  const bool nccl = inputs.backend == kBackendNccl;
-  const CollectiveTimer& screen_timer = nccl ? static_cast<const CollectiveTimer&>(*screen) : own;
-  TuneRequest req;
-  req.model = &inputs.model;
-  req.compute = inputs.compute;
-  req.hosts = inputs.shape.hosts;
-  req.gpus_per_host = inputs.shape.gpus_per_host;
-  req.dtypes = inputs.dtypes;
-  req.bucket_caps = inputs.bucket_caps;
-  req.channel_counts = default_channel_counts(screen->max_channels());
-  TT_TRY(req.algorithms, search_space(inputs, req.hosts));
-  const Framework framework = inputs.framework;
-  if (framework != Framework::Smddp) {
-    req.eligible = [framework](const Candidate& c) { return framework_runs(framework, c.algo); };
-  }
-  std::unique_ptr<SimulatorTimer> rank;
-  std::string rank_note;
-  if (inputs.simulate) {
-    auto made = timers->simulator(gradient_bytes(inputs.model, sched::DataType::F32), {}, nccl);
-    if (made)
-      rank = std::move(*made);
-    else
-      rank_note = "rank stage (flow simulator) skipped: " + made.error().message;
-  }
-  TT_TRY(TuneReport report, tune(req, screen_timer, rank.get()));
-  add_stage_notes(report, nccl, rank_note, rank.get());
-  Plan plan;
-  plan.inputs = std::move(inputs);
-  plan.report = std::move(report);
-  plan.version = kVersion;
+         ModelTimers::create(plan.inputs.cluster, plan.inputs.nccl_params, nccl));
+  const NcclTimer& screen = timers->screen();
+  const CollectiveTimer& screen_timer =
+      nccl ? static_cast<const CollectiveTimer&>(screen) : timers->closed_form();
+  TT_TRY(const TuneRequest req, tune_request(plan, screen));
+  const RankStage rank = rank_stage(plan, *timers);
+  // Step 4: screen, rank, and the framework's recommendation.
+  TT_TRY(plan.report, tune(req, screen_timer, rank.timer.get()));
+  add_stage_notes(plan.report, nccl, rank.note, rank.timer.get());
   choose_for_framework(plan);
+  // Step 5: what NCCL runs for the buckets of the NCCL candidate the emitted files configure.
   if (nccl) {
     const Candidate& r = plan.report.recommendation;
     TT_TRY(plan.nccl_rules,
            nccl_rules(r.algo.is_nccl() && r.framework == "ddp" ? r : plan.report.baseline_ddp,
-                      *screen));
+                      screen));
   }
   return plan;
 }
@@ -424,8 +466,8 @@ std::string plan_to_json(const Plan& plan, int max_candidates) {
   ordered_json j;
   j["schema"] = "topotune.plan/1";
   j["version"] = plan.version;
-  j["instance"] = plan.inputs.instance;
-  j["nodes"] = plan.inputs.nodes;
+  j["instance"] = plan.cluster.instance;
+  j["nodes"] = plan.cluster.nodes;
   j["model"] = plan.inputs.model.name;
   j["framework"] = framework_name(plan.inputs.framework);
   ordered_json rec = candidate_json(c);
@@ -463,7 +505,7 @@ std::string plan_to_json(const Plan& plan, int max_candidates) {
   j["timers"] = {{"screen", r.screen_timer}, {"rank", r.rank_timer}};
   j["notes"] = r.notes;
   if (plan.replay_note) j["replay_note"] = *plan.replay_note;
-  j["inputs"] = inputs_json(plan.inputs);
+  j["inputs"] = inputs_json(plan);
   return j.dump(1) + "\n";
 }
 

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/nccl/nccl_params.h"
 #include "autotune/cluster_shape.h"
 #include "autotune/framework.h"
 #include "autotune/model_profile.h"
@@ -24,30 +25,41 @@
 
 namespace topotune::tune {
 
-/// The screening timer: the algorithms module's closed forms (the only one; plans stored by
-/// versions that screened with "alpha-beta" cannot be replayed).
+/// The screening timer a plan records (inputs.timer): the algorithms module's closed forms,
+/// the only one (plans stored by versions that screened with "alpha-beta" cannot be replayed).
 inline constexpr const char* kTimerClosedForm = "closed-form";
-/// PlanInputs::backend values.
-inline constexpr const char* kBackendNccl = "nccl";
-inline constexpr const char* kBackendMpi = "mpi";
 
-/// What a plan is computed from. make_plan() fills the derived fields (marked) from
-/// `cluster_json`.
+/// What runs the job's allreduces.
+enum class PlanBackend {
+  /// NCCL: nccl-default/ring/tree are NCCL's, timed by the NCCL predictor; the others need
+  /// topotune's runtime.
+  Nccl,
+  /// topotune's runtime without NCCL (`topotune measure --backend mpi`, an emulated cluster):
+  /// every candidate is a topotune schedule, ring and tree included (closed forms, then the
+  /// simulator), nccl-default is not one, and the baselines' "NCCL defaults" stand for the
+  /// better of topotune's ring and tree (closed forms).
+  Mpi,
+};
+const char* plan_backend_name(PlanBackend b);  ///< "nccl", "mpi"
+/// "nccl" or "mpi"; anything else is Errc::InvalidArgument naming both.
+Expected<PlanBackend> parse_plan_backend(const std::string& name);
+
+/// What a plan is computed from. Typed: make_plan parses nothing. The two records are the
+/// documents the plan embeds so that `--replay` rebuilds exactly these inputs; the planner
+/// itself computes from `cluster` and `nccl_params` (set both with set_plan_cluster and
+/// set_plan_calibration).
 struct PlanInputs {
-  std::string cluster_json;              ///< a topotune.cluster/1 document (cluster_spec_json)
-  std::string timer = kTimerClosedForm;  ///< kTimerClosedForm
-  bool simulate = true;                  ///< rank the top candidates with the flow simulator
-                                         ///< (skipped, with a note, above 256 ranks)
-  std::string instance;                  ///< derived: the spec's instance name
-  std::string sagemaker_name;            ///< derived: "ml.p4d.24xlarge", empty if none
-  int nodes = 1;                         ///< derived
-  std::string placement = "cluster";     ///< derived
-  ClusterShape shape;                    ///< derived
+  topo::ClusterSpec cluster;   ///< what every timer models, calibrated link classes included
+  std::string cluster_record;  ///< the topotune.cluster/1 document that rebuilds `cluster`
+  bool simulate = true;        ///< rank the top candidates with the flow simulator
+                               ///< (skipped, with a note, above 256 ranks)
   ModelProfile model;
+  /// Batch, efficiency and the GPU's peak FLOP/s (0: the GPU's own; the plan records the one
+  /// it used).
   ComputeParams compute;
-  /// Gradient dtypes searched. Empty: by hardware (make_plan fills it): fp32 and bf16 where
-  /// the GPU computes bf16 natively (the catalog's gpu.bf16_native: Ampere and later), fp32
-  /// and fp16 elsewhere (Volta, Turing). bf16 on a GPU without it is an error.
+  /// Gradient dtypes searched. Empty: by hardware (the plan records the ones it searched):
+  /// fp32 and bf16 where the GPU computes bf16 natively (the catalog's gpu.bf16_native: Ampere
+  /// and later), fp32 and fp16 elsewhere (Volta, Turing). bf16 on a GPU without it is an error.
   std::vector<sched::DataType> dtypes;
   /// Algorithm families searched (--algos), e.g. only what a runtime without NCCL can run;
   /// empty: all of them (default_algorithms). The baselines are NCCL's defaults regardless.
@@ -55,21 +67,31 @@ struct PlanInputs {
   /// DDP bucket caps searched (--buckets), e.g. to time exactly the configurations a
   /// measurement ran; empty: default_bucket_caps(model). Horovod fusion thresholds too.
   std::vector<Bytes> bucket_caps;
-  /// kBackendNccl: the job's allreduces run on NCCL (nccl-default/ring/tree are NCCL's, timed
-  /// by the NCCL predictor; the others need topotune's runtime). kBackendMpi: they run on
-  /// topotune's runtime without NCCL (`topotune measure --backend mpi`, an emulated cluster):
-  /// every candidate is a topotune schedule, ring and tree included (closed forms, then the
-  /// simulator), nccl-default is not one, and the baselines' "NCCL defaults" stand for the
-  /// better of topotune's ring and tree (closed forms).
-  std::string backend = kBackendNccl;
+  PlanBackend backend = PlanBackend::Nccl;
   /// What the job runs its allreduces with: the recommendation is a candidate it runs with
   /// the emitted files, or its defaults.
   Framework framework = Framework::Ddp;
-  std::string calibration_json;  ///< the --calibration file's content, or empty
-  /// The NCCL predictor's parameters (topotune.nccl_model/2). Empty: make_plan fills it with
-  /// the defaults + data/nccl_model.json + calibration_json, so a replay uses exactly these.
-  std::string nccl_params_json;
+  /// The NCCL predictor's parameters: the built-in fit (data/nccl_model.json, topotune.nccl_model/2) unless a
+  /// calibration or a replayed plan says otherwise.
+  algo::NcclModelParams nccl_params = algo::default_params();
+  std::string calibration_record;  ///< the --calibration file's JSON, recorded; "" = none
 };
+
+/// Sets inputs.cluster and its record: `spec` written as a topotune.cluster/1 document
+/// (cluster_spec_json) and read back, so a fresh plan computes from exactly the figures its
+/// replay will read.
+Expected<void> set_plan_cluster(PlanInputs& inputs, const topo::ClusterSpec& spec,
+                                const std::string& instance_json,
+                                const std::string& overrides_json = "");
+
+/// Sets inputs.cluster and its record from a stored topotune.cluster/1 document (a replay).
+Expected<void> set_plan_cluster_record(PlanInputs& inputs, const std::string& document);
+
+/// Records a calibration file's JSON and sets inputs.nccl_params to the built-in fit with the
+/// file's parameters on top (its link classes are the cluster's business: apply them to the
+/// spec given to set_plan_cluster). `origin` names the file in messages.
+Expected<void> set_plan_calibration(PlanInputs& inputs, const std::string& text,
+                                    const std::string& origin = "calibration");
 
 /// A topotune.cluster/1 document that rebuilds `spec` exactly: `instance` is the catalog name
 /// or the cluster file's instance object (with `overrides`, if any); nodes, placement, fabric
@@ -86,8 +108,20 @@ struct NcclBucketRule {
   int channels = 0;            ///< the channel count NCCL runs them with
 };
 
+/// What make_plan read off the cluster, for the reports.
+struct PlanCluster {
+  std::string instance;        ///< the spec's instance name
+  std::string sagemaker_name;  ///< "ml.p4d.24xlarge", empty if none
+  int nodes = 1;
+  std::string placement = "cluster";
+  ClusterShape shape;
+};
+
 struct Plan {
+  /// The inputs as the plan used them: the caller's, with the dtypes searched and the peak
+  /// FLOP/s used filled in.
   PlanInputs inputs;
+  PlanCluster cluster;
   TuneReport report;
   /// For the NCCL candidate the emitted NCCL files configure (the recommendation, or NCCL's
   /// defaults): its buckets grouped by what NCCL runs, ascending sizes.
@@ -99,9 +133,9 @@ struct Plan {
   std::optional<std::string> replay_note;  ///< set by a replay that changed the answer
 };
 
-/// Rebuilds the cluster spec from inputs.cluster_json, derives the shape, and runs the tuner:
-/// NCCL's algorithms on the NCCL predictor, topotune's on the closed forms, channel counts up
-/// to NCCL's MAXCHANNELS, and, if inputs.simulate, the flow simulator as rank timer.
+/// Derives the cluster's shape and runs the tuner: NCCL's algorithms on the NCCL predictor,
+/// topotune's on the closed forms, channel counts up to NCCL's MAXCHANNELS, and, if
+/// inputs.simulate, the flow simulator as rank timer.
 Expected<Plan> make_plan(PlanInputs inputs);
 
 /// The plan as JSON text (pretty-printed, deterministic).
@@ -119,6 +153,10 @@ struct StoredPlan {
 /// Reads a plan written by plan_to_json (autotune/plan_replay.cc). Duplicate keys, lists past
 /// the limits below and compute figures check_compute refuses are errors.
 Expected<StoredPlan> read_plan_json(const std::string& text, const std::string& origin);
+
+/// Replays a stored plan: make_plan on its inputs, with a replay_note when this version
+/// recommends differently from the stored recommendation.
+Expected<Plan> replay_plan(const StoredPlan& stored);
 
 /// Bounds on a plan's inputs, from the command line or a replayed plan (docs/limits.md):
 /// each dtype and algorithm family at most once, at most 64 bucket sizes of 1 byte to 1 TiB.

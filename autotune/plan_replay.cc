@@ -64,8 +64,12 @@ Expected<StoredPlan> read_stored(const ordered_json& j, const std::string& origi
   }
   StoredPlan s;
   const ordered_json& in = j.at("inputs");
-  s.inputs.cluster_json = in.at("cluster_spec").dump();
-  s.inputs.timer = in.at("timer").get<std::string>();
+  TT_TRY_VOID(set_plan_cluster_record(s.inputs, in.at("cluster_spec").dump()));
+  const std::string timer = in.at("timer").get<std::string>();
+  if (timer != kTimerClosedForm) {
+    return fail(Errc::InvalidArgument, "unknown screening timer '" + timer + "' (" +
+                                           kTimerClosedForm + "; alpha-beta was removed)");
+  }
   s.inputs.simulate = in.at("simulate").get<bool>();
   const ordered_json& cp = in.at("compute");
   s.inputs.compute = {cp.at("batch_per_gpu").get<int>(), cp.at("peak_flops").get<double>(),
@@ -73,10 +77,12 @@ Expected<StoredPlan> read_stored(const ordered_json& j, const std::string& origi
   TT_TRY_VOID(check_compute(s.inputs.compute).context(origin + ": inputs.compute"));
   s.inputs.dtypes.clear();
   TT_TRY_VOID(read_lists(in, s.inputs).context(origin + ": inputs"));
-  s.inputs.backend = in.value("backend", std::string(kBackendNccl));
+  TT_TRY(s.inputs.backend, parse_plan_backend(in.value("backend", std::string("nccl"))));
   TT_TRY(s.inputs.framework, parse_framework(in.value("framework", std::string("ddp"))));
-  if (!in.at("calibration").is_null()) s.inputs.calibration_json = in["calibration"].dump();
-  s.inputs.nccl_params_json = in.at("nccl_params").dump();
+  if (!in.at("calibration").is_null()) s.inputs.calibration_record = in["calibration"].dump();
+  // The parameters the plan was computed with (its calibration already applied).
+  TT_TRY(s.inputs.nccl_params, algo::params_from_json(in.at("nccl_params").dump(),
+                                                      "plan nccl_params", algo::default_params()));
   TT_TRY(s.inputs.model,
          parse_model_profile(in.at("model_profile").dump(), origin + " (model_profile)"));
   const ordered_json& rec = j.at("recommendation");
@@ -119,6 +125,18 @@ Expected<void> check_plan_lists(const PlanInputs& in) {
     }
   }
   return {};
+}
+
+Expected<Plan> replay_plan(const StoredPlan& stored) {
+  TT_TRY(Plan plan, make_plan(stored.inputs));
+  const Candidate& now = plan.report.recommendation;
+  if (now.algo.name() != stored.algorithm || now.bucket_cap.value != stored.bucket_bytes ||
+      sched::dtype_name(now.dtype) != stored.comm_dtype) {
+    plan.replay_note = "topotune " + plan.version + " recommends differently from the stored " +
+                       "plan (topotune " + stored.version + ": " + stored.algorithm + ", " +
+                       std::to_string(stored.bucket_bytes) + " bytes, " + stored.comm_dtype + ")";
+  }
+  return plan;
 }
 
 Expected<StoredPlan> read_plan_json(const std::string& text, const std::string& origin) {

@@ -19,7 +19,10 @@ void BM_Plan(benchmark::State& state, const char* instance, const char* model) {
     return;
   }
   PlanInputs in;
-  in.cluster_json = cluster_spec_json(*spec, std::string("\"") + instance + "\"");
+  if (!set_plan_cluster(in, *spec, std::string("\"") + instance + "\"")) {
+    state.SkipWithError("cannot record the cluster");
+    return;
+  }
   in.model = *profile;
   for (auto _ : state) {
     auto plan = make_plan(in);

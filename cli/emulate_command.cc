@@ -6,8 +6,9 @@
 #include <ostream>
 
 #include "cli/commands.h"
-#include "cli/emulated_cluster.h"
 #include "core/quantity_parse.h"
+#include "emulation/emulated_network.h"
+#include "emulation/launch_files.h"
 
 namespace topotune::cli {
 namespace {
@@ -25,38 +26,42 @@ struct EmulateArgs {
   bool files_only = false;
 };
 
-Expected<void> run_up(const EmulateArgs& a, std::ostream& out) {
-  EmulatedClusterSpec s;
+Expected<emu::EmulationSpec> spec_of(const EmulateArgs& a) {
+  emu::EmulationSpec s;
   s.nodes = a.nodes;
   s.ranks_per_node = a.ranks_per_node;
-  TT_TRY(BytesPerSec nic, parse_rate(a.nic));
-  s.nic_bits_per_sec = nic.value * 8;
+  TT_TRY(s.nic_rate, parse_rate(a.nic));
   s.racks = a.racks;
   if (!a.uplink.empty()) {
     TT_TRY(BytesPerSec up, parse_rate(a.uplink));
-    s.uplink_bits_per_sec = up.value * 8;
+    if (up.value > 0) s.uplink_rate = up;  // --uplink 0: unshaped, as when absent
   }
   s.prefix = a.prefix;
   s.dir = a.dir;
   s.congestion_control = a.congestion_control;
-  TT_TRY_VOID(check_spec(s));
+  TT_TRY_VOID(emu::check_spec(s));
+  return s;
+}
+
+Expected<void> run_up(const EmulateArgs& a, std::ostream& out) {
+  TT_TRY(const emu::EmulationSpec s, spec_of(a));
   if (a.files_only) {
-    TT_TRY_VOID(write_emulation_files(s));
+    TT_TRY_VOID(emu::write_emulation_files(s));
     out << "emulate up --files-only: wrote " << s.dir << "/cluster.json (no namespaces created)\n";
     return {};
   }
-  TT_TRY_VOID(check_privileges(s.prefix));
-  TT_TRY_VOID(emulated_up(s).context("emulate up"));
-  if (Expected<void> w = write_emulation_files(s); !w) {
-    (void)emulated_down(s.prefix);
+  TT_TRY_VOID(emu::check_privileges(s.prefix));
+  TT_TRY_VOID(emu::emulated_up(s).context("emulate up"));
+  if (Expected<void> w = emu::write_emulation_files(s); !w) {
+    (void)emu::emulated_down(s.prefix);
     return w;
   }
   out << "emulated cluster up: " << s.nodes << " hosts x " << s.ranks_per_node << " ranks, NIC "
-      << s.nic_bits_per_sec / 1e6 << " Mbit/s";
+      << emu::bits_per_sec(s.nic_rate) / 1e6 << " Mbit/s";
   if (s.racks > 1) {
     out << ", " << s.racks << " racks, uplink "
-        << (s.uplink_bits_per_sec > 0 ? std::to_string(s.uplink_bits_per_sec / 1e6) + " Mbit/s"
-                                      : std::string("unshaped"));
+        << (s.uplink_rate ? std::to_string(emu::bits_per_sec(*s.uplink_rate) / 1e6) + " Mbit/s"
+                          : std::string("unshaped"));
   }
   out << "\n  files in " << s.dir << ": hostfile agent.sh mpirun.sh cluster.json emulate.json\n"
       << "  run:  topotune emulate run --dir " << s.dir << " -- topotune measure --cluster "
@@ -66,9 +71,9 @@ Expected<void> run_up(const EmulateArgs& a, std::ostream& out) {
 
 Expected<void> run_down(const EmulateArgs& a, std::ostream& out) {
   std::string prefix = a.prefix;
-  if (auto st = read_emulation_state(a.dir)) prefix = st->prefix;
-  if (::geteuid() != 0) return fail(Errc::Unsupported, "emulated clusters need root");
-  TT_TRY(std::vector<std::string> removed, emulated_down(prefix).context("emulate down"));
+  if (auto st = emu::read_emulation_state(a.dir)) prefix = st->prefix;
+  TT_TRY_VOID(emu::check_root());
+  TT_TRY(std::vector<std::string> removed, emu::emulated_down(prefix).context("emulate down"));
   out << "emulate down: removed " << removed.size() << " namespaces";
   for (const auto& n : removed) out << " " << n;
   out << "\n";
@@ -76,15 +81,13 @@ Expected<void> run_down(const EmulateArgs& a, std::ostream& out) {
 }
 
 Expected<void> run_run(const EmulateArgs& a, std::ostream& out) {
-  TT_TRY(EmulatedClusterSpec s, read_emulation_state(a.dir));
-  if (emulated_namespaces(s.prefix).empty()) {
+  TT_TRY(const emu::EmulationSpec s, emu::read_emulation_state(a.dir));
+  if (emu::emulated_namespaces(s.prefix).empty()) {
     return fail(Errc::NotFound, "the emulated cluster of '" + a.dir + "' is down (run emulate up)");
   }
   if (a.command.empty()) return fail(Errc::InvalidArgument, "nothing to run: emulate run -- CMD");
-  std::vector<std::string> argv = {s.dir + "/mpirun.sh"};
-  argv.insert(argv.end(), a.command.begin(), a.command.end());
   out.flush();
-  TT_TRY(int status, run_process(argv));
+  TT_TRY(const int status, emu::run_in_emulation(s, a.command));
   if (status != 0) {
     return fail(Errc::Transport,
                 "the emulated run failed (mpirun exit status " + std::to_string(status) + ")");
@@ -93,7 +96,7 @@ Expected<void> run_run(const EmulateArgs& a, std::ostream& out) {
 }
 
 Expected<void> run_status(const EmulateArgs& a, std::ostream& out) {
-  const std::vector<std::string> names = emulated_namespaces(a.prefix);
+  const std::vector<std::string> names = emu::emulated_namespaces(a.prefix);
   out << (names.empty() ? "no emulated cluster" : "namespaces:");
   for (const auto& n : names) out << " " << n;
   out << "\n";

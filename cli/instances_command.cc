@@ -4,10 +4,10 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <ostream>
-#include <sstream>
 
 #include "cli/commands.h"
 #include "cli/output_format.h"
+#include "cli/reporter.h"
 #include "core/quantity_parse.h"
 #include "core/string_printf.h"
 #include "topology/instance_catalog.h"
@@ -39,35 +39,54 @@ nlohmann::json instance_json(const topo::InstanceSpec& in) {
           {"unknowns", in.unknowns}};
 }
 
-std::string table(const std::vector<topo::InstanceSpec>& all) {
-  std::ostringstream o;
-  std::string line;
-  line = string_printf("%-18s %-22s %-12s %-14s %-13s %-11s %-4s %s\n", "instance", "GPUs",
-                       "fabric", "NVLink/GPU", "NICs", "transport", "GDR", "SageMaker");
-  o << line;
+const std::vector<Column>& instance_columns() {
+  static const std::vector<Column> columns = {{"instance", "%-18s"},
+                                              {"gpus_text", " %-22s", false},
+                                              {"gpus", ""},
+                                              {"gpu_model", ""},
+                                              {"fabric", " %-12s"},
+                                              {"nvlink_text", " %-14s", false},
+                                              {"nvlink_per_gpu_Bps", ""},
+                                              {"nics_text", " %-13s", false},
+                                              {"nics", ""},
+                                              {"nic_bandwidth_Bps", ""},
+                                              {"transport", " %-11s"},
+                                              {"gpudirect_rdma", " %-4s"},
+                                              {"sagemaker_text", " %s", false},
+                                              {"sagemaker_name", ""}};
+  return columns;
+}
+
+/// The catalog through the table reporter (nominal figures, one line per instance) or the CSV
+/// reporter (the same instances as numbers: bytes per second per direction).
+void report(const std::vector<topo::InstanceSpec>& all, OutputFormat format, std::ostream& out) {
+  const std::unique_ptr<Reporter> r = Reporter::make(format, out);
+  r->begin({{string_printf("%-18s %-22s %-12s %-14s %-13s %-11s %-4s %s\n", "instance", "GPUs",
+                           "fabric", "NVLink/GPU", "NICs", "transport", "GDR", "SageMaker")},
+            instance_columns()});
   for (const topo::InstanceSpec& in : all) {
-    const std::string gpus = std::to_string(in.num_gpus) + " x " + in.gpu.model;
-    const std::string nvlink = in.fabric == topo::IntraFabric::PcieOnly
-                                   ? "-"
-                                   : format_rate(in.nvlink_bandwidth_per_link * in.nvlinks_per_gpu);
-    const std::string nics =
-        std::to_string(in.num_nics) + " x " + gbps_text(in.nic_bandwidth.value) + "G";
-    line = string_printf("%-18s %-22s %-12s %-14s %-13s %-11s %-4s %s\n", in.name.c_str(),
-                         gpus.c_str(), topo::fabric_name(in.fabric), nvlink.c_str(), nics.c_str(),
-                         topo::transport_name(in.transport), in.gpudirect_rdma ? "yes" : "no",
-                         in.sagemaker_name ? in.sagemaker_name->c_str() : "-");
-    o << line;
+    const BytesPerSec nvlink = in.nvlink_bandwidth_per_link * in.nvlinks_per_gpu;
+    r->row({in.name, std::to_string(in.num_gpus) + " x " + in.gpu.model, std::int64_t{in.num_gpus},
+            in.gpu.model, std::string(topo::fabric_name(in.fabric)),
+            in.fabric == topo::IntraFabric::PcieOnly ? std::string("-") : format_rate(nvlink),
+            nvlink.value,
+            std::to_string(in.num_nics) + " x " + gbps_text(in.nic_bandwidth.value) + "G",
+            std::int64_t{in.num_nics}, in.nic_bandwidth.value,
+            std::string(topo::transport_name(in.transport)),
+            std::string(in.gpudirect_rdma ? "yes" : "no"), in.sagemaker_name.value_or("-"),
+            in.sagemaker_name.value_or("")});
   }
-  o << "\nNVLink/GPU and NICs are per direction and nominal; `topotune topo --instance NAME "
-       "--nodes N` shows one cluster.\n";
-  return o.str();
+  r->end(
+      {"\nNVLink/GPU and NICs are per direction and nominal; `topotune topo --instance NAME "
+       "--nodes N` shows one cluster.\n"});
 }
 
 }  // namespace
 
 CommandRun setup_instances(CLI::App& sub) {
   auto format = std::make_shared<OutputFormat>(OutputFormat::Table);
-  add_format_option(sub, *format, {OutputFormat::Table, OutputFormat::Json}, "Output format");
+  add_format_option(sub, *format, {OutputFormat::Table, OutputFormat::Json, OutputFormat::Csv},
+                    "Output format");
   sub.footer(
       "Examples:\n"
       "  topotune instances\n"
@@ -83,7 +102,7 @@ CommandRun setup_instances(CLI::App& sub) {
       for (const topo::InstanceSpec& in : all) doc.push_back(instance_json(in));
       out << doc.dump(2) << "\n";
     } else {
-      out << table(all);
+      report(all, *format, out);
     }
     return {};
   };

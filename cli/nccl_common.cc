@@ -3,11 +3,9 @@
 #include <algorithm>
 #include <cctype>
 
-#include "autotune/link_calibration.h"
 #include "core/input_file.h"
 #include "runtime/nccl_tests_parser.h"
 #include "topology/cluster_spec.h"
-#include "topology/model_defaults.h"
 
 namespace topotune::cli {
 namespace {
@@ -65,51 +63,6 @@ Expected<algo::NcclSystem> resolve_nccl_system(const std::string& instance, int 
   return algo::nccl_system_from_cluster(spec);
 }
 
-Expected<algo::NcclModelParams> load_nccl_model(const std::string& calibration) {
-  algo::NcclModelParams params = algo::default_params();  // data/nccl_model.json, compiled in
-  if (!calibration.empty()) {
-    TT_TRY(params, algo::load_params_file(calibration, params));
-  }
-  return params;
-}
-
-namespace {
-
-// True while a cluster's link classes hold the placement's stated defaults (a catalog
-// cluster, or a cluster file that sets none): nobody measured them.
-bool default_links(const topo::ClusterSpec& spec) {
-  const auto defaults = topo::default_link_params(spec.placement);
-  for (int k = 0; k < topo::kNumLinkKinds; ++k) {
-    const auto i = static_cast<std::size_t>(k);
-    if (spec.link_params[i].latency.value != defaults[i].latency.value ||
-        spec.link_params[i].efficiency != defaults[i].efficiency) {
-      return false;
-    }
-  }
-  return true;
-}
-
-}  // namespace
-
-Expected<void> apply_calibration_file(const std::string& calibration, topo::ClusterSpec& spec) {
-  if (calibration.empty()) {
-    // One model of time: the physical parameters the NCCL model was fitted with apply to
-    // every algorithm on a cluster whose links nobody measured (docs/calibration.md).
-    if (!default_links(spec)) return {};
-    TT_TRY(const algo::NcclModelParams base, load_nccl_model(""));
-    return tune::apply_model_to_links(base, spec);
-  }
-  TT_TRY(const std::string text, read_input_file(calibration, "calibration file"));
-  return apply_calibration_text(text, calibration, spec);
-}
-
-Expected<void> apply_calibration_text(const std::string& text, const std::string& origin,
-                                      topo::ClusterSpec& spec) {
-  TT_TRY(const algo::NcclModelParams base, load_nccl_model(""));
-  TT_TRY(const tune::LinkCalibration c, tune::parse_link_calibration(text, origin, base));
-  return tune::apply_calibration(c, spec, origin);
-}
-
 Expected<algo::NcclOptions> make_nccl_options(const std::string& version, const std::string& algos,
                                               const std::string& protos) {
   algo::NcclOptions o;
@@ -126,6 +79,18 @@ Expected<int> nodes_of(const rt::Measurement& m, std::optional<int> nodes, int g
   if (m.nodes) return *m.nodes;
   if (gpus_per_node > 0 && m.ranks % gpus_per_node == 0) return m.ranks / gpus_per_node;
   return fail(Errc::InvalidArgument, "cannot tell the node count from the log: give --nodes");
+}
+
+tune::MeasuredRun measured_run(const rt::Measurement& m) {
+  tune::MeasuredRun run;
+  run.collective = m.collective;
+  run.ranks = m.ranks;
+  run.channels = m.channels.value_or(1);
+  run.chunks = m.chunks.value_or(1);
+  for (const rt::MeasurementRow& r : m.rows) {
+    run.rows.push_back({r.algorithm, Bytes(r.bytes), r.dtype, r.time_us});
+  }
+  return run;
 }
 
 Expected<rt::Measurement> load_measurement(const std::string& nccl_tests_log,

@@ -1,7 +1,7 @@
 #pragma once
 // Shared plumbing of the NCCL-model subcommands (predict, validate, calibrate): resolving an
-// instance (catalog name or --cluster file) into an NcclSystem, loading the model parameters
-// (data/nccl_model.json + an optional calibration file) and NCCL option lists.
+// instance (catalog name or --cluster file) into an NcclSystem, NCCL option lists, and
+// loading measurements (the calibration file itself is autotune/calibration_file.h's).
 
 #include <optional>
 #include <string>
@@ -10,6 +10,8 @@
 #include "algorithms/nccl/nccl_params.h"
 #include "algorithms/nccl/nccl_predictor.h"
 #include "algorithms/nccl/nccl_system.h"
+#include "autotune/calibration_file.h"
+#include "autotune/validation.h"
 #include "cli/cluster_flags.h"
 #include "core/expected.h"
 #include "runtime/measurement.h"
@@ -21,25 +23,15 @@ namespace topotune::cli {
 Expected<algo::NcclSystem> resolve_nccl_system(const std::string& instance, int nodes,
                                                const std::string& cluster_file);
 
-/// The built-in fit (data/nccl_model.json, compiled in), then `calibration` on top if set.
-Expected<algo::NcclModelParams> load_nccl_model(const std::string& calibration);
-
-/// `--calibration FILE` on the topology side (simulate, predict --algo, plan): maps the file's
-/// physical parameters and its "link_params" section onto `spec` (tune::apply_calibration).
-/// An empty path changes nothing.
-Expected<void> apply_calibration_file(const std::string& calibration, topo::ClusterSpec& spec);
-
-/// apply_calibration_file on a calibration already read (`origin` names it in messages), for
-/// a command that also embeds the text: a pipe or FIFO can be read only once.
-Expected<void> apply_calibration_text(const std::string& text, const std::string& origin,
-                                      topo::ClusterSpec& spec);
-
 /// Parses NCCL_ALGO-style and NCCL_PROTO-style comma lists ("ring,tree", "^LL128", "" = all).
 Expected<algo::NcclOptions> make_nccl_options(const std::string& version, const std::string& algos,
                                               const std::string& protos);
 
 /// Number of nodes a measurement ran on: explicit, else the log's host count, else ranks/gpus.
 Expected<int> nodes_of(const rt::Measurement& m, std::optional<int> nodes, int gpus_per_node);
+
+/// The measurement as autotune's comparison and fits take it (autotune may not see runtime).
+tune::MeasuredRun measured_run(const rt::Measurement& m);
 
 /// Loads a measurement from an nccl-tests log or a measurement JSON file (exactly one set).
 Expected<rt::Measurement> load_measurement(const std::string& nccl_tests_log,

@@ -10,6 +10,8 @@ const char* output_format_name(OutputFormat f) {
       return "table";
     case OutputFormat::Json:
       return "json";
+    case OutputFormat::Csv:
+      return "csv";
     case OutputFormat::Dot:
       return "dot";
   }

@@ -3,121 +3,20 @@
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
-#include <fstream>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <ostream>
-#include <sstream>
 
 #include "autotune/emitters.h"
 #include "autotune/plan.h"
-#include "cli/cluster_flags.h"
 #include "cli/commands.h"
-#include "cli/file_output.h"
-#include "cli/nccl_common.h"
 #include "cli/output_format.h"
+#include "cli/plan_inputs.h"
 #include "cli/plan_table.h"
+#include "core/file_output.h"
 #include "core/input_file.h"
-#include "core/quantity_parse.h"
-#include "topology/cluster_spec.h"
 
 namespace topotune::cli {
 namespace {
-
-struct PlanArgs {
-  ClusterFlags cluster;
-  std::string model = tune::kDefaultModel;
-  int batch = 32;
-  std::string dtype = "auto";
-  std::string algos;
-  std::string buckets;
-  std::string backend = tune::kBackendNccl;
-  std::string framework;  ///< empty: topotune with --backend mpi, else ddp
-  double efficiency = tune::kDefaultComputeEfficiency;
-  double peak_tflops = 0;
-  std::string calibration;
-  OutputFormat format = OutputFormat::Table;
-  std::string emit;
-  std::string out;
-  std::string replay;
-  std::string calibration_text;  ///< --calibration's content, read once before it is used
-};
-
-Expected<std::string> read_text(const std::string& path, const char* what) {
-  return read_input_file(path, what);
-}
-
-// --calibration on the cluster's links, from the text read once (PlanArgs::calibration_text).
-Expected<void> apply_plan_calibration(const PlanArgs& a, topo::ClusterSpec& spec) {
-  if (a.calibration.empty()) return apply_calibration_file("", spec);
-  return apply_calibration_text(a.calibration_text, a.calibration, spec).context("--calibration");
-}
-
-// The cluster as a topotune.cluster/1 document, for the plan to embed and replay. Its
-// link_params carry --calibration's physical parameters (the topology side of the
-// calibration; the NCCL predictor gets the file through PlanInputs::calibration_json).
-Expected<std::string> cluster_json(const PlanArgs& a) {
-  TT_TRY_VOID(check_cluster_flags(a.cluster));  // before reading: nothing is read for nothing
-  if (!a.cluster.cluster_file.empty()) {
-    // Read once: `--cluster <(cat c.json)` or a FIFO has no second reading.
-    TT_TRY(const std::string text, read_text(a.cluster.cluster_file, "cluster file"));
-    TT_TRY(topo::ClusterSpec spec, resolve_cluster_text(a.cluster, text));
-    TT_TRY_VOID(apply_plan_calibration(a, spec));
-    // Already validated by parse_cluster_json, so these members exist and parse.
-    const nlohmann::json doc = nlohmann::json::parse(text);
-    return tune::cluster_spec_json(spec, doc.at("instance").dump(),
-                                   doc.contains("overrides") ? doc["overrides"].dump() : "");
-  }
-  if (a.cluster.instance.empty()) {
-    return fail(Errc::InvalidArgument, "give --instance NAME (or --cluster FILE, --replay PLAN)");
-  }
-  TT_TRY(topo::ClusterSpec spec, resolve_cluster(a.cluster));
-  TT_TRY_VOID(apply_plan_calibration(a, spec));
-  return tune::cluster_spec_json(spec, nlohmann::json(spec.instance.name).dump());
-}
-
-Expected<tune::PlanInputs> inputs_from_args(PlanArgs a) {
-  tune::PlanInputs in;
-  if (!a.calibration.empty()) {
-    TT_TRY(a.calibration_text,
-           read_text(a.calibration, "calibration file").context("--calibration"));
-    in.calibration_json = a.calibration_text;
-  }
-  TT_TRY(in.cluster_json, cluster_json(a));
-  TT_TRY(in.model, tune::load_model_profile(a.model));
-  in.compute.batch_per_gpu = a.batch;
-  in.compute.efficiency = a.efficiency;
-  in.compute.peak_flops = a.peak_tflops > 0 ? a.peak_tflops * 1e12 : 0;  // 0: the GPU's
-  if (!(a.efficiency > 0 && a.efficiency <= 1)) {
-    return fail(Errc::InvalidArgument, "--compute-efficiency must be in (0, 1]");
-  }
-  // inf or 1e300 would write a plan its own --replay refuses.
-  if (!(a.peak_tflops >= 0 && a.peak_tflops <= tune::kMaxPeakFlops / 1e12)) {
-    return fail(Errc::InvalidArgument, "--peak-tflops must be in [0, 100000]");
-  }
-  TT_TRY_VOID(tune::check_compute(in.compute));
-  if (a.dtype != "auto") {
-    TT_TRY(sched::DataType d, sched::parse_dtype(a.dtype));
-    in.dtypes = {d};
-  }
-  in.backend = a.backend;
-  const std::string framework = !a.framework.empty()             ? a.framework
-                                : a.backend == tune::kBackendMpi ? "topotune"
-                                                                 : "ddp";
-  TT_TRY(in.framework, tune::parse_framework(framework).context("--framework"));
-  for (const std::string& name : split_comma_list(a.algos)) {
-    TT_TRY(tune::AlgoKind kind, tune::parse_algo_kind(name).context("--algos"));
-    in.algorithm_kinds.push_back(kind);
-  }
-  if (!a.buckets.empty()) {
-    TT_TRY(in.bucket_caps, parse_size_list(a.buckets).context("--buckets"));
-    for (Bytes b : in.bucket_caps) {
-      if (b.value <= 0) return fail(Errc::InvalidArgument, "--buckets: sizes must be positive");
-    }
-  }
-  TT_TRY_VOID(tune::check_plan_lists(in));
-  return in;
-}
 
 // A flag that would be ignored is an error: the user meant something by it.
 Expected<void> check_flags(const CLI::App& app) {
@@ -139,20 +38,12 @@ Expected<void> check_flags(const CLI::App& app) {
 
 Expected<tune::Plan> compute_plan(const PlanArgs& a) {
   if (a.replay.empty()) {
-    TT_TRY(tune::PlanInputs in, inputs_from_args(a));
+    TT_TRY(tune::PlanInputs in, plan_inputs_from_args(a));
     return tune::make_plan(std::move(in));
   }
-  TT_TRY(const std::string text, read_text(a.replay, "plan"));
-  TT_TRY(tune::StoredPlan stored, tune::read_plan_json(text, a.replay));
-  TT_TRY(tune::Plan plan, tune::make_plan(stored.inputs));
-  const tune::Candidate& now = plan.report.recommendation;
-  if (now.algo.name() != stored.algorithm || now.bucket_cap.value != stored.bucket_bytes ||
-      sched::dtype_name(now.dtype) != stored.comm_dtype) {
-    plan.replay_note = "topotune " + plan.version + " recommends differently from the stored " +
-                       "plan (topotune " + stored.version + ": " + stored.algorithm + ", " +
-                       std::to_string(stored.bucket_bytes) + " bytes, " + stored.comm_dtype + ")";
-  }
-  return plan;
+  TT_TRY(const std::string text, read_input_file(a.replay, "plan"));
+  TT_TRY(const tune::StoredPlan stored, tune::read_plan_json(text, a.replay));
+  return tune::replay_plan(stored);
 }
 
 Expected<void> write_emitted(const tune::Plan& plan, const PlanArgs& a) {

@@ -53,8 +53,8 @@ std::string plan_table(const tune::Plan& plan, int rows) {
   o << "topotune " << plan.version << " plan: model " << in.model.name << " ("
     << in.model.trainable_params() << " trainable parameters, " << in.model.input << "), batch "
     << in.compute.batch_per_gpu << "/GPU\n"
-    << "cluster: " << in.nodes << " x " << in.instance << " (" << in.shape.ranks() << " GPUs, "
-    << in.placement << " placement)\n"
+    << "cluster: " << plan.cluster.nodes << " x " << plan.cluster.instance << " ("
+    << plan.cluster.shape.ranks() << " GPUs, " << plan.cluster.placement << " placement)\n"
     << "timers: screen " << r.screen_timer << (r.rank_timer.empty() ? "" : ", rank " + r.rank_timer)
     << "; " << r.evaluated << " DDP step simulations\n"
     << "framework: " << tune::framework_name(in.framework)

@@ -1,25 +1,22 @@
-// topotune predict: what NCCL does for a collective on a cluster, size by size.
+// topotune predict: what NCCL does for a collective on a cluster, size by size; or, with a
+// schedule --algo, what that algorithm takes (autotune/schedule_timing.h). One result model,
+// rendered by the table and CSV reporters (cli/reporter.h) or as its JSON document.
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
-#include <cstdio>
-#include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <string>
 
-#include "algorithms/cost_params.h"
-#include "algorithms/rank_layout.h"
 #include "algorithms/registry.h"
 #include "autotune/model_timers.h"
+#include "autotune/schedule_timing.h"
 #include "cli/algorithm_flags.h"
 #include "cli/cluster_flags.h"
 #include "cli/commands.h"
 #include "cli/nccl_common.h"
 #include "cli/output_format.h"
+#include "cli/predict_report.h"
 #include "core/quantity_parse.h"
-#include "core/string_printf.h"
-#include "simulator/simulator.h"
-#include "topology/topology.h"
 
 namespace topotune::cli {
 namespace {
@@ -40,127 +37,54 @@ struct PredictArgs {
   bool simulate = false;
 };
 
-void print_candidates(std::ostream& out, const algo::NcclPrediction& p) {
-  for (const algo::NcclCandidate& c : p.candidates) {
-    std::string line;
-    if (!c.enabled) {
-      line = string_printf("#     %-9s %-6s  disabled: %s\n", algo::nccl_algo_name(c.algo),
-                           algo::nccl_proto_name(c.proto), c.why_disabled.c_str());
-    } else {
-      line = string_printf(
-          "#     %-9s %-6s  %12.2f us  (latency %9.2f us, %2d channels, bound by %s; NCCL's "
-          "estimate %.2f us)%s\n",
-          algo::nccl_algo_name(c.algo), algo::nccl_proto_name(c.proto), c.time.us(), c.latency.us(),
-          c.channels, c.bottleneck.c_str(), c.nccl_estimate.us(),
-          c.algo == p.chosen.algo && c.proto == p.chosen.proto
-              ? ("  <= chosen by " + p.chosen_by).c_str()
-              : "");
-    }
-    out << line;
-  }
-}
-
-nlohmann::ordered_json candidates_json(const algo::NcclPrediction& p) {
-  nlohmann::ordered_json arr = nlohmann::ordered_json::array();
-  for (const algo::NcclCandidate& c : p.candidates) {
-    nlohmann::ordered_json j = {{"algorithm", algo::nccl_algo_name(c.algo)},
-                                {"protocol", algo::nccl_proto_name(c.proto)},
-                                {"enabled", c.enabled}};
-    if (c.enabled) {
-      j["time_us"] = c.time.us();
-      j["latency_us"] = c.latency.us();
-      j["channels"] = c.channels;
-      j["bottleneck"] = c.bottleneck;
-      j["nccl_estimate_us"] = c.nccl_estimate.us();
-    } else {
-      j["why_disabled"] = c.why_disabled;
-    }
-    arr.push_back(std::move(j));
-  }
-  return arr;
-}
-
-/// One row of output, whichever model produced it.
-struct PredictRow {
-  std::int64_t bytes;
-  double time_us, algbw, busbw;
-  std::string algorithm, protocol;
-};
-
-void print_row(std::ostream& out, const PredictRow& r) {
-  std::string line;
-  line = string_printf("%12lld  %12lld     float %10.2f  %6.2f  %6.2f  %-9s  %s\n",
-                       static_cast<long long>(r.bytes), static_cast<long long>(r.bytes / 4),
-                       r.time_us, r.algbw, r.busbw, r.algorithm.c_str(), r.protocol.c_str());
-  out << line;
-}
-
-nlohmann::ordered_json row_json(const PredictRow& r) {
-  return {{"bytes", r.bytes},      {"time_us", r.time_us},     {"algbw_GBps", r.algbw},
-          {"busbw_GBps", r.busbw}, {"algorithm", r.algorithm}, {"protocol", r.protocol}};
-}
-
 /// The cluster every prediction runs on (--instance/--nodes/--placement or --cluster), with
 /// the model's physical link parameters (--calibration's, or the fitted defaults).
 Expected<topo::ClusterSpec> predict_cluster(const PredictArgs& a) {
   TT_TRY(topo::ClusterSpec spec, resolve_cluster(a.cluster));
-  TT_TRY_VOID(apply_calibration_file(a.calibration, spec).context("--calibration"));
+  TT_TRY_VOID(tune::apply_calibration_file(a.calibration, spec).context("--calibration"));
   return spec;
 }
 
-/// A schedule-based algorithm of the registry, timed by its closed form (alpha-beta-gamma on
-/// the topology's routes) or, with --simulate, by the flow simulator; both with the one model's
-/// software costs and fabric (tune::ModelTimers).
-Expected<std::vector<PredictRow>> predict_schedule(const PredictArgs& a, sched::Collective coll,
-                                                   const std::vector<Bytes>& sizes, int& ranks,
-                                                   int& nodes) {
+/// A schedule-based algorithm of the registry (autotune/schedule_timing.h).
+Expected<PredictReport> predict_schedule(const PredictArgs& a, sched::Collective coll,
+                                         const std::vector<Bytes>& sizes) {
   TT_TRY(const topo::ClusterSpec spec, predict_cluster(a));
-  nodes = spec.hosts;
-  TT_TRY(const algo::NcclModelParams model, load_nccl_model(a.calibration));
-  TT_TRY(const auto timers, tune::ModelTimers::create(spec, model));
-  TT_TRY(const topo::Topology t, topo::build_topology(spec));
-  TT_TRY(const algo::RankLayout layout, algo::layout_from_topology(t, 1));
-  const algo::CostParams wire =
-      tune::with_fabric(algo::cost_params_from_topology(t), timers->fabric());
-  const tune::ShapeDefaults costs = tune::software_costs(model, timers->system());
-  const algo::CostParams params = tune::with_software_costs(wire, costs);
-  algo::AlgorithmOptions options;
-  // A schedule the simulator would run is refused before it is built when it cannot fit.
+  TT_TRY(const algo::NcclModelParams model, tune::load_nccl_model(a.calibration));
+  tune::ScheduleTimingLimits limits;
   if (a.simulate) {
-    TT_TRY(options.memory, simulation_budget());
+    TT_TRY(limits.schedule, simulation_budget());
+    TT_TRY(limits.simulator, simulation_memory_limit());
   }
-  TT_TRY(const auto alg, algo::make_algorithm(a.algo, options, coll));
-  ranks = t.num_ranks();
-  std::vector<PredictRow> rows;
-  for (const Bytes b : sizes) {
-    sched::CollectiveSpec spec;
-    spec.collective = coll;
-    spec.ranks = ranks;
-    spec.bytes = b;
-    TT_TRY(Seconds time, alg->closed_form(spec, layout, params));
-    if (a.simulate) {
-      // The simulator sees wire latencies only: it pays the same software costs as the
-      // closed form (their share of it) on top of its makespan.
-      TT_TRY(const Seconds on_wire, alg->closed_form(spec, layout, wire));
-      TT_TRY(const sched::Schedule schedule, alg->generate(spec, layout));
-      sim::SimOptions options;
-      TT_TRY(options.memory_limit, simulation_memory_limit());
-      TT_TRY(const sim::SimResult result, sim::Simulator(t, options).run(schedule));
-      time = result.makespan + Seconds(std::max(0.0, time.value - on_wire.value));
-    }
-    if (b.value > 0 && ranks > 1) time = time + costs.op_latency;
-    const double algbw = time.value > 0 ? b.as_double() / time.value / 1e9 : 0.0;
-    const double factor = sched::busbw_factor(coll, ranks);
-    rows.push_back({b.value, time.us(), algbw, algbw * factor, alg->name(),
-                    a.simulate ? "simulated" : "closed-form"});
+  TT_TRY(
+      const tune::ScheduleTimes times,
+      tune::schedule_times(
+          spec, model, a.algo, coll, sizes,
+          a.simulate ? tune::ScheduleTiming::Simulated : tune::ScheduleTiming::ClosedForm, limits));
+  PredictReport r;
+  r.instance = a.cluster.cluster_file.empty() ? a.cluster.instance : a.cluster.cluster_file;
+  r.nodes = times.nodes;
+  r.ranks = times.ranks;
+  r.collective = coll;
+  for (const tune::ScheduleTimeRow& row : times.rows) {
+    r.rows.push_back({row.bytes.value, row.time.us(), row.algbw_GBps, row.busbw_GBps,
+                      times.algorithm, a.simulate ? "simulated" : "closed-form", std::nullopt});
   }
-  return rows;
+  r.title.push_back(
+      "# topotune predict: " + r.instance + " x " + std::to_string(r.nodes) + " node(s), " +
+      std::to_string(r.ranks) + " ranks, " + sched::collective_name(coll) + ", " + a.algo +
+      (a.simulate ? " (flow simulation with contention on the topology, plus NCCL's software "
+                    "costs)\n"
+                  : " (closed-form alpha-beta-gamma time on the topology's routes, with NCCL's "
+                    "software costs)\n"));
+  r.title.push_back(
+      "#       size         count      type       time   algbw   busbw  algorithm  protocol\n");
+  return r;
 }
 
-Expected<void> run_nccl_predict(const PredictArgs& a, sched::Collective coll,
-                                const std::vector<Bytes>& sizes, std::ostream& out) {
+Expected<PredictReport> predict_nccl(const PredictArgs& a, sched::Collective coll,
+                                     const std::vector<Bytes>& sizes) {
   TT_TRY(const topo::ClusterSpec spec, predict_cluster(a));
-  TT_TRY(const algo::NcclModelParams params, load_nccl_model(a.calibration));
+  TT_TRY(const algo::NcclModelParams params, tune::load_nccl_model(a.calibration));
   // The fabric (placement, spine, per-flow caps) from the flow simulator on the topology.
   TT_TRY(algo::NcclSystem sys, tune::nccl_system_on_fabric(spec, params));
   sys.gpus_per_thread = a.gpus_per_thread;
@@ -169,44 +93,34 @@ Expected<void> run_nccl_predict(const PredictArgs& a, sched::Collective coll,
   algo::NcclOptions with_channels = opts;
   with_channels.min_channels = with_channels.max_channels = a.nccl_channels;
   const algo::NcclPredictor predictor(sys, params, with_channels);
-  const bool json = a.format == OutputFormat::Json;
-  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-  if (!json) {
-    out << "# topotune predict: " << sys.instance << " x " << sys.nodes << " node(s), "
-        << topo::placement_name(spec.placement) << " placement, " << sys.ranks() << " ranks, "
-        << sched::collective_name(coll) << ", NCCL " << opts.version.str() << "\n"
-        << "#       size         count      type       time   algbw   busbw  algorithm  protocol\n"
-        << "#        (B)    (elements)                 (us)  (GB/s)  (GB/s)\n";
-  }
+  PredictReport r;
+  r.instance = sys.instance;
+  r.nodes = sys.nodes;
+  r.ranks = sys.ranks();
+  r.collective = coll;
+  r.title = {"# topotune predict: " + sys.instance + " x " + std::to_string(sys.nodes) +
+                 " node(s), " + topo::placement_name(spec.placement) + " placement, " +
+                 std::to_string(sys.ranks()) + " ranks, " + sched::collective_name(coll) +
+                 ", NCCL " + opts.version.str() + "\n",
+             "#       size         count      type       time   algbw   busbw  algorithm  "
+             "protocol\n",
+             "#        (B)    (elements)                 (us)  (GB/s)  (GB/s)\n"};
   for (const Bytes b : sizes) {
-    TT_TRY(const algo::NcclPrediction p, predictor.predict(coll, b, a.explain));
-    const PredictRow row{b.value,
-                         p.chosen.time.us(),
-                         p.algbw_GBps,
-                         p.busbw_GBps,
-                         algo::nccl_algo_name(p.chosen.algo),
-                         algo::nccl_proto_name(p.chosen.proto)};
-    if (json) {
-      nlohmann::ordered_json r = row_json(row);
-      if (a.explain) r["candidates"] = candidates_json(p);
-      rows.push_back(std::move(r));
-    } else {
-      print_row(out, row);
-      if (a.explain) print_candidates(out, p);
-    }
+    TT_TRY(algo::NcclPrediction p, predictor.predict(coll, b, a.explain));
+    PredictRow row{b.value,
+                   p.chosen.time.us(),
+                   p.algbw_GBps,
+                   p.busbw_GBps,
+                   algo::nccl_algo_name(p.chosen.algo),
+                   algo::nccl_proto_name(p.chosen.proto),
+                   std::nullopt};
+    if (a.explain) row.explained = std::move(p);
+    r.rows.push_back(std::move(row));
   }
-  if (json) {
-    const nlohmann::ordered_json j = {{"instance", sys.instance},
-                                      {"nodes", sys.nodes},
-                                      {"ranks", sys.ranks()},
-                                      {"collective", sched::collective_name(coll)},
-                                      {"rows", std::move(rows)}};
-    out << j.dump(2) << "\n";
-  }
-  return {};
+  return r;
 }
 
-Expected<void> run_predict(const PredictArgs& a, std::ostream& out) {
+Expected<PredictReport> predict(const PredictArgs& a) {
   TT_TRY(const sched::Collective coll, sched::parse_collective(a.collective));
   TT_TRY(const std::vector<Bytes> sizes, parse_size_list(a.sizes));
   // NCCL's own algorithms by their names (nccl:default, nccl:ring, nccl:tree, /chN): the
@@ -222,35 +136,16 @@ Expected<void> run_predict(const PredictArgs& a, std::ostream& out) {
       n.nccl_algo = choice->kind == algo::AlgoKind::NcclRing ? "ring" : "tree";
     }
     n.nccl_channels = choice->channels;
-    return run_nccl_predict(n, coll, sizes, out);
+    return predict_nccl(n, coll, sizes);
   }
-  if (a.algo != "nccl") {
-    int ranks = 0, nodes = 0;
-    TT_TRY(const std::vector<PredictRow> rows, predict_schedule(a, coll, sizes, ranks, nodes));
-    const std::string instance =
-        a.cluster.cluster_file.empty() ? a.cluster.instance : a.cluster.cluster_file;
-    if (a.format == OutputFormat::Json) {
-      nlohmann::ordered_json arr = nlohmann::ordered_json::array();
-      for (const PredictRow& r : rows) arr.push_back(row_json(r));
-      const nlohmann::ordered_json j = {{"instance", instance},
-                                        {"nodes", nodes},
-                                        {"ranks", ranks},
-                                        {"collective", sched::collective_name(coll)},
-                                        {"rows", std::move(arr)}};
-      out << j.dump(2) << "\n";
-      return {};
-    }
-    out << "# topotune predict: " << instance << " x " << nodes << " node(s), " << ranks
-        << " ranks, " << sched::collective_name(coll) << ", " << a.algo
-        << (a.simulate ? " (flow simulation with contention on the topology, plus NCCL's "
-                         "software costs)\n"
-                       : " (closed-form alpha-beta-gamma time on the topology's routes, with "
-                         "NCCL's software costs)\n")
-        << "#       size         count      type       time   algbw   busbw  algorithm  protocol\n";
-    for (const PredictRow& r : rows) print_row(out, r);
-    return {};
-  }
-  return run_nccl_predict(a, coll, sizes, out);
+  if (a.algo != "nccl") return predict_schedule(a, coll, sizes);
+  return predict_nccl(a, coll, sizes);
+}
+
+Expected<void> run_predict(const PredictArgs& a, std::ostream& out) {
+  TT_TRY(const PredictReport r, predict(a));
+  print_predict_report(r, a.format, out);
+  return {};
 }
 
 }  // namespace
@@ -276,7 +171,8 @@ CommandRun setup_predict(CLI::App& sub) {
   sub.add_option("--gpus-per-thread", a->gpus_per_thread,
                  "GPUs one thread launches (nccl-tests -g)")
       ->check(CLI::PositiveNumber);
-  add_format_option(sub, a->format, {OutputFormat::Table, OutputFormat::Json}, "table | json");
+  add_format_option(sub, a->format, {OutputFormat::Table, OutputFormat::Json, OutputFormat::Csv},
+                    "table | json | csv (the rows only)");
   sub.add_flag("--simulate", a->simulate,
                "schedule algorithms: run the flow simulator instead of the closed form");
   sub.add_flag("--explain", a->explain, "show every candidate's time and bottleneck");

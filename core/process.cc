@@ -42,8 +42,28 @@ struct Streams {
   Fd in, out, err;
 };
 
-/// Starts the child with its standard descriptors on fresh pipes and nothing else open.
-Expected<pid_t> spawn(const std::vector<std::string>& argv, Streams& parent) {
+/// Starts the child with nothing open but its three standard descriptors: `child_std` (its
+/// stdin, stdout, stderr) when given, the caller's own otherwise.
+Expected<pid_t> spawn(const std::vector<std::string>& argv, const int* child_std) {
+  posix_spawn_file_actions_t fa;
+  ::posix_spawn_file_actions_init(&fa);
+  if (child_std != nullptr) {
+    for (int fd = 0; fd < 3; ++fd) ::posix_spawn_file_actions_adddup2(&fa, child_std[fd], fd);
+  }
+  ::posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = -1;
+  const int rc = ::posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+  ::posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) return fail(Errc::NotFound, "cannot run " + argv[0] + ": " + errno_text(rc));
+  return pid;
+}
+
+/// Starts the child with its standard descriptors on fresh pipes whose other ends go to
+/// `parent`.
+Expected<pid_t> spawn_piped(const std::vector<std::string>& argv, Streams& parent) {
   int in[2], out[2], err[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) != 0)
     return fail(Errc::Io, "socketpair: " + errno_text(errno));
@@ -55,20 +75,8 @@ Expected<pid_t> spawn(const std::vector<std::string>& argv, Streams& parent) {
   if (::pipe2(err, O_CLOEXEC) != 0) return fail(Errc::Io, "pipe: " + errno_text(errno));
   Fd err_child(err[1]);
   parent.err.reset(err[0]);
-  posix_spawn_file_actions_t fa;
-  ::posix_spawn_file_actions_init(&fa);
-  ::posix_spawn_file_actions_adddup2(&fa, in_child.get(), STDIN_FILENO);
-  ::posix_spawn_file_actions_adddup2(&fa, out_child.get(), STDOUT_FILENO);
-  ::posix_spawn_file_actions_adddup2(&fa, err_child.get(), STDERR_FILENO);
-  ::posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = -1;
-  const int rc = ::posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
-  ::posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) return fail(Errc::NotFound, "cannot run " + argv[0] + ": " + errno_text(rc));
-  return pid;
+  const int child_std[3] = {in_child.get(), out_child.get(), err_child.get()};
+  return spawn(argv, child_std);
 }
 
 /// Appends what `fd` has to `sink`; closes it at end of file. False when past `limit`.
@@ -124,9 +132,16 @@ int wait_for(pid_t pid) {
 Expected<ProgramResult> run_program(const std::vector<std::string>& argv,
                                     const ProgramInput& input) {
   if (argv.empty() || argv[0].empty()) return fail(Errc::InvalidArgument, "no program to run");
-  Streams s;
-  TT_TRY(const pid_t pid, spawn(argv, s));
   ProgramResult r;
+  if (input.stdio == ProgramStdio::Inherit) {
+    if (!input.stdin_data.empty())
+      return fail(Errc::InvalidArgument, "stdin data for a child that inherits stdin");
+    TT_TRY(const pid_t pid, spawn(argv, nullptr));
+    r.exit_status = wait_for(pid);
+    return r;
+  }
+  Streams s;
+  TT_TRY(const pid_t pid, spawn_piped(argv, s));
   Expected<void> pumped = pump(s, input, r);
   if (!pumped) {
     ::kill(pid, SIGKILL);

@@ -23,11 +23,27 @@ LoopbackTransport& LoopbackWorld::transport(RankId r) {
 void LoopbackWorld::abort(const std::string& why) {
   std::lock_guard lock(mutex_);
   if (abort_reason_.empty()) abort_reason_ = why.empty() ? "aborted" : why;
+  // Every operation still queued fails now and is never matched: its rank stops waiting for
+  // it and may free the buffer it names while another rank is still posting.
+  for (auto& [key, box] : boxes_) {
+    for (auto* queue : {&box.sends, &box.recvs}) {
+      for (const std::shared_ptr<Op>& op : *queue) {
+        op->error = "loopback world aborted: " + abort_reason_;
+        op->done = true;
+      }
+      queue->clear();
+    }
+  }
   cv_.notify_all();
 }
 
 void LoopbackWorld::post(const Key& key, std::shared_ptr<Op> op, bool is_send) {
   std::lock_guard lock(mutex_);
+  if (!abort_reason_.empty()) {  // matched with nothing: the peer's buffer may be gone
+    op->error = "loopback world aborted: " + abort_reason_;
+    op->done = true;
+    return;
+  }
   Mailbox& box = boxes_[key];
   (is_send ? box.sends : box.recvs).push_back(std::move(op));
   match_locked(box);
@@ -60,7 +76,10 @@ void LoopbackWorld::match_locked(Mailbox& box) {
 void LoopbackWorld::wait_done(const std::shared_ptr<Op>& op) {
   std::unique_lock lock(mutex_);
   cv_.wait(lock, [&] { return op->done || !abort_reason_.empty(); });
-  if (!op->done) op->error = "loopback world aborted: " + abort_reason_;
+  if (!op->done) {
+    op->error = "loopback world aborted: " + abort_reason_;
+    op->done = true;
+  }
 }
 
 std::string LoopbackWorld::barrier_wait() {

@@ -12,39 +12,23 @@
 // Transport-agnostic: the same code runs over MPI (`topotune measure`) and loopback (tests).
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "algorithms/schedule/collective_spec.h"
 #include "core/expected.h"
+#include "runtime/harness.h"
 #include "runtime/measurement.h"
 #include "runtime/transport.h"
 
 namespace topotune::rt {
-
-/// One implementation of allreduce (sum, in place) at one size.
-struct Candidate {
-  std::string name;  ///< the row's algorithm column, e.g. "ring", "mpi"
-  /// Runs the collective once on `buffer` (the whole logical buffer of this rank).
-  std::function<Expected<void>(BufferView buffer)> run;
-};
 
 struct HarnessOptions {
   int warmup = 2;
   int iterations = 5;
   sched::DataType dtype = sched::DataType::F32;
 };
-
-/// Where the harness is; for progress lines and the CLI's watchdog (called on every rank).
-struct HarnessProgress {
-  const std::string* algorithm = nullptr;
-  std::int64_t bytes = 0;
-  int iteration = 0;  ///< negative during warm-up
-  int iterations = 0;
-};
-using ProgressFn = std::function<void(const HarnessProgress&)>;
 
 /// Rank r's input element i for `ranks` ranks: an integer in [1, M], M chosen so that the sum
 /// over all ranks is exact in `dtype` (<= 2^24 fp32, 2048 fp16, 256 bf16).
@@ -56,15 +40,19 @@ struct Spread {
 };
 Spread spread_of(std::vector<double> values);
 
-class MeasureHarness {
+/// The host-memory Harness over any Transport (MPI in `topotune measure`, loopback in tests).
+class MeasureHarness final : public Harness {
  public:
   MeasureHarness(Transport& transport, HarnessOptions options)
       : transport_(transport), options_(options) {}
 
+  int rank() const override { return transport_.rank().value; }
+  int world_size() const override { return transport_.world_size(); }
   /// Measures `candidate` at `bytes` (a multiple of the element size). Collective: every rank
   /// calls it with the same arguments. Rank 0 gets the row; the other ranks get nullopt.
   Expected<std::optional<MeasurementRow>> measure(const Candidate& candidate, std::int64_t bytes,
-                                                  const ProgressFn& progress = {});
+                                                  const ProgressFn& progress = {}) override;
+  Expected<void> barrier() override { return transport_.barrier(); }
 
  private:
   void prepare_buffers(std::int64_t bytes);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks #include lines against the module table of DESIGN.md / STYLE.md: a module may include
+# Checks #include lines against the module table of ARCHITECTURE.md: a module may include
 # only the modules it is allowed to depend on. Prints each violation; exits 1 if any.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,10 +12,11 @@ declare -A allowed=(
   [simulator]="core topology algorithms/schedule simulator"
   [runtime]="core algorithms/schedule runtime"
   [autotune]="core topology algorithms simulator autotune"
-  [cli]="core topology algorithms simulator autotune runtime cli"
+  [emulation]="core topology emulation"
+  [cli]="core topology algorithms simulator autotune runtime emulation cli"
 )
 status=0
-for module in core topology algorithms/schedule algorithms simulator runtime autotune cli; do
+for module in core topology algorithms/schedule algorithms simulator runtime autotune emulation cli; do
   [ -d "$module" ] || continue
   files=$(find "$module" -type f \( -name '*.h' -o -name '*.cc' -o -name '*.cu' -o -name '*.cuh' \))
   if [ "$module" = algorithms ]; then

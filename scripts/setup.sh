@@ -9,6 +9,7 @@ packages=(
   graphviz gnuplot-nox python3
   clang libclang-rt-14-dev        # libFuzzer for the fuzz targets
   clang-format                    # scripts/check_format.sh (.clang-format: STYLE.md's style)
+  clang-tidy                      # scripts/check_tidy.sh (.clang-tidy)
   libsimgrid-dev                  # independent max-min simulator: the simulator's cross-check
   iproute2 procps util-linux      # emulated clusters: ip netns, tc, unshare
   python3-torch python3-torchvision  # python/topotune (PyTorch 1.13.1, torchvision 0.14)

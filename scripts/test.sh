@@ -24,6 +24,9 @@ python3 scripts/check_catalog.py --self-test
 section "build (warnings are errors)"
 BUILD_DIR="$root/build" bash scripts/build.sh -DTOPOTUNE_WERROR=ON
 
+section "clang-tidy (.clang-tidy; core, emulation, runtime and the files a branch changed)"
+bash scripts/check_tidy.sh
+
 section "tests: unit, loopback, golden, gpu (skips without a GPU)"
 ctest --test-dir build --output-on-failure -j "$(nproc)" -LE 'mpi|emulated'
 

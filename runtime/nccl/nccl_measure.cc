@@ -45,8 +45,8 @@ Point make_point(int rank, int ranks, std::int64_t count, sched::DataType dtype)
 }
 
 // One iteration: refill, barrier, run between events; the time in seconds.
-Expected<double> timed_run(NcclTransport& t, const DeviceCandidate& c, BufferView buffer,
-                           const Point& p, cudaEvent_t start, cudaEvent_t stop) {
+Expected<double> timed_run(NcclTransport& t, const Candidate& c, BufferView buffer, const Point& p,
+                           cudaEvent_t start, cudaEvent_t stop) {
   TT_TRY_VOID(copy_to_device(buffer, p.input, t.stream()));
   TT_TRY_VOID(t.barrier());
   TT_CUDA(cudaEventRecord(start, t.stream()));
@@ -73,7 +73,7 @@ struct Timings {
   std::int64_t wrong = 0;
 };
 
-Expected<Timings> run_iterations(NcclTransport& t, const DeviceCandidate& c, BufferView buffer,
+Expected<Timings> run_iterations(NcclTransport& t, const Candidate& c, BufferView buffer,
                                  const Point& p, sched::DataType dtype,
                                  const NcclAllreduceOptions& o, const DeviceProgressFn& progress) {
   cudaEvent_t start = nullptr;
@@ -117,8 +117,8 @@ void summarise_times(std::vector<double> seconds, int ranks, MeasurementRow& row
   row.busbw_GBps = row.algbw_GBps * sched::busbw_factor(sched::Collective::Allreduce, ranks);
 }
 
-Expected<MeasurementRow> measure_on_device(NcclTransport& t, const DeviceCandidate& c,
-                                           std::int64_t bytes, sched::DataType dtype,
+Expected<MeasurementRow> measure_on_device(NcclTransport& t, const Candidate& c, std::int64_t bytes,
+                                           sched::DataType dtype,
                                            const NcclAllreduceOptions& options,
                                            const DeviceProgressFn& progress) {
   if (options.iterations < 1 || options.warmup < 0) {
@@ -145,22 +145,22 @@ Expected<MeasurementRow> measure_on_device(NcclTransport& t, const DeviceCandida
   return row;
 }
 
-DeviceCandidate nccl_allreduce_candidate(NcclTransport& t, sched::DataType dtype) {
-  return DeviceCandidate{"nccl", [&t, dtype](BufferView b) -> Expected<void> {
-                           const std::size_t count =
-                               b.size / static_cast<std::size_t>(sched::dtype_size(dtype));
-                           if (count == 0) return {};  // NCCL would see a null buffer
-                           TT_NCCL(ncclAllReduce(b.data, b.data, count, nccl_dtype(dtype), ncclSum,
-                                                 t.comm(), t.stream()));
-                           return t.synchronize();
-                         }};
+Candidate nccl_allreduce_candidate(NcclTransport& t, sched::DataType dtype) {
+  return Candidate{"nccl", [&t, dtype](BufferView b) -> Expected<void> {
+                     const std::size_t count =
+                         b.size / static_cast<std::size_t>(sched::dtype_size(dtype));
+                     if (count == 0) return {};  // NCCL would see a null buffer
+                     TT_NCCL(ncclAllReduce(b.data, b.data, count, nccl_dtype(dtype), ncclSum,
+                                           t.comm(), t.stream()));
+                     return t.synchronize();
+                   }};
 }
 
 Expected<std::vector<MeasurementRow>> measure_nccl_allreduce(NcclTransport& transport,
                                                              std::span<const std::int64_t> sizes,
                                                              sched::DataType dtype,
                                                              const NcclAllreduceOptions& options) {
-  const DeviceCandidate nccl = nccl_allreduce_candidate(transport, dtype);
+  const Candidate nccl = nccl_allreduce_candidate(transport, dtype);
   std::vector<MeasurementRow> rows;
   for (std::int64_t bytes : sizes) {
     TT_TRY(MeasurementRow row, measure_on_device(transport, nccl, bytes, dtype, options)

@@ -19,34 +19,28 @@
 
 #include "algorithms/schedule/collective_spec.h"
 #include "core/expected.h"
+#include "runtime/candidate.h"
 #include "runtime/measurement.h"
 #include "runtime/nccl/nccl_allreduce.h"
 #include "runtime/nccl/nccl_transport.h"
 
 namespace topotune::rt {
 
-/// One allreduce implementation (sum, in place) on this rank's device buffer.
-struct DeviceCandidate {
-  std::string name;  ///< the row's algorithm column: "nccl", "ring", ...
-  /// Runs the collective once on `buffer` (the whole logical buffer, device memory) and
-  /// returns when it is complete on this rank.
-  std::function<Expected<void>(BufferView buffer)> run;
-};
-
 /// Called before each iteration with its index (negative during warm-up): progress lines and
 /// the CLI's watchdog.
 using DeviceProgressFn = std::function<void(int iteration)>;
 
-/// Measures `candidate` at `bytes` (a multiple of the element size). Collective over the
+/// Measures `candidate` (running on this rank's device buffer) at `bytes` (a multiple of the
+/// element size). Collective over the
 /// transport's ranks: every rank calls it with the same arguments and gets the same row.
 [[nodiscard]] Expected<MeasurementRow> measure_on_device(NcclTransport& transport,
-                                                         const DeviceCandidate& candidate,
+                                                         const Candidate& candidate,
                                                          std::int64_t bytes, sched::DataType dtype,
                                                          const NcclAllreduceOptions& options,
                                                          const DeviceProgressFn& progress = {});
 
 /// The `nccl` candidate: ncclAllReduce (sum) in place on the transport's communicator.
-DeviceCandidate nccl_allreduce_candidate(NcclTransport& transport, sched::DataType dtype);
+Candidate nccl_allreduce_candidate(NcclTransport& transport, sched::DataType dtype);
 
 /// measure_on_device of nccl_allreduce_candidate for each size: the `nccl` rows.
 [[nodiscard]] Expected<std::vector<MeasurementRow>> measure_nccl_allreduce(

@@ -18,7 +18,7 @@ topo::ClusterSpec p4d(int hosts) { return *topo::make_cluster_spec("p4d.24xlarge
 
 PlanInputs inputs(int hosts, const char* model = "bert-large") {
   PlanInputs in;
-  in.cluster_json = cluster_spec_json(p4d(hosts), "\"p4d.24xlarge\"");
+  EXPECT_TRUE(set_plan_cluster(in, p4d(hosts), "\"p4d.24xlarge\""));
   in.model = *load_model_profile(model);
   in.compute.batch_per_gpu = 8;
   return in;
@@ -60,9 +60,15 @@ TEST(Plan, JsonHasTheDocumentedShapeAndReplaysToTheSameText) {
             std::string::npos);
   EXPECT_EQ(plan->report.channel_variants_kept + plan->report.channel_variants_pruned > 0, true);
   EXPECT_NE(text.find("\"nccl\": {"), std::string::npos);
-  PlanInputs old = stored->inputs;
-  old.timer = "alpha-beta";  // removed: a replay of such a plan is an error, not a new answer
-  EXPECT_FALSE(make_plan(old));
+  // A plan screened by the removed alpha-beta timer: its replay is an error, not a new answer.
+  std::string old = text;
+  const std::string timer = "\"timer\": \"closed-form\"";
+  ASSERT_NE(old.find(timer), std::string::npos);
+  old.replace(old.find(timer), timer.size(), "\"timer\": \"alpha-beta\"");
+  const auto refused = read_plan_json(old, "old.json");
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("unknown screening timer 'alpha-beta'"),
+            std::string::npos);
 }
 
 // The recommendation for a framework is a candidate it runs (or its defaults), beats the
@@ -358,8 +364,9 @@ TEST(Plan, CalibrationIsAppliedAndReplayed) {
   auto plain = make_plan(in);
   ASSERT_TRUE(plain) << plain.error().message;
   // Halve the EFA (SRD, p4d's EFA v1) efficiency: NCCL's allreduce must get slower.
-  in.calibration_json = R"({"schema":"topotune.nccl_model/2","parameters":{)"
-                        R"("net_efficiency.efa_srd":{"value":0.3,"source":"test"}}})";
+  ASSERT_TRUE(set_plan_calibration(in,
+                                   R"({"schema":"topotune.nccl_model/2","parameters":{)"
+                                   R"("net_efficiency.efa_srd":{"value":0.3,"source":"test"}}})"));
   auto slow = make_plan(in);
   ASSERT_TRUE(slow) << slow.error().message;
   EXPECT_GT(slow->report.baseline_ddp.allreduce_all, plain->report.baseline_ddp.allreduce_all);
@@ -369,6 +376,65 @@ TEST(Plan, CalibrationIsAppliedAndReplayed) {
   auto again = make_plan(stored->inputs);
   ASSERT_TRUE(again);
   EXPECT_EQ(plan_to_json(*again), text);
+}
+
+}  // namespace
+}  // namespace topotune::tune
+
+namespace topotune::tune {
+namespace {
+
+TEST(PlanInputs, TypedChoicesAndWhatThePlanReadsOffTheCluster) {
+  EXPECT_EQ(parse_plan_backend("mpi").value(), PlanBackend::Mpi);
+  EXPECT_EQ(parse_plan_backend(plan_backend_name(PlanBackend::Nccl)).value(), PlanBackend::Nccl);
+  const auto bad = parse_plan_backend("gloo");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "unknown backend 'gloo' (nccl, mpi)");
+  PlanInputs in = inputs(4);
+  EXPECT_EQ(in.cluster.hosts, 4);  // typed: what the record holds, read back
+  auto plan = make_plan(in);
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_EQ(plan->cluster.instance, "p4d.24xlarge");
+  EXPECT_EQ(plan->cluster.nodes, 4);
+  EXPECT_EQ(plan->cluster.placement, "cluster");
+  EXPECT_EQ(plan->cluster.shape.ranks(), 32);
+  // The inputs as used: the GPU's dtypes and peak filled in (A100: bf16 native, 312 TFLOP/s).
+  EXPECT_TRUE(in.dtypes.empty());
+  EXPECT_EQ(plan->inputs.dtypes,
+            (std::vector<sched::DataType>{sched::DataType::F32, sched::DataType::BF16}));
+  EXPECT_DOUBLE_EQ(plan->inputs.compute.peak_flops, 312e12);
+}
+
+TEST(PlanInputs, ACalibrationSetsTheNcclParametersAndIsRecorded) {
+  PlanInputs in = inputs(2);
+  const std::string text = R"({"schema":"topotune.nccl_model/2","parameters":{)"
+                           R"("nvlink_efficiency":{"value":0.5,"source":"test"}}})";
+  ASSERT_TRUE(set_plan_calibration(in, text, "cal.json"));
+  EXPECT_EQ(in.nccl_params.nvlink_efficiency, 0.5);
+  EXPECT_EQ(in.calibration_record, text);
+  const auto bad =
+      set_plan_calibration(in, R"({"schema":"topotune.nccl_model/2","x":1})", "bad.json");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("bad.json"), std::string::npos) << bad.error().message;
+}
+
+TEST(Plan, AReplayThatRecommendsDifferentlySaysSo) {
+  auto plan = make_plan(inputs(4));
+  ASSERT_TRUE(plan) << plan.error().message;
+  auto stored = read_plan_json(plan_to_json(*plan), "plan.json");
+  ASSERT_TRUE(stored) << stored.error().message;
+  auto same = replay_plan(*stored);
+  ASSERT_TRUE(same) << same.error().message;
+  EXPECT_FALSE(same->replay_note);
+  stored->bucket_bytes += 1;  // as if an older version had recommended another bucket size
+  stored->version = "0.0.1";
+  auto other = replay_plan(*stored);
+  ASSERT_TRUE(other) << other.error().message;
+  ASSERT_TRUE(other->replay_note);
+  EXPECT_NE(other->replay_note->find("recommends differently from the stored plan (topotune "
+                                     "0.0.1"),
+            std::string::npos)
+      << *other->replay_note;
 }
 
 }  // namespace

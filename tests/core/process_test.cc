@@ -4,8 +4,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 namespace topotune {
@@ -103,6 +106,90 @@ TEST(RunProgram, ChildInheritsOnlyTheStandardDescriptors) {
   ASSERT_TRUE(r) << r.error().message;
   // ls itself holds 0, 1, 2 and the directory it lists (3).
   EXPECT_EQ(r->out, "0\n1\n2\n3\n");
+}
+
+/// Points this process's stdin at a file holding `input` and its stdout at a fresh file for
+/// the scope's lifetime (the child of an Inherit run sees exactly these), then puts them back.
+class RedirectedStdio {
+ public:
+  RedirectedStdio(const fs::path& dir, const std::string& input) : out_path_(dir / "out") {
+    const fs::path in_path = dir / "in";
+    {
+      std::FILE* f = std::fopen(in_path.c_str(), "w");
+      TT_ASSERT(f != nullptr, "fopen");
+      std::fputs(input.c_str(), f);
+      std::fclose(f);
+    }
+    std::fflush(stdout);
+    saved_in_ = ::dup(STDIN_FILENO);
+    saved_out_ = ::dup(STDOUT_FILENO);
+    const int in = ::open(in_path.c_str(), O_RDONLY | O_CLOEXEC);
+    const int out = ::open(out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    TT_ASSERT(in >= 0 && out >= 0 && saved_in_ >= 0 && saved_out_ >= 0, "open");
+    ::dup2(in, STDIN_FILENO);
+    ::dup2(out, STDOUT_FILENO);
+    ::close(in);
+    ::close(out);
+  }
+  ~RedirectedStdio() { restore(); }
+  RedirectedStdio(const RedirectedStdio&) = delete;
+  RedirectedStdio& operator=(const RedirectedStdio&) = delete;
+
+  /// Restores stdin and stdout and returns what was written to stdout meanwhile.
+  std::string restore() {
+    if (saved_out_ >= 0) {
+      ::dup2(saved_in_, STDIN_FILENO);
+      ::dup2(saved_out_, STDOUT_FILENO);
+      ::close(saved_in_);
+      ::close(saved_out_);
+      saved_in_ = saved_out_ = -1;
+    }
+    std::ifstream f(out_path_);
+    return std::string(std::istreambuf_iterator<char>(f), {});
+  }
+
+ private:
+  fs::path out_path_;
+  int saved_in_ = -1;
+  int saved_out_ = -1;
+};
+
+TEST(RunProgram, InheritModeUsesTheCallersStdinAndStdout) {
+  const TempDir dir;
+  RedirectedStdio io(dir.path(), "from the caller's stdin\n");
+  ProgramInput in;
+  in.stdio = ProgramStdio::Inherit;
+  const auto r = run_program({"sh", "-c", "cat; echo done; exit 5"}, in);
+  const std::string printed = io.restore();
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->exit_status, 5);
+  EXPECT_EQ(printed, "from the caller's stdin\ndone\n");
+  EXPECT_TRUE(r->out.empty());
+}
+
+TEST(RunProgram, InheritModeStillClosesEveryOtherDescriptor) {
+  const TempDir dir;
+  const int fd = ::open("/dev/null", O_RDONLY);  // deliberately without O_CLOEXEC
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::dup2(fd, 57), 57);
+  RedirectedStdio io(dir.path(), "");
+  ProgramInput in;
+  in.stdio = ProgramStdio::Inherit;
+  const auto r = run_program({"ls", "/proc/self/fd"}, in);
+  const std::string printed = io.restore();
+  ::close(fd);
+  ::close(57);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(printed, "0\n1\n2\n3\n");
+}
+
+TEST(RunProgram, InheritModeRefusesStdinData) {
+  ProgramInput in;
+  in.stdio = ProgramStdio::Inherit;
+  in.stdin_data = "x";
+  const auto r = run_program({"true"}, in);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, Errc::InvalidArgument);
 }
 
 }  // namespace

@@ -6,7 +6,9 @@ ddp_sweep.py and plan-<family>-<cap>.json from `topotune plan --buckets`), print
 predicted and measured median step times per (algorithm, bucket cap) and checks:
   * per cluster and algorithm, the median over caps of |measured/predicted - 1| <= 10 %;
   * the configuration the plan ranks first among those measured (ring = DDP's gloo allreduce,
-    hierarchical(ring) = topotune.ddp_hooks) is measured within 5 % of the measured fastest;
+    hierarchical(ring) = topotune.ddp_hooks) is measured within 5 % of the measured fastest
+    (configurations predicted the same as the first, within 0.1 %, are one choice: their
+    steps are pooled);
   * ranking, only where the prediction separates the algorithms: if the two algorithms' best
     predicted steps differ by more than SEPARATE (20 %, twice the error bound), the one
     predicted faster must be measured faster; otherwise the cluster does not discriminate and
@@ -20,7 +22,7 @@ import os
 import statistics
 import sys
 
-BOUND, PLAN_WITHIN, SEPARATE = 0.10, 0.05, 0.20
+BOUND, PLAN_WITHIN, SEPARATE, TIE = 0.10, 0.05, 0.20, 0.001
 LABEL = {"gloo": "ring", "hier": "hierarchical(ring)"}
 FAMILY = {"gloo": "ring", "hier": "hierarchical"}
 
@@ -60,11 +62,19 @@ def check_cluster(results, cfg, out):
                    f"{100 * med:.1f} % (<= {100 * BOUND:.0f} %)")
     fastest = min(rows, key=lambda r: r["median_s"])
     first = min(rows, key=lambda r: (r["predicted_s"], r["algo"] == "hier", r["cap_mib"]))
-    over = first["median_s"] / fastest["median_s"] - 1
+    # Configurations predicted the same as the first (within TIE) are the same choice: on one
+    # GPU per host hierarchical(ring) runs ring's schedule, so which of them the plan lists
+    # first is arbitrary and their measured difference is run-to-run noise. Their steps are
+    # pooled into one median.
+    tied = [r for r in rows if abs(r["predicted_s"] / first["predicted_s"] - 1) <= TIE]
+    first_median = statistics.median(t for r in tied for t in r["times_s"])
+    over = first_median / fastest["median_s"] - 1
     good = over <= PLAN_WITHIN
     ok &= good
     out.append(f"{'PASS' if good else 'FAIL'}: {cfg}: the plan's first, {LABEL[first['algo']]} "
-               f"{first['cap_mib']:g} MiB, measured {100 * over:.1f} % over the fastest "
+               f"{first['cap_mib']:g} MiB"
+               + (f" (tied with {len(tied) - 1} more, steps pooled)" if len(tied) > 1 else "")
+               + f", measured {100 * over:.1f} % over the fastest "
                f"({LABEL[fastest['algo']]} {fastest['cap_mib']:g} MiB; <= {100 * PLAN_WITHIN:.0f} %)")
     best = {a: min((r for r in rows if r["algo"] == a), key=lambda r: r["predicted_s"])
             for a in ("gloo", "hier")}

@@ -58,6 +58,23 @@ TEST(LoopbackTransport, AbortUnblocksAWaitingReceiver) {
   EXPECT_NE(error.find("rank 0 died"), std::string::npos) << error;
 }
 
+TEST(LoopbackTransport, NothingIsDeliveredAfterAnAbort) {
+  // A rank that gave up may free the buffer of a receive it posted: a send posted after the
+  // abort must not reach it (a use after free under the measure loop's stall test).
+  LoopbackWorld world(2);
+  std::vector<std::byte> buf(4, std::byte{7});
+  const std::vector<std::byte> data(4, std::byte{1});
+  auto r = world.transport(RankId(1)).irecv(RankId(0), BufferView{buf.data(), 4}, 0);
+  ASSERT_TRUE(r);
+  world.abort("rank 1 gave up");
+  auto s = world.transport(RankId(0)).isend(RankId(1), ConstBufferView{data.data(), 4}, 0);
+  ASSERT_TRUE(s);
+  EXPECT_EQ(buf[0], std::byte{7});  // untouched
+  std::vector<Request> sends = {*s}, recvs = {*r};
+  EXPECT_FALSE(world.transport(RankId(0)).wait_all(sends));
+  EXPECT_FALSE(world.transport(RankId(1)).wait_all(recvs));
+}
+
 TEST(LoopbackTransport, BarrierReleasesAllRanks) {
   LoopbackWorld world(4);
   std::vector<std::thread> ts;

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # `topotune measure` under mpirun -np 4 on this machine, no namespaces (ctest label mpi).
 #  1. a run writes a correct JSON (every row verified: errors 0, spread ordered, rows complete);
-#  2. a rank that hangs (test hook TOPOTUNE_TEST_STALL_RANK) ends the run within --timeout with
-#     "topotune: error: ...", a non-zero exit and no JSON;
-#  3. a rank killed mid-run (SIGKILL) ends the run with a non-zero exit and no JSON.
+#  2. a rank that hangs (stopped with SIGSTOP mid-run) ends the run within --timeout: the other
+#     ranks' watchdogs print "topotune: error: ...", a non-zero exit and no JSON;
+#  3. a rank killed mid-run (SIGKILL) ends the run with a non-zero exit and no JSON;
+#  4. --format csv prints the rows of the --out JSON, value for value.
 # usage: measure_cli_test.sh TOPOTUNE_BINARY [ALGOS]
 set -u
 bin=$1
@@ -39,17 +40,29 @@ PY
 grep -q '^#' "$work/out1.txt" && [ "$(grep -vc '^#' "$work/out1.txt")" -eq $(( $(echo "$algos" | tr ',' '\n' | wc -l) * 2 )) ] \
   && check ok "table has one row per point" || check no "table rows"
 
-# 2. a hanging rank: the watchdog ends the run within --timeout (3 s) plus start-up
-start=$(date +%s)
-timeout 60 "${mpirun[@]}" -x TOPOTUNE_TEST_STALL_RANK=2 "$bin" measure --algos mpi --sizes 64K \
-  --timeout 3 --out "$work/m2.json" > "$work/out2.txt" 2> "$work/err2.txt"
-rc=$?
-took=$(( $(date +%s) - start ))
-[ $rc -ne 0 ] && [ $rc -ne 124 ] && check ok "hang: non-zero exit ($rc) in ${took}s" || check no "hang: rc=$rc"
-[ $took -le 30 ] && check ok "hang: ended within timeout" || check no "hang: took ${took}s"
-grep -q "topotune: error: rank .*no progress for 3 s" "$work/err2.txt" && check ok "hang: clear error" \
-  || { check no "hang: clear error"; cat "$work/err2.txt"; }
-[ -z "$(ls "$work" | grep m2.json)" ] && check ok "hang: no JSON (nor temp file)" || check no "hang: output left"
+# 2. a hanging rank: one rank stopped (SIGSTOP) mid-run; its peers wait for it in a barrier and
+#    their watchdogs end the run within --timeout (3 s), mpirun ending the stopped rank too
+timeout 120 "${mpirun[@]}" "$bin" measure --algos mpi --sizes 64K --iters 10000000 --timeout 3 \
+  --out "$work/m2.json" > "$work/out2.txt" 2> "$work/err2.txt" &
+mp=$!
+sleep 3
+stopped=$(pgrep -P "$(pgrep -P "$mp" -x mpirun || echo "$mp")" -x topotune | sed -n 3p)
+if [ -n "$stopped" ]; then
+  kill -STOP "$stopped"
+  start=$(date +%s)
+  wait "$mp"
+  rc=$?
+  took=$(( $(date +%s) - start ))
+  [ $rc -ne 0 ] && [ $rc -ne 124 ] && check ok "hang: non-zero exit ($rc) in ${took}s" || check no "hang: rc=$rc"
+  [ $took -le 30 ] && check ok "hang: ended within timeout" || check no "hang: took ${took}s"
+  grep -q "topotune: error: rank .*no progress for 3 s" "$work/err2.txt" && check ok "hang: clear error" \
+    || { check no "hang: clear error"; cat "$work/err2.txt"; }
+  [ -z "$(ls "$work" | grep m2.json)" ] && check ok "hang: no JSON (nor temp file)" || check no "hang: output left"
+  kill -CONT "$stopped" 2> /dev/null  # if mpirun left it behind: let it die
+else
+  kill "$mp"; wait "$mp"
+  check no "hang: could not find a rank process of mpirun $mp"
+fi
 
 # 3. a rank killed mid-run
 "${mpirun[@]}" "$bin" measure --algos mpi --sizes 4M --iters 100000 --timeout 20 \
@@ -72,4 +85,18 @@ else
   kill "$mp"; wait "$mp"
   check no "kill: could not find a rank process of mpirun $mp"
 fi
+
+# 4. CSV on stdout, the measurement JSON in --out: the same rows at full precision
+"${mpirun[@]}" "$bin" measure --algos "$algos" --sizes 64K,1M --warmup 1 --iters 2 \
+  --ranks-per-node 2 --format csv --out "$work/m4.json" > "$work/out4.csv" 2> "$work/err4.txt"
+python3 - "$work/out4.csv" "$work/m4.json" <<'PY' && check ok "csv rows = JSON rows" || { check no "csv rows"; cat "$work/err4.txt"; }
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+want = json.load(open(sys.argv[2]))["rows"]
+assert len(rows) == len(want) > 0, (len(rows), len(want))
+for r, w in zip(rows, want):
+    assert int(r["bytes"]) == w["bytes"] and r["algorithm"] == w["algorithm"], (r, w)
+    assert float(r["time_us"]) == w["time_us"] and float(r["busbw_GBps"]) == w["busbw_GBps"], (r, w)
+    assert int(r["errors"]) == w["errors"] and r["dtype"] == w["dtype"], (r, w)
+PY
 exit $failures

@@ -13,7 +13,7 @@ expect 0 "partition placement" "${p4d[@]}" --algo tree --size 1M --placement par
 expect 2 "--nodes must be in 1..65536, got 0" --instance p4d.24xlarge --nodes 0 --algo ring --size 1M
 expect 2 "unknown instance" --instance p9.huge --nodes 2 --algo ring --size 1M
 expect 2 "give --instance NAME --nodes N, or --cluster FILE" --algo ring --size 1M
-expect 2 "--format: must be table or json, got 'xml'" "${p4d[@]}" --algo ring --size 1M --format xml
+expect 2 "--format: must be table, json or csv, got 'xml'" "${p4d[@]}" --algo ring --size 1M --format xml
 expect 2 "--reduction must be" "${p4d[@]}" --algo ring --size 1M --reduction maybe
 expect 2 "unknown algorithm" "${p4d[@]}" --algo rong --size 1M
 

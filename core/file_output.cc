@@ -1,4 +1,4 @@
-#include "cli/file_output.h"
+#include "core/file_output.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -10,7 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
-namespace topotune::cli {
+namespace topotune {
 namespace {
 
 Unexpected cannot(const std::string& path, const std::string& why) {
@@ -200,4 +200,4 @@ Expected<void> write_file_atomically(const std::string& path, const std::string&
   return write_files_atomically({PendingFile{path, content}});
 }
 
-}  // namespace topotune::cli
+}  // namespace topotune

@@ -1,7 +1,7 @@
 // The safe output writer: nothing but a regular file is ever replaced, links
 // are never followed, failures leave no half file and no temp file, and sets are all or none.
 
-#include "cli/file_output.h"
+#include "core/file_output.h"
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -16,7 +16,7 @@
 #include <sstream>
 #include <string>
 
-namespace topotune::cli {
+namespace topotune {
 namespace {
 
 namespace fs = std::filesystem;
@@ -200,4 +200,4 @@ TEST_F(FileOutput, ASetIsWrittenWhole) {
 }
 
 }  // namespace
-}  // namespace topotune::cli
+}  // namespace topotune

@@ -23,7 +23,7 @@
 
 #include "core/expected.h"
 
-namespace topotune::cli {
+namespace topotune {
 
 /// Checks, before any work, that `path` may be written by write_file_atomically: see above.
 Expected<void> check_output_path(const std::string& path);
@@ -50,4 +50,4 @@ using BeforeRename = std::function<void(std::size_t)>;
 Expected<void> write_files_atomically(const std::vector<PendingFile>& files,
                                       const BeforeRename& before_rename = {});
 
-}  // namespace topotune::cli
+}  // namespace topotune

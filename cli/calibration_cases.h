@@ -1,0 +1,36 @@
+#pragma once
+// The runs `topotune calibrate` fits, from its per-run options: each file (an nccl-tests log or
+// a measurement JSON) with its instance or cluster, node count, NCCL version and NCCL_ALGO
+// (one value for every run, or one per run), split by model: `nccl` rows become NCCL-model
+// cases (autotune/calibration.h), the other rows link-class cases (autotune/link_fit.h).
+
+#include <string>
+#include <vector>
+
+#include "autotune/calibration.h"
+#include "autotune/link_fit.h"
+#include "core/expected.h"
+
+namespace topotune::cli {
+
+/// The runs and their per-run options, as given on the command line.
+struct CalibrationRuns {
+  std::vector<std::string> logs;      ///< --nccl-tests
+  std::vector<std::string> measured;  ///< --measured
+  std::vector<std::string> instances;
+  std::vector<int> nodes;
+  std::vector<std::string> versions;
+  std::vector<std::string> algos;
+  std::vector<std::string> clusters;
+};
+
+/// The cases of both fits, in the runs' order (logs first).
+struct CalibrationCases {
+  std::vector<tune::CalibrationCase> nccl;
+  std::vector<tune::LinkFitCase> links;
+};
+
+/// Loads every run and builds its cases; errors name the file.
+Expected<CalibrationCases> load_calibration_cases(const CalibrationRuns& runs);
+
+}  // namespace topotune::cli

@@ -1,0 +1,37 @@
+#pragma once
+// plan's flags and how they become the planner's typed inputs (autotune/plan.h): the cluster
+// with --calibration's link classes, the NCCL parameters, the model, the compute figures, the
+// search's restrictions. Files are read once (a FIFO or `<(...)` has no second reading).
+
+#include <string>
+
+#include "autotune/plan.h"
+#include "cli/cluster_flags.h"
+#include "cli/output_format.h"
+#include "core/expected.h"
+
+namespace topotune::cli {
+
+/// The flags of `topotune plan`.
+struct PlanArgs {
+  ClusterFlags cluster;
+  std::string model = tune::kDefaultModel;
+  int batch = 32;
+  std::string dtype = "auto";
+  std::string algos;
+  std::string buckets;
+  std::string backend = "nccl";
+  std::string framework;  ///< empty: topotune with --backend mpi, else ddp
+  double efficiency = tune::kDefaultComputeEfficiency;
+  double peak_tflops = 0;
+  std::string calibration;
+  OutputFormat format = OutputFormat::Table;
+  std::string emit;
+  std::string out;
+  std::string replay;
+};
+
+/// The planner's inputs from the flags; errors name the flag.
+Expected<tune::PlanInputs> plan_inputs_from_args(const PlanArgs& args);
+
+}  // namespace topotune::cli

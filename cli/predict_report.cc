@@ -1,0 +1,93 @@
+#include "cli/predict_report.h"
+
+#include <nlohmann/json.hpp>
+
+#include "cli/reporter.h"
+#include "core/string_printf.h"
+
+namespace topotune::cli {
+namespace {
+
+const std::vector<Column>& predict_columns() {
+  static const std::vector<Column> columns = {{"bytes", "%12lld"},       {"count", "  %12lld"},
+                                              {"type", "     %s"},       {"time_us", " %10.2f"},
+                                              {"algbw_GBps", "  %6.2f"}, {"busbw_GBps", "  %6.2f"},
+                                              {"algorithm", "  %-9s"},   {"protocol", "  %s"}};
+  return columns;
+}
+
+std::vector<std::string> candidate_lines(const algo::NcclPrediction& p) {
+  std::vector<std::string> lines;
+  for (const algo::NcclCandidate& c : p.candidates) {
+    if (!c.enabled) {
+      lines.push_back(string_printf("#     %-9s %-6s  disabled: %s\n", algo::nccl_algo_name(c.algo),
+                                    algo::nccl_proto_name(c.proto), c.why_disabled.c_str()));
+    } else {
+      lines.push_back(string_printf(
+          "#     %-9s %-6s  %12.2f us  (latency %9.2f us, %2d channels, bound by %s; NCCL's "
+          "estimate %.2f us)%s\n",
+          algo::nccl_algo_name(c.algo), algo::nccl_proto_name(c.proto), c.time.us(), c.latency.us(),
+          c.channels, c.bottleneck.c_str(), c.nccl_estimate.us(),
+          c.algo == p.chosen.algo && c.proto == p.chosen.proto
+              ? ("  <= chosen by " + p.chosen_by).c_str()
+              : ""));
+    }
+  }
+  return lines;
+}
+
+nlohmann::ordered_json candidates_json(const algo::NcclPrediction& p) {
+  nlohmann::ordered_json arr = nlohmann::ordered_json::array();
+  for (const algo::NcclCandidate& c : p.candidates) {
+    nlohmann::ordered_json j = {{"algorithm", algo::nccl_algo_name(c.algo)},
+                                {"protocol", algo::nccl_proto_name(c.proto)},
+                                {"enabled", c.enabled}};
+    if (c.enabled) {
+      j["time_us"] = c.time.us();
+      j["latency_us"] = c.latency.us();
+      j["channels"] = c.channels;
+      j["bottleneck"] = c.bottleneck;
+      j["nccl_estimate_us"] = c.nccl_estimate.us();
+    } else {
+      j["why_disabled"] = c.why_disabled;
+    }
+    arr.push_back(std::move(j));
+  }
+  return arr;
+}
+
+std::string predict_json(const PredictReport& r) {
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  for (const PredictRow& row : r.rows) {
+    nlohmann::ordered_json j = {{"bytes", row.bytes},         {"time_us", row.time_us},
+                                {"algbw_GBps", row.algbw},    {"busbw_GBps", row.busbw},
+                                {"algorithm", row.algorithm}, {"protocol", row.protocol}};
+    if (row.explained) j["candidates"] = candidates_json(*row.explained);
+    rows.push_back(std::move(j));
+  }
+  const nlohmann::ordered_json j = {{"instance", r.instance},
+                                    {"nodes", r.nodes},
+                                    {"ranks", r.ranks},
+                                    {"collective", sched::collective_name(r.collective)},
+                                    {"rows", std::move(rows)}};
+  return j.dump(2) + "\n";
+}
+
+}  // namespace
+
+void print_predict_report(const PredictReport& r, OutputFormat format, std::ostream& out) {
+  if (format == OutputFormat::Json) {
+    out << predict_json(r);
+    return;
+  }
+  const std::unique_ptr<Reporter> reporter = Reporter::make(format, out);
+  reporter->begin({r.title, predict_columns()});
+  for (const PredictRow& row : r.rows) {
+    reporter->row({row.bytes, row.bytes / 4, std::string("float"), row.time_us, row.algbw,
+                   row.busbw, row.algorithm, row.protocol},
+                  row.explained ? candidate_lines(*row.explained) : std::vector<std::string>());
+  }
+  reporter->end();
+}
+
+}  // namespace topotune::cli

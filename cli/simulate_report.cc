@@ -1,0 +1,139 @@
+#include "cli/simulate_report.h"
+
+#include <nlohmann/json.hpp>
+
+#include "cli/reporter.h"
+#include "core/quantity_parse.h"
+#include "core/string_printf.h"
+
+namespace topotune::cli {
+namespace {
+
+constexpr std::size_t kTopLinks = 5;
+
+std::string link_name(const topo::Topology& t, LinkId id) {
+  const topo::Link& l = t.link(id);
+  return t.device(l.src).name + " -> " + t.device(l.dst).name;
+}
+
+// Links that carried traffic, busiest first (ties by id): SimResult::bottlenecks for all.
+std::vector<LinkId> used_links(const sim::SimResult& r) { return r.bottlenecks(r.links.size()); }
+
+// The table shows each link's figures as text (sizes, rates, durations), CSV as numbers in SI
+// units, as the JSON has them.
+const std::vector<Column>& link_columns() {
+  static const std::vector<Column> columns = {{"link", "  %-32s", false},
+                                              {"src", ""},
+                                              {"dst", ""},
+                                              {"kind", " %-16s"},
+                                              {"bytes_text", " %10s", false},
+                                              {"bytes", ""},
+                                              {"capacity_text", " %12s", false},
+                                              {"capacity_GBps", ""},
+                                              {"busy_text", " %12s", false},
+                                              {"busy_s", ""},
+                                              {"active_s", ""},
+                                              {"util_pct", " %5.1f%%", false},
+                                              {"utilisation", ""}};
+  return columns;
+}
+
+std::vector<Cell> link_cells(const SimulateReport& rep, LinkId id) {
+  const topo::Topology& t = rep.topology;
+  const topo::Link& l = t.link(id);
+  const sim::LinkStats& st = rep.result.links[id.index()];
+  const double util = rep.result.utilisation(id);
+  return {link_name(t, id),
+          t.device(l.src).name,
+          t.device(l.dst).name,
+          std::string(topo::link_kind_name(l.kind)),
+          format_size(st.bytes),
+          st.bytes.value,
+          format_rate(l.bandwidth),
+          l.bandwidth.gbps_bytes(),
+          format_duration(st.busy),
+          st.busy.value,
+          st.active.value,
+          100.0 * util,
+          util};
+}
+
+std::vector<std::string> summary_lines(const SimulateReport& rep) {
+  const sched::Schedule& s = rep.schedule;
+  const sim::SimResult& r = rep.result;
+  const auto& spec = s.spec();
+  std::string lines =
+      string_printf("%-12s %s\n%-12s %s\n%-12s %s of %s %s on %d ranks\n%-12s %zu (%llu events)\n",
+                    "algorithm", s.algorithm().c_str(), "cluster", rep.cluster.c_str(),
+                    "collective", sched::collective_name(spec.collective),
+                    format_size(spec.bytes).c_str(), sched::dtype_name(spec.dtype), spec.ranks,
+                    "transfers", s.size(), static_cast<unsigned long long>(r.events));
+  lines += string_printf("%-12s %s\n%-12s %.3f GB/s\n%-12s %.3f GB/s\n", "time",
+                         format_duration(r.makespan).c_str(), "algbw", r.algbw.gbps_bytes(),
+                         "busbw", r.busbw.gbps_bytes());
+  return {lines};
+}
+
+Expected<void> print_json(const SimulateReport& rep, std::ostream& out) {
+  const sched::Schedule& s = rep.schedule;
+  const sim::SimResult& r = rep.result;
+  const topo::Topology& t = rep.topology;
+  try {
+    nlohmann::ordered_json j;
+    j["algorithm"] = s.algorithm();
+    j["cluster"] = rep.cluster;
+    j["collective"] = sched::collective_name(s.spec().collective);
+    j["bytes"] = s.spec().bytes.value;
+    j["ranks"] = s.spec().ranks;
+    j["transfers"] = s.size();
+    j["time_s"] = r.makespan.value;
+    j["algbw_GBps"] = r.algbw.gbps_bytes();
+    j["busbw_GBps"] = r.busbw.gbps_bytes();
+    nlohmann::ordered_json links = nlohmann::ordered_json::array();
+    for (LinkId id : used_links(r)) {
+      const topo::Link& l = t.link(id);
+      const sim::LinkStats& st = r.links[id.index()];
+      links.push_back({{"src", t.device(l.src).name},
+                       {"dst", t.device(l.dst).name},
+                       {"kind", topo::link_kind_name(l.kind)},
+                       {"capacity_GBps", l.bandwidth.gbps_bytes()},
+                       {"bytes", st.bytes.value},
+                       {"busy_s", st.busy.value},
+                       {"active_s", st.active.value},
+                       {"utilisation", r.utilisation(id)}});
+    }
+    j["links"] = std::move(links);
+    out << j.dump(2) << "\n";
+  } catch (const nlohmann::json::exception& e) {
+    return fail(Errc::Internal, std::string("writing JSON: ") + e.what());
+  }
+  return {};
+}
+
+}  // namespace
+
+Expected<void> print_simulate_report(OutputFormat format, const SimulateReport& rep,
+                                     std::ostream& out) {
+  if (format == OutputFormat::Json) return print_json(rep, out);
+  const bool table = format == OutputFormat::Table;
+  const std::vector<LinkId> links =
+      table ? rep.result.bottlenecks(kTopLinks) : used_links(rep.result);
+  TableLayout layout{table ? summary_lines(rep) : std::vector<std::string>(), link_columns()};
+  if (table && links.empty()) {  // nothing moved: the figures only
+    for (const std::string& line : layout.preamble) out << line;
+    return {};
+  }
+  if (table) {
+    layout.preamble.push_back(
+        "\nbottleneck links (busy = bytes / capacity; utilisation = busy / time)\n");
+    layout.preamble.push_back(string_printf("  %-32s %-16s %10s %12s %12s %6s\n", "link", "kind",
+                                            "bytes", "capacity", "busy", "util"));
+  }
+  const std::unique_ptr<Reporter> reporter = Reporter::make(format, out);
+  reporter->begin(layout);
+  for (LinkId id : links) reporter->row(link_cells(rep, id));
+  reporter->end();
+  return {};
+}
+
+}  // namespace topotune::cli

@@ -1,0 +1,29 @@
+#pragma once
+// simulate's result and its renderings: the table (the run's figures, then the five busiest
+// links), its JSON (every link that carried traffic), and CSV (those links, one row each, the
+// JSON's fields; the run's figures are table and JSON only).
+
+#include <ostream>
+#include <string>
+
+#include "algorithms/schedule/schedule.h"
+#include "cli/output_format.h"
+#include "core/expected.h"
+#include "simulator/sim_result.h"
+#include "topology/topology.h"
+
+namespace topotune::cli {
+
+/// A simulated run: the schedule, what the simulator made of it, and where.
+struct SimulateReport {
+  const sched::Schedule& schedule;
+  const sim::SimResult& result;
+  const topo::Topology& topology;
+  std::string cluster;  ///< "p4d.24xlarge x 4 (cluster placement)"
+};
+
+/// Renders `report` as `format` says.
+Expected<void> print_simulate_report(OutputFormat format, const SimulateReport& report,
+                                     std::ostream& out);
+
+}  // namespace topotune::cli

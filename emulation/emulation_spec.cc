@@ -1,0 +1,73 @@
+#include "emulation/emulation_spec.h"
+
+#include <algorithm>
+#include <cctype>
+#include <nlohmann/json.hpp>
+
+#include "core/duplicate_key_check.h"
+
+namespace topotune::emu {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kStateSchema = "topotune.emulation/1";
+
+}  // namespace
+
+Expected<void> check_spec(const EmulationSpec& s) {
+  if (s.nodes < 1 || s.nodes > 64) return fail(Errc::InvalidArgument, "--nodes must be 1..64");
+  if (s.ranks_per_node < 1) return fail(Errc::InvalidArgument, "--ranks-per-node must be >= 1");
+  if (s.racks < 1 || s.racks > s.nodes)
+    return fail(Errc::InvalidArgument, "--racks must be 1..nodes");
+  if (s.nodes % s.racks != 0) {
+    return fail(Errc::InvalidArgument, "--nodes must be a multiple of --racks (equal racks)");
+  }
+  if (!(s.nic_rate.value > 0)) return fail(Errc::InvalidArgument, "--nic must be a positive rate");
+  if (s.prefix.empty() || s.prefix.size() > 4 ||
+      !std::all_of(s.prefix.begin(), s.prefix.end(),
+                   [](char c) { return std::isalnum(static_cast<unsigned char>(c)); })) {
+    return fail(Errc::InvalidArgument, "--prefix must be 1-4 letters or digits");
+  }
+  return {};
+}
+
+std::string emulation_state_json(const EmulationSpec& s) {
+  // Rates in bits per second as doubles, 0 for an unshaped uplink: the format of the files
+  // existing clusters left behind.
+  const json j = {{"schema", kStateSchema},
+                  {"nodes", s.nodes},
+                  {"ranks_per_node", s.ranks_per_node},
+                  {"nic_bits_per_sec", bits_per_sec(s.nic_rate)},
+                  {"racks", s.racks},
+                  {"uplink_bits_per_sec", s.uplink_rate ? bits_per_sec(*s.uplink_rate) : 0.0},
+                  {"prefix", s.prefix},
+                  {"congestion_control", s.congestion_control}};
+  return j.dump(2) + "\n";
+}
+
+Expected<EmulationSpec> parse_emulation_state(const std::string& text, const std::string& origin,
+                                              const std::string& dir) {
+  try {
+    DuplicateKeyCheck<json> dup;
+    const json j = json::parse(text, dup.callback());
+    if (dup.found()) return fail(Errc::ParseError, origin + ": " + dup.message());
+    if (j.value("schema", std::string()) != kStateSchema)
+      return fail(Errc::ParseError, origin + ": wrong schema");
+    EmulationSpec s;
+    s.dir = dir;
+    s.nodes = j.at("nodes").get<int>();
+    s.ranks_per_node = j.at("ranks_per_node").get<int>();
+    s.nic_rate = BytesPerSec(j.at("nic_bits_per_sec").get<double>() / 8.0);
+    s.racks = j.at("racks").get<int>();
+    const double uplink = j.at("uplink_bits_per_sec").get<double>();
+    if (uplink > 0) s.uplink_rate = BytesPerSec(uplink / 8.0);
+    s.prefix = j.at("prefix").get<std::string>();
+    s.congestion_control = j.value("congestion_control", std::string("cubic"));
+    return s;
+  } catch (const json::exception& e) {
+    return fail(Errc::ParseError, origin + ": " + e.what());
+  }
+}
+
+}  // namespace topotune::emu

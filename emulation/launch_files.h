@@ -1,0 +1,36 @@
+#pragma once
+// The files `topotune emulate up` leaves in its directory: hostfile, MPI launch agent, mpirun
+// wrapper with every MCA setting the testbed needs, the cluster JSON for predict/simulate/plan
+// (cluster_model.h), and its own state (emulation_spec.h).
+
+#include <string>
+#include <vector>
+
+#include "core/expected.h"
+#include "emulation/emulation_spec.h"
+
+namespace topotune::emu {
+
+/// Open MPI's hostfile: one line "<host namespace> slots=<ranks per node>" per host.
+std::string hostfile_text(const EmulationSpec& spec);
+/// agent.sh: Open MPI's plm_rsh_agent instead of ssh (runs orted inside the host namespace,
+/// with its own UTS namespace so every emulated host has its own hostname).
+std::string agent_script();
+/// mpirun.sh: mpirun inside the launcher namespace with -np nodes x ranks and the settings
+/// of docs/emulation.md (no binding, the rsh agent, TCP on the emulated subnet only, the TCP
+/// BTL's head-of-line fix).
+std::string mpirun_script(const EmulationSpec& spec);
+
+/// The command line that runs `command` under spec.dir's mpirun.sh.
+std::vector<std::string> mpirun_command(const EmulationSpec& spec,
+                                        const std::vector<std::string>& command);
+
+/// Writes hostfile, agent.sh, mpirun.sh (both executable), cluster.json and emulate.json into
+/// spec.dir (created if missing), all or none (core/file_output.h). The cluster JSON is built
+/// into a topology first: a document predict could not load is an internal error.
+Expected<void> write_emulation_files(const EmulationSpec& spec);
+
+/// Reads spec.dir/emulate.json back (for `run` and `down`); Errc::NotFound when it is missing.
+Expected<EmulationSpec> read_emulation_state(const std::string& dir);
+
+}  // namespace topotune::emu

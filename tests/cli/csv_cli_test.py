@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""--format csv is the same result as --format json, row by row: every command that has a
+table offers CSV, and its values read back to exactly the JSON's (integers as integers,
+doubles at full precision). usage: csv_cli_test.py TOPOTUNE_BINARY"""
+import csv
+import io
+import json
+import subprocess
+import sys
+
+BIN = sys.argv[1]
+failures = 0
+
+
+def run(args):
+    r = subprocess.run([BIN] + args, capture_output=True, text=True, timeout=120)
+    if r.returncode != 0:
+        raise RuntimeError(f"{args}: exit {r.returncode}: {r.stderr}")
+    return r.stdout
+
+
+def check(name, args, rows_of, columns):
+    """CSV of `args` vs JSON of `args`: rows_of(json) gives the rows, columns maps each CSV
+    column to a function of a JSON row."""
+    global failures
+    try:
+        table = list(csv.reader(io.StringIO(run(args + ["--format", "csv"]))))
+        rows = rows_of(json.loads(run(args + ["--format", "json"])))
+        assert table[0] == list(columns), f"header {table[0]}"
+        assert len(table) - 1 == len(rows), f"{len(table) - 1} CSV rows, {len(rows)} JSON rows"
+        for line, row in zip(table[1:], rows):
+            for text, (col, want) in zip(line, columns.items()):
+                value = want(row)
+                got = type(value)(text) if not isinstance(value, bool) else text == "yes"
+                assert got == value, f"{col}: CSV {text!r}, JSON {value!r}"
+        print(f"PASS: {name}")
+    except (AssertionError, RuntimeError, ValueError) as e:
+        print(f"FAIL: {name}: {e}")
+        failures += 1
+
+
+def predict_columns():
+    return {"bytes": lambda r: r["bytes"], "count": lambda r: r["bytes"] // 4,
+            "type": lambda r: "float", "time_us": lambda r: r["time_us"],
+            "algbw_GBps": lambda r: r["algbw_GBps"], "busbw_GBps": lambda r: r["busbw_GBps"],
+            "algorithm": lambda r: r["algorithm"], "protocol": lambda r: r["protocol"]}
+
+
+check("predict (NCCL's model)",
+      ["predict", "--instance", "p4d.24xlarge", "--nodes", "2", "--sizes", "8:64M"],
+      lambda j: j["rows"], predict_columns())
+check("predict --algo (a schedule, quoted name)",
+      ["predict", "--instance", "p4d.24xlarge", "--nodes", "2", "--algo", "ring",
+       "--sizes", "1M,3M,64M"], lambda j: j["rows"], predict_columns())
+
+check("instances", ["instances"], lambda j: j, {
+    "instance": lambda r: r["name"], "gpus": lambda r: r["gpus"],
+    "gpu_model": lambda r: r["gpu_model"], "fabric": lambda r: r["fabric"],
+    "nvlink_per_gpu_Bps": lambda r: float(r["nvlink_per_gpu_Bps"]), "nics": lambda r: r["nics"],
+    "nic_bandwidth_Bps": lambda r: float(r["nic_bandwidth_Bps"]),
+    "transport": lambda r: r["transport"], "gpudirect_rdma": lambda r: r["gpudirect_rdma"],
+    "sagemaker_name": lambda r: r["sagemaker_name"] or ""})
+
+check("simulate (every link that carried traffic)",
+      ["simulate", "--instance", "p4d.24xlarge", "--nodes", "2", "--algo", "hierarchical(rhd)",
+       "--size", "64M"], lambda j: j["links"],
+      {k: (lambda key: lambda r: r[key])(k)
+       for k in ("src", "dst", "kind", "bytes", "capacity_GBps", "busy_s", "active_s",
+                 "utilisation")})
+
+
+def check_validate():
+    """validate has no JSON: its CSV is checked against the measurement it read and against
+    its own table (the same rows, each value rounded as the table prints it)."""
+    global failures
+    import os
+    import tempfile
+    m = {"schema": "topotune.measurement/1", "source": "topotune-measure", "backend": "nccl",
+         "collective": "allreduce", "ranks": 8, "nodes": 1,
+         "rows": [{"algorithm": "nccl", "bytes": b, "time_us": t}
+                  for b, t in ((8192, 35.91), (1048576, 74.78), (67108864, 584.5),
+                               (8589934592, 63896.0))]}
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "m.json")
+        with open(path, "w") as f:
+            json.dump(m, f)
+        args = ["validate", "--measured", path, "--instance", "dgx-a100"]
+        try:
+            table = list(csv.DictReader(io.StringIO(run(args + ["--format", "csv"]))))
+            text = [line for line in run(args).splitlines() if not line.startswith("#")]
+            assert len(table) == len(m["rows"]) == len(text), (len(table), len(text))
+            for row, want, line in zip(table, m["rows"], text):
+                assert int(row["bytes"]) == want["bytes"] and row["algorithm"] == "nccl", row
+                assert float(row["measured_us"]) == want["time_us"], row
+                # error = t_meas / t_pred - 1, exactly as computed (full precision)
+                err = 100 * (float(row["measured_us"]) / float(row["predicted_us"]) - 1)
+                assert abs(float(row["error_pct"]) - err) < 1e-9 * max(1, abs(err)), row
+                fields = line.split()
+                assert fields[3] == f"{float(row['predicted_us']):.2f}", (fields, row)
+                assert fields[6] == f"{float(row['error_pct']):+.1f}", (fields, row)
+            print("PASS: validate")
+        except (AssertionError, RuntimeError, ValueError) as e:
+            print(f"FAIL: validate: {e}")
+            failures += 1
+
+
+check_validate()
+sys.exit(1 if failures else 0)

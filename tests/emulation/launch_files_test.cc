@@ -1,0 +1,92 @@
+// The files `emulate up` writes: their content, the all-or-none write, and the state read back.
+
+#include "emulation/launch_files.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "core/assert.h"
+
+namespace topotune::emu {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "topotune-emulation-XXXXXX").string();
+    TT_ASSERT(::mkdtemp(tmpl.data()) != nullptr, "mkdtemp");
+    path_ = tmpl;
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+EmulationSpec four_by_two(const std::string& dir) {
+  EmulationSpec s;
+  s.nodes = 4;
+  s.ranks_per_node = 2;
+  s.racks = 2;
+  s.nic_rate = gbit_per_sec(0.2);
+  s.uplink_rate = gbit_per_sec(0.1);
+  s.dir = dir;
+  return s;
+}
+
+TEST(LaunchFiles, HostfileAndWrapperMatchTheSpec) {
+  const EmulationSpec s = four_by_two("/x");
+  EXPECT_EQ(hostfile_text(s), "tth0 slots=2\ntth1 slots=2\ntth2 slots=2\ntth3 slots=2\n");
+  const std::string w = mpirun_script(s);
+  for (const char* needle :
+       {"-np 8 \\", "ip netns exec ttl unshare --uts", "--bind-to none", "btl_tcp_flags send",
+        "btl_tcp_sndbuf 262144", "plm_rsh_agent \"$dir/agent.sh\"", "198.18.0.0/24"}) {
+    EXPECT_NE(w.find(needle), std::string::npos) << needle;
+  }
+  EXPECT_NE(agent_script().find("exec ip netns exec \"$host\" unshare --uts"), std::string::npos);
+  EXPECT_EQ(mpirun_command(s, {"topotune", "measure", "--size", "1M"}),
+            (std::vector<std::string>{"/x/mpirun.sh", "topotune", "measure", "--size", "1M"}));
+}
+
+TEST(LaunchFiles, WritesAllFilesExecutableScriptsAndReadsTheStateBack) {
+  const TempDir tmp;
+  const std::string dir = (tmp.path() / "c").string();  // created by the writer
+  const EmulationSpec s = four_by_two(dir);
+  ASSERT_TRUE(write_emulation_files(s));
+  for (const char* f : {"hostfile", "agent.sh", "mpirun.sh", "cluster.json", "emulate.json"}) {
+    EXPECT_TRUE(fs::is_regular_file(fs::path(dir) / f)) << f;
+  }
+  for (const char* f : {"agent.sh", "mpirun.sh"}) {
+    EXPECT_EQ(::access((fs::path(dir) / f).c_str(), X_OK), 0) << f;
+  }
+  EXPECT_EQ(slurp(fs::path(dir) / "hostfile"), hostfile_text(s));
+  const Expected<EmulationSpec> back = read_emulation_state(dir);
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->dir, dir);
+  EXPECT_EQ(back->nodes, 4);
+  EXPECT_EQ(back->nic_rate, s.nic_rate);
+}
+
+TEST(LaunchFiles, AMissingStateIsNotFound) {
+  const TempDir tmp;
+  const Expected<EmulationSpec> r = read_emulation_state(tmp.path().string());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, Errc::NotFound);
+  EXPECT_NE(r.error().message.find("no emulated cluster in"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace topotune::emu
