@@ -143,11 +143,11 @@ NcclPhysicalTime nvls(const Context& x) {
   const double chunk =
       std::min(nccl_nvls_chunk_bytes(x.launch, x.algo, x.bytes, x.nc), x.bytes / x.nc) / 1e3;
   if (x.algo == NcclAlgo::NvlsTree && x.sys.nodes > 1) {
-    const int cls = static_cast<int>(x.sys.nic_class);
-    double hop = x.prm.net_latency_scale *
-                     nccl_hw_latency_us(kShape, NcclHw::Net, NcclAlgo::NvlsTree, NcclProto::Simple) +
-                 x.prm.nic_latency_us[cls] + x.sys.fabric.extra_net_latency.us();
-    if (!x.sys.gpudirect_rdma) hop += x.prm.host_staging_latency_us;
+    // The network part of NVLSTree is a tree moving Simple chunks: its hops cost what a Tree/
+    // Simple network hop costs (x.l_net). NCCL's own NVLSTree network constant (20.9 us from
+    // v2.28.9-1, against 14 for Tree/Simple) steers its choice; taken as physical it made
+    // every 2-node NVLSTree row of 1-8 MiB ~45 % slow (leave-one-out 9.0 % -> 8.7 %).
+    const double hop = x.l_net;
     const double net = x.b_net / (x.sys.nodes <= 2 ? 1.0 : 2.0);
     const double window = x.nc * x.prm.net_window * 8 * chunk / (2 * hop);
     if (net < bw) bw = net, neck = "network";
