@@ -15,6 +15,7 @@
 
 #include "algorithms/rank_layout.h"
 #include "algorithms/registry.h"
+#include "autotune/collective_simulation.h"
 #include "cli/algorithm_flags.h"
 #include "cli/chrome_trace.h"
 #include "cli/cluster_flags.h"
@@ -73,16 +74,17 @@ std::string link_name(const topo::Topology& t, LinkId id) {
 // Links that carried traffic, busiest first (ties by id): SimResult::bottlenecks for all.
 std::vector<LinkId> used_links(const sim::SimResult& r) { return r.bottlenecks(r.links.size()); }
 
-void print_table(const sched::Schedule& s, const sim::SimResult& r, const topo::Topology& t,
+void print_table(const tune::CollectiveSimulation& s, const topo::Topology& t,
                  const std::string& cluster, std::ostream& out) {
-  const auto& spec = s.spec();
+  const sim::SimResult& r = s.result;
+  const auto& spec = r.spec;
   std::string line;
-  line =
-      string_printf("%-12s %s\n%-12s %s\n%-12s %s of %s %s on %d ranks\n%-12s %zu (%llu events)\n",
-                    "algorithm", s.algorithm().c_str(), "cluster", cluster.c_str(), "collective",
-                    sched::collective_name(spec.collective), format_size(spec.bytes).c_str(),
-                    sched::dtype_name(spec.dtype), spec.ranks, "transfers", s.size(),
-                    static_cast<unsigned long long>(r.events));
+  line = string_printf(
+      "%-12s %s\n%-12s %s\n%-12s %s of %s %s on %d ranks\n%-12s %zu (%llu events)\n", "algorithm",
+      s.algorithm.c_str(), "cluster", cluster.c_str(), "collective",
+      sched::collective_name(spec.collective), format_size(spec.bytes).c_str(),
+      sched::dtype_name(spec.dtype), spec.ranks, "transfers", static_cast<std::size_t>(s.transfers),
+      static_cast<unsigned long long>(r.events));
   out << line;
   line = string_printf("%-12s %s\n%-12s %.3f GB/s\n%-12s %.3f GB/s\n", "time",
                        format_duration(r.makespan).c_str(), "algbw", r.algbw.gbps_bytes(), "busbw",
@@ -105,16 +107,17 @@ void print_table(const sched::Schedule& s, const sim::SimResult& r, const topo::
   }
 }
 
-Expected<void> print_json(const sched::Schedule& s, const sim::SimResult& r,
-                          const topo::Topology& t, const std::string& cluster, std::ostream& out) {
+Expected<void> print_json(const tune::CollectiveSimulation& s, const topo::Topology& t,
+                          const std::string& cluster, std::ostream& out) {
+  const sim::SimResult& r = s.result;
   try {
     nlohmann::ordered_json j;
-    j["algorithm"] = s.algorithm();
+    j["algorithm"] = s.algorithm;
     j["cluster"] = cluster;
-    j["collective"] = sched::collective_name(s.spec().collective);
-    j["bytes"] = s.spec().bytes.value;
-    j["ranks"] = s.spec().ranks;
-    j["transfers"] = s.size();
+    j["collective"] = sched::collective_name(r.spec.collective);
+    j["bytes"] = r.spec.bytes.value;
+    j["ranks"] = r.spec.ranks;
+    j["transfers"] = s.transfers;
     j["time_s"] = r.makespan.value;
     j["algbw_GBps"] = r.algbw.gbps_bytes();
     j["busbw_GBps"] = r.busbw.gbps_bytes();
@@ -155,18 +158,20 @@ Expected<void> run_simulate(const SimulateArgs& a, std::ostream& out) {
   TT_TRY(const algo::RankLayout layout, algo::layout_from_topology(topology, opts.channels));
   spec.ranks = layout.ranks();
   TT_TRY_VOID(spec.check());
-  TT_TRY(const sched::Schedule schedule, algorithm->generate(spec, layout));
-  TT_TRY(const sim::SimResult result, sim::Simulator(topology, sim_options).run(schedule));
+  // A trace shows every transfer: it needs the full schedule.
+  TT_TRY(
+      const tune::CollectiveSimulation sim,
+      tune::simulate_collective(*algorithm, spec, layout, topology, sim_options, !a.trace.empty()));
   const std::string cluster = cluster_spec.instance.name + " x " +
                               std::to_string(cluster_spec.hosts) + " (" +
                               topo::placement_name(cluster_spec.placement) + " placement" +
                               (a.calibration.empty() ? "" : ", calibration " + a.calibration) + ")";
   if (!a.trace.empty()) {
-    TT_TRY(const std::string trace, chrome_trace_json(schedule, result, topology));
+    TT_TRY(const std::string trace, chrome_trace_json(*sim.schedule, sim.result, topology));
     TT_TRY_VOID(write_file_atomically(a.trace, trace).context("--trace"));
   }
-  if (a.format == OutputFormat::Json) return print_json(schedule, result, topology, cluster, out);
-  print_table(schedule, result, topology, cluster, out);
+  if (a.format == OutputFormat::Json) return print_json(sim, topology, cluster, out);
+  print_table(sim, topology, cluster, out);
   return {};
 }
 
