@@ -159,6 +159,13 @@ std::string cluster_spec_json(const topo::ClusterSpec& spec, const std::string& 
   if (spec.fabric.hosts_per_rack > 0) fabric["hosts_per_rack"] = spec.fabric.hosts_per_rack;
   // With racks, say whether they are rail-optimised (0 too: large clusters default to it).
   if (spec.fabric.hosts_per_rack > 0) fabric["rails_per_leaf"] = spec.fabric.rails_per_leaf;
+  // A super-spine tier (large cluster placements default to one): pods and their uplinks.
+  if (spec.fabric.racks_per_pod > 0) {
+    fabric["racks_per_pod"] = spec.fabric.racks_per_pod;
+    fabric["pod_oversubscription"] = spec.fabric.pod_oversubscription;
+    if (spec.fabric.superspine_latency)
+      fabric["superspine_latency_us"] = spec.fabric.superspine_latency->value * 1e6;
+  }
   j["fabric"] = fabric;
   ordered_json links = ordered_json::object();
   for (int k = 0; k < topo::kNumLinkKinds; ++k) {

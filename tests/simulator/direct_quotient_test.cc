@@ -178,6 +178,30 @@ TEST(DirectQuotient, EqualsDerivedQuotientAndFullRunOnRailOptimisedFabrics) {
   EXPECT_EQ(counts.reduced * 2, counts.cases) << counts.reduced << " of " << counts.cases;
 }
 
+// Three tiers: pods of racks under a super-spine, oversubscribed at both switch tiers so that
+// the pod uplinks are contended. The period is a pod; twins cross shifted spines.
+TEST(DirectQuotient, EqualsDerivedQuotientAndFullRunUnderASuperSpine) {
+  Counts counts;
+  for (const auto& [instance, rails] :
+       {std::pair{"p5.48xlarge", 4}, std::pair{"p4d.24xlarge", 1}}) {
+    for (const auto& [hosts, pods] : {std::pair{8, 2}, std::pair{12, 3}}) {
+      topo::ClusterSpec spec = *topo::make_cluster_spec(instance, hosts);
+      spec.fabric.hosts_per_rack = 2;
+      spec.fabric.rails_per_leaf = rails;
+      spec.fabric.racks_per_pod = 2;
+      spec.fabric.oversubscription = 2;
+      spec.fabric.pod_oversubscription = 3;
+      spec.fabric.superspine_latency = microseconds(4);
+      auto topo = topo::build_topology(spec);
+      ASSERT_TRUE(topo) << topo.error().message;
+      ASSERT_EQ(topo->num_pods(), pods);
+      ASSERT_EQ(topo->host_period(), 4);
+      check_all(*topo, std::string(instance) + " pods " + std::to_string(pods), counts);
+    }
+  }
+  EXPECT_EQ(counts.reduced * 2, counts.cases) << counts.reduced << " of " << counts.cases;
+}
+
 TEST(DirectQuotient, EqualsDerivedQuotientAndFullRunOnUniformClusters) {
   Counts counts;
   for (int hosts : {2, 3, 4, 8}) {
