@@ -9,14 +9,15 @@ Expected<CollectiveSimulation> simulate_collective(const algo::Algorithm& algori
                                                    const algo::RankLayout& layout,
                                                    const topo::Topology& topology,
                                                    const sim::SimOptions& options,
-                                                   bool full_schedule) {
+                                                   Generation generation) {
   CollectiveSimulation out;
   out.algorithm = algorithm.name();
   const sim::Simulator simulator(topology, options);
   // The translation the simulator will use (TopologyNetwork::translation): a period short of
   // every host.
   const int period = topology.host_period();
-  if (options.exploit_symmetry && !full_schedule && period > 0 && period < topology.num_hosts()) {
+  const bool full = generation == Generation::Full;
+  if (options.exploit_symmetry && !full && period > 0 && period < topology.num_hosts()) {
     TT_TRY(std::optional<sched::ReducedSchedule> reduced,
            algorithm.generate_reduced(spec, layout, period));
     if (reduced) {
@@ -26,6 +27,11 @@ Expected<CollectiveSimulation> simulate_collective(const algo::Algorithm& algori
       out.reduced_at_generation = true;
       return out;
     }
+  }
+  if (generation == Generation::ReducedOnly) {
+    return fail(Errc::Unsupported, out.algorithm +
+                                       " has no schedule reduced by the fabric's symmetry here, "
+                                       "and its full schedule is too large to simulate");
   }
   TT_TRY(sched::Schedule schedule, algorithm.generate(spec, layout));
   TT_TRY(out.result, simulator.run(schedule));

@@ -27,6 +27,13 @@
 
 namespace topotune::tune {
 
+/// How simulate_collective may generate the schedule.
+enum class Generation {
+  Auto,         ///< reduced at generation where it can be, else in full
+  Full,         ///< in full, kept in the result (a trace shows every transfer)
+  ReducedOnly,  ///< reduced at generation, or Errc::Unsupported (the full one is too big)
+};
+
 /// What simulate_collective ran.
 struct CollectiveSimulation {
   sim::SimResult result;
@@ -41,13 +48,13 @@ struct CollectiveSimulation {
 /// Generates `algorithm`'s schedule for `spec` on `layout` (the topology's) and simulates it on
 /// `topology` with `options`: reduced at generation when options.exploit_symmetry, the
 /// topology has a translation and the algorithm writes a reduced schedule for it; otherwise
-/// in full. `full_schedule`: always in full and kept (a trace shows every transfer). Errors:
-/// the generator's (including its memory budget refusal) and the simulator's.
+/// in full (Generation says which are allowed). Errors: the generator's (including its memory
+/// budget refusal), the simulator's, and Unsupported for ReducedOnly without a reduction.
 Expected<CollectiveSimulation> simulate_collective(const algo::Algorithm& algorithm,
                                                    const sched::CollectiveSpec& spec,
                                                    const algo::RankLayout& layout,
                                                    const topo::Topology& topology,
                                                    const sim::SimOptions& options,
-                                                   bool full_schedule = false);
+                                                   Generation generation = Generation::Auto);
 
 }  // namespace topotune::tune

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "autotune/model_timers.h"
+#include "core/string_printf.h"
 #include "core/version.h"
 
 namespace topotune::tune {
@@ -253,8 +254,19 @@ Expected<void> check_backend_and_framework(const PlanInputs& in) {
 }
 
 // What the stages did, for the notes.
+// NCCL's algorithms are timed by the NCCL predictor in both stages; the flow simulator's part
+// in their times is the fabric probe (fabric_probe.h), whose figures the note gives.
+std::string nccl_fabric_note(const FabricProbe& p, const std::string& fabric) {
+  return string_printf(
+      "rank stage: NCCL's algorithms (nccl:*) are timed by the NCCL predictor in both stages; "
+      "the flow simulator enters their times through the fabric probe on the same fabric (%s): "
+      "one round of NCCL-like ring, tree and rail traffic against a non-blocking segment gives "
+      "ring share %.3f, tree share %.3f, %.2f us more per crossing between nodes",
+      fabric.c_str(), p.ring_share, p.tree_share, p.extra_crossing_latency.us());
+}
+
 void add_stage_notes(TuneReport& report, bool nccl, const std::string& rank_note,
-                     const SimulatorTimer* rank) {
+                     const SimulatorTimer* rank, const FabricProbe& probe) {
   if (!nccl) {
     report.notes.push_back(
         "backend mpi: every candidate is a topotune schedule (ring and dbtree "
@@ -265,11 +277,14 @@ void add_stage_notes(TuneReport& report, bool nccl, const std::string& rank_note
   if (!rank) return;
   std::vector<std::string> done = rank->summary();
   if (done.empty()) {
-    done.push_back(
-        "rank stage: the top candidates are NCCL's own algorithms, timed by the NCCL "
-        "predictor in both stages: nothing to simulate");
+    done.push_back(nccl ? "rank stage: the top candidates are NCCL's own algorithms, timed by "
+                          "the NCCL predictor in both stages: nothing to simulate"
+                        : "rank stage: nothing simulated (the candidates it would rank are "
+                          "refused above)");
   }
   for (std::string& n : done) report.notes.push_back(std::move(n));
+  // What the simulator does for NCCL's own algorithms: not their schedules, the fabric probe.
+  if (nccl) report.notes.push_back(nccl_fabric_note(probe, rank->fabric()));
 }
 
 // The algorithm axis. NCCL's backend searches NCCL's algorithms and topotune's other
@@ -364,7 +379,7 @@ Expected<Plan> make_plan(PlanInputs inputs) {
       rank_note = "rank stage (flow simulator) skipped: " + made.error().message;
   }
   TT_TRY(TuneReport report, tune(req, screen_timer, rank.get()));
-  add_stage_notes(report, nccl, rank_note, rank.get());
+  add_stage_notes(report, nccl, rank_note, rank.get(), timers->fabric());
   Plan plan;
   plan.inputs = std::move(inputs);
   plan.report = std::move(report);

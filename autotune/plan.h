@@ -37,7 +37,7 @@ struct PlanInputs {
   std::string cluster_json;              ///< a topotune.cluster/1 document (cluster_spec_json)
   std::string timer = kTimerClosedForm;  ///< kTimerClosedForm
   bool simulate = true;                  ///< rank the top candidates with the flow simulator
-                                         ///< (skipped, with a note, above 256 ranks)
+                                         ///< (at every scale, within SimBudget; refusals noted)
   std::string instance;                  ///< derived: the spec's instance name
   std::string sagemaker_name;            ///< derived: "ml.p4d.24xlarge", empty if none
   int nodes = 1;                         ///< derived

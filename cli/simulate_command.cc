@@ -161,7 +161,8 @@ Expected<void> run_simulate(const SimulateArgs& a, std::ostream& out) {
   // A trace shows every transfer: it needs the full schedule.
   TT_TRY(
       const tune::CollectiveSimulation sim,
-      tune::simulate_collective(*algorithm, spec, layout, topology, sim_options, !a.trace.empty()));
+      tune::simulate_collective(*algorithm, spec, layout, topology, sim_options,
+                                a.trace.empty() ? tune::Generation::Auto : tune::Generation::Full));
   const std::string cluster = cluster_spec.instance.name + " x " +
                               std::to_string(cluster_spec.hosts) + " (" +
                               topo::placement_name(cluster_spec.placement) + " placement" +
