@@ -68,6 +68,13 @@ Expected<void> Algorithm::check_common(const sched::CollectiveSpec& spec, const 
                                      ")");
 }
 
+Expected<std::optional<sched::ReducedSchedule>> Algorithm::generate_reduced(
+    const sched::CollectiveSpec& spec, const RankLayout& layout, int period_hosts) const {
+  TT_TRY_VOID(supports(spec, layout));
+  (void)period_hosts;
+  return std::optional<sched::ReducedSchedule>{};
+}
+
 Expected<void> Algorithm::reserve(sched::ScheduleBuilder& b, std::int64_t transfers,
                                   std::int64_t deps) const {
   constexpr std::int64_t kMaxTransfers = std::numeric_limits<std::int32_t>::max();

@@ -8,11 +8,13 @@
 // (cost_model.h), and the tests check all three against the generated schedule.
 
 #include <initializer_list>
+#include <optional>
 #include <string>
 
 #include "algorithms/cost_params.h"
 #include "algorithms/rank_layout.h"
 #include "algorithms/schedule/collective_spec.h"
+#include "algorithms/schedule/reduced_schedule.h"
 #include "algorithms/schedule/schedule.h"
 #include "core/expected.h"
 #include "core/units.h"
@@ -64,6 +66,14 @@ class Algorithm {
   /// The schedule; runs supports() first. The result passes validate(); verify() proves it.
   virtual Expected<sched::Schedule> generate(const sched::CollectiveSpec& spec,
                                              const RankLayout& layout) const = 0;
+
+  /// The schedule reduced by a shift of every rank by `period_hosts` whole hosts
+  /// (sched::ReducedSchedule), written without building the full one; nullopt when this
+  /// algorithm cannot write it or its schedule is not invariant under that shift (sizes that
+  /// do not divide evenly, an order that does not repeat), and then generate() is the way.
+  /// The budget check (options().memory) counts the representatives only. Default: nullopt.
+  virtual Expected<std::optional<sched::ReducedSchedule>> generate_reduced(
+      const sched::CollectiveSpec& spec, const RankLayout& layout, int period_hosts) const;
 
   /// The α–β–γ time of this algorithm's schedule on an uncongested cluster with `params`,
   /// including the sharing the algorithm causes itself (cost_model.h; formula in each header).

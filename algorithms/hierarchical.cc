@@ -1,5 +1,6 @@
 #include "algorithms/hierarchical.h"
 
+#include <utility>
 #include <vector>
 
 #include "algorithms/cost_model.h"
@@ -26,14 +27,15 @@ std::vector<int> host_order(const RankLayout& layout, int channel) {
   return hosts;
 }
 
-// Step 1 or 3: a ring per host and channel over the local GPUs, regions = shards by local index.
+// Step 1 or 3: a ring per host and channel over the local GPUs, regions = shards by local index;
+// on hosts 0..hosts-1 (all of them, or the representatives of a reduced schedule).
 void intra_host_half(const PhaseContext& ctx, const RankLayout& layout, const AlgorithmOptions& o,
-                     bool reduce) {
+                     bool reduce, int hosts) {
   const int G = layout.gpus_per_host;
   const sched::Slice whole{Bytes(0), ctx.builder.spec().bytes};
   std::vector<EndpointId> order(static_cast<std::size_t>(G));
   std::vector<sched::Slice> regions(static_cast<std::size_t>(G));
-  for (int h = 0; h < layout.hosts; ++h) {
+  for (int h = 0; h < hosts; ++h) {
     for (int c = 0; c < o.channels; ++c) {
       const std::vector<int>& intra = layout.intra_ring(c);
       for (int q = 0; q < G; ++q) {
@@ -46,20 +48,32 @@ void intra_host_half(const PhaseContext& ctx, const RankLayout& layout, const Al
   }
 }
 
-// Step 2 on rail `local`: the inner allreduce of shard `local` across hosts.
-void inter_host(const PhaseContext& ctx, const RankLayout& layout, const AlgorithmOptions& o,
-                int local, std::vector<EndpointId>& cpus) {
-  const sched::Slice shard =
-      part(ctx, sched::Slice{Bytes(0), ctx.builder.spec().bytes}, local, layout.gpus_per_host);
+// Rail `local`'s shard of the buffer.
+sched::Slice shard_of(const PhaseContext& ctx, const RankLayout& layout, int local) {
+  return part(ctx, sched::Slice{Bytes(0), ctx.builder.spec().bytes}, local, layout.gpus_per_host);
+}
+
+// Rail `local`'s GPUs in each channel's host order.
+std::vector<std::vector<EndpointId>> rail_orders(const RankLayout& layout,
+                                                 const AlgorithmOptions& o, int local) {
   std::vector<std::vector<EndpointId>> orders;
   for (int c = 0; c < o.channels && c < static_cast<int>(layout.rings.size()); ++c) {
     orders.emplace_back();
     for (int h : host_order(layout, c))
       orders.back().push_back(sched::endpoint_of(layout.rank_of(h, local)));
   }
+  return orders;
+}
+
+// Step 2 on rail `local`: the inner allreduce of shard `local` across hosts (`period` > 0:
+// reduced, an inner ring only).
+void inter_host(const PhaseContext& ctx, const RankLayout& layout, const AlgorithmOptions& o,
+                int local, std::vector<EndpointId>& cpus, int period = 0) {
+  const sched::Slice shard = shard_of(ctx, layout, local);
+  const std::vector<std::vector<EndpointId>> orders = rail_orders(layout, o, local);
   switch (o.inner) {
     case InnerAlgorithm::Ring:
-      add_ring_allreduce(ctx, orders, shard, o.channels, o.chunks);
+      add_ring_allreduce(ctx, orders, shard, o.channels, o.chunks, period);
       break;
     case InnerAlgorithm::Tree:
       add_tree_allreduce(ctx, orders[0], shard, o.channels, o.chunks);
@@ -128,11 +142,49 @@ Expected<sched::Schedule> Hierarchical::generate(const sched::CollectiveSpec& sp
   EndpointDeps after_rs, after_inter;
   std::vector<EndpointId> cpus(H);
   const PhaseContext rs{b, elem, nullptr, &after_rs};
-  intra_host_half(rs, layout, options_, true);
+  intra_host_half(rs, layout, options_, true, layout.hosts);
   const PhaseContext inter{b, elem, &after_rs, &after_inter};
   for (int l = 0; l < layout.gpus_per_host; ++l) inter_host(inter, layout, options_, l, cpus);
-  intra_host_half(PhaseContext{b, elem, &after_inter, nullptr}, layout, options_, false);
+  intra_host_half(PhaseContext{b, elem, &after_inter, nullptr}, layout, options_, false,
+                  layout.hosts);
   return std::move(b).build();
+}
+
+Expected<std::optional<sched::ReducedSchedule>> Hierarchical::generate_reduced(
+    const sched::CollectiveSpec& spec, const RankLayout& layout, int period_hosts) const {
+  TT_TRY_VOID(supports(spec, layout));
+  const int P = period_hosts;
+  const int G = layout.gpus_per_host;
+  if (options_.inner != InnerAlgorithm::Ring || P <= 0 || layout.hosts % P != 0 ||
+      layout.hosts / P < 2) {
+    return std::optional<sched::ReducedSchedule>{};
+  }
+  // The intra-host phases repeat on every host; each rail's inner ring must repeat by P hosts.
+  const int shift = P * G;
+  sched::ScheduleBuilder b(spec, name());
+  const int elem = sched::dtype_size(spec.dtype);
+  for (int l = 0; l < G; ++l) {
+    const PhaseContext check{b, elem, nullptr, nullptr, shift};
+    if (!ring_allreduce_repeats(check, rail_orders(layout, options_, l), shard_of(check, layout, l),
+                                options_.channels, options_.chunks, P)) {
+      return std::optional<sched::ReducedSchedule>{};
+    }
+  }
+  // generate()'s estimate with the sending hosts cut to P (ranks to P * G).
+  const std::int64_t CK = saturating_mul(options_.channels, options_.chunks);
+  const std::int64_t estimate = saturating_add(saturating_product({2, CK, P, G, G - 1}),
+                                               saturating_product({2, CK, G, P, layout.hosts - 1}));
+  TT_TRY_VOID(reserve(
+      b, estimate, saturating_add(saturating_mul(2, estimate), saturating_product({8, P, G, CK}))));
+  EndpointDeps after_rs, after_inter;
+  std::vector<EndpointId> cpus;
+  intra_host_half(PhaseContext{b, elem, nullptr, &after_rs, shift}, layout, options_, true, P);
+  const PhaseContext inter{b, elem, &after_rs, &after_inter, shift};
+  for (int l = 0; l < G; ++l) inter_host(inter, layout, options_, l, cpus, P);
+  intra_host_half(PhaseContext{b, elem, &after_inter, nullptr, shift}, layout, options_, false, P);
+  TT_TRY(sched::Schedule reps, std::move(b).build());
+  return std::optional<sched::ReducedSchedule>{
+      sched::ReducedSchedule{std::move(reps), shift, layout.hosts / P}};
 }
 
 }  // namespace topotune::algo

@@ -25,6 +25,10 @@ class Hierarchical final : public Algorithm {
                           const RankLayout& layout) const override;
   Expected<sched::Schedule> generate(const sched::CollectiveSpec& spec,
                                      const RankLayout& layout) const override;
+  /// Reduced for the inner ring when every rail's ring repeats under the shift by
+  /// `period_hosts` hosts (ring_allreduce_repeats); the intra-host phases always repeat.
+  Expected<std::optional<sched::ReducedSchedule>> generate_reduced(
+      const sched::CollectiveSpec& spec, const RankLayout& layout, int period_hosts) const override;
   Expected<Seconds> closed_form(const sched::CollectiveSpec& spec, const RankLayout& layout,
                                 const CostParams& params) const override;
 };

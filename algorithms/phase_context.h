@@ -7,6 +7,10 @@
 // that every transfer of the phase touching endpoint e must (transitively) depend on; a phase
 // fills `exit[e]` with transfers such that every transfer of the phase touching e is one of
 // them or an ancestor of one. An endpoint the phase does not touch passes its entry through.
+//
+// Reduced generation (sched::ReducedSchedule): with `shift_ranks` > 0 the phase writes only the
+// transfers sent by ranks below it, and the lists are kept for those ranks only: rank e's
+// lists are its representative's (e mod shift_ranks), in representative ids.
 
 #include <vector>
 
@@ -37,10 +41,15 @@ struct PhaseContext {
   int elem = 4;                         ///< element size in bytes: slices are split on elements
   const EndpointDeps* entry = nullptr;  ///< null: the phase starts the schedule
   EndpointDeps* exit = nullptr;         ///< null: nobody chains after this phase
+  int shift_ranks = 0;                  ///< > 0: reduced generation by this shift (see above)
 
+  /// The endpoint whose lists stand for `e`'s: itself, or its representative when reduced.
+  EndpointId representative(EndpointId e) const {
+    return shift_ranks > 0 ? EndpointId(e.value % shift_ranks) : e;
+  }
   void add_entry(DepList& deps, EndpointId e) const {
     if (entry != nullptr) {
-      const DepList& in = entry->get(e);
+      const DepList& in = entry->get(representative(e));
       deps.insert(deps.end(), in.begin(), in.end());
     }
   }

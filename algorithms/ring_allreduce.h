@@ -28,14 +28,30 @@ class RingAllreduce final : public Algorithm {
                           const RankLayout& layout) const override;
   Expected<sched::Schedule> generate(const sched::CollectiveSpec& spec,
                                      const RankLayout& layout) const override;
+  /// Reduced when every channel's ring repeats under the shift (ring order r -> r + shift
+  /// position by position, the first `shift` positions the ranks below it) and the blocks'
+  /// chunk sizes repeat with it.
+  Expected<std::optional<sched::ReducedSchedule>> generate_reduced(
+      const sched::CollectiveSpec& spec, const RankLayout& layout, int period_hosts) const override;
   Expected<Seconds> closed_form(const sched::CollectiveSpec& spec, const RankLayout& layout,
                                 const CostParams& params) const override;
+
+ private:
+  /// The layout's rings of channels 0..channels-1 as endpoints.
+  std::vector<std::vector<EndpointId>> orders_of(const RankLayout& layout) const;
 };
 
 /// Ring allreduce of `region` over a group: channel c (of `channels`) runs on ring
 /// orders[c % orders.size()] over part c of every position's block (the hierarchical inner).
+/// `period` > 0: reduced (ring_pass.h), the positions 0..period-1 of each ring only.
 void add_ring_allreduce(const PhaseContext& ctx, std::span<const std::vector<EndpointId>> orders,
-                        sched::Slice region, int channels, int chunks);
+                        sched::Slice region, int channels, int chunks, int period = 0);
+
+/// Whether add_ring_allreduce with `period` writes a valid reduced schedule for the context's
+/// shift: every order repeats (order_repeats) and every channel's chunk sizes repeat.
+bool ring_allreduce_repeats(const PhaseContext& ctx,
+                            std::span<const std::vector<EndpointId>> orders, sched::Slice region,
+                            int channels, int chunks, int period);
 
 /// The slowest hop of the rings of channels 0..channels-1 for a `bytes` message.
 HopCost slowest_ring_hop(const RankLayout& layout, const CostParams& params, int channels,

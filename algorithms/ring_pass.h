@@ -11,6 +11,13 @@
 // chunk k+1 (NCCL's loop order). Dependencies: a send waits for the data it forwards (the
 // previous step's receive) and for the same position's previous send on this channel, so one
 // channel never has two transfers on the same link at once (FIFO per link).
+//
+// Reduced (`period` > 0, sched::ReducedSchedule): when the ring is invariant under a shift of
+// its positions by `period` (position i + period is the twin of position i, and the region
+// sizes repeat with that period), only positions 0..period-1 send; a send's dependencies are
+// the representatives of the full ones (position i - 1 of the previous step is position
+// (i - 1) mod period), and the exit lists are those positions'. The caller checks the
+// invariance (ring_pass_is_periodic).
 
 #include <span>
 
@@ -25,12 +32,23 @@ struct RingPass {
   bool allgather = true;
   int chunks = 1;
   int channel = 0;
+  int period = 0;  ///< > 0: write the positions 0..period-1 only (reduced); 0: all
 };
 
 /// Adds the pass's transfers: chunks * steps * n, steps = (n-1) per enabled half.
 void add_ring_pass(const PhaseContext& ctx, const RingPass& pass);
 
-/// Transfers and dependencies add_ring_pass adds (for ScheduleBuilder::reserve).
+/// Transfers add_ring_pass adds (for ScheduleBuilder::reserve): chunks * steps * positions
+/// written (n, or the period when reduced).
 std::size_t ring_pass_transfers(int n, const RingPass& pass);
+
+/// Whether `order` repeats under a shift of the ranks by `shift_ranks` with period `period`
+/// positions: positions 0..period-1 hold ranks below `shift_ranks` and position i + period
+/// holds position i's rank + shift_ranks. Then position i + period is position i's twin.
+bool order_repeats(std::span<const EndpointId> order, int period, int shift_ranks);
+
+/// Whether the pass's chunk sizes repeat with period `period` over the regions (region p and
+/// p + period have equal chunks), as a reduced pass needs; `period` must divide the regions.
+bool ring_pass_is_periodic(const PhaseContext& ctx, const RingPass& pass, int period);
 
 }  // namespace topotune::algo

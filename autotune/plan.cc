@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "autotune/model_timers.h"
+#include "core/string_printf.h"
 #include "core/version.h"
 
 namespace topotune::tune {
@@ -161,6 +162,13 @@ std::string cluster_spec_json(const topo::ClusterSpec& spec, const std::string& 
   if (spec.fabric.hosts_per_rack > 0) fabric["hosts_per_rack"] = spec.fabric.hosts_per_rack;
   // With racks, say whether they are rail-optimised (0 too: large clusters default to it).
   if (spec.fabric.hosts_per_rack > 0) fabric["rails_per_leaf"] = spec.fabric.rails_per_leaf;
+  // A super-spine tier (large cluster placements default to one): pods and their uplinks.
+  if (spec.fabric.racks_per_pod > 0) {
+    fabric["racks_per_pod"] = spec.fabric.racks_per_pod;
+    fabric["pod_oversubscription"] = spec.fabric.pod_oversubscription;
+    if (spec.fabric.superspine_latency)
+      fabric["superspine_latency_us"] = spec.fabric.superspine_latency->value * 1e6;
+  }
   j["fabric"] = fabric;
   ordered_json links = ordered_json::object();
   for (int k = 0; k < topo::kNumLinkKinds; ++k) {
@@ -258,8 +266,19 @@ Expected<void> check_backend_and_framework(const PlanInputs& in, const PlanClust
 }
 
 // What the stages did, for the notes.
+// NCCL's algorithms are timed by the NCCL predictor in both stages; the flow simulator's part
+// in their times is the fabric probe (fabric_probe.h), whose figures the note gives.
+std::string nccl_fabric_note(const FabricProbe& p, const std::string& fabric) {
+  return string_printf(
+      "rank stage: NCCL's algorithms (nccl:*) are timed by the NCCL predictor in both stages; "
+      "the flow simulator enters their times through the fabric probe on the same fabric (%s): "
+      "one round of NCCL-like ring, tree and rail traffic against a non-blocking segment gives "
+      "ring share %.3f, tree share %.3f, %.2f us more per crossing between nodes",
+      fabric.c_str(), p.ring_share, p.tree_share, p.extra_crossing_latency.us());
+}
+
 void add_stage_notes(TuneReport& report, bool nccl, const std::string& rank_note,
-                     const SimulatorTimer* rank) {
+                     const SimulatorTimer* rank, const FabricProbe& probe) {
   if (!nccl) {
     report.notes.push_back(
         "backend mpi: every candidate is a topotune schedule (ring and dbtree "
@@ -270,11 +289,14 @@ void add_stage_notes(TuneReport& report, bool nccl, const std::string& rank_note
   if (!rank) return;
   std::vector<std::string> done = rank->summary();
   if (done.empty()) {
-    done.push_back(
-        "rank stage: the top candidates are NCCL's own algorithms, timed by the NCCL "
-        "predictor in both stages: nothing to simulate");
+    done.push_back(nccl ? "rank stage: the top candidates are NCCL's own algorithms, timed by "
+                          "the NCCL predictor in both stages: nothing to simulate"
+                        : "rank stage: nothing simulated (the candidates it would rank are "
+                          "refused above)");
   }
   for (std::string& n : done) report.notes.push_back(std::move(n));
+  // What the simulator does for NCCL's own algorithms: not their schedules, the fabric probe.
+  if (nccl) report.notes.push_back(nccl_fabric_note(probe, rank->fabric()));
 }
 
 // The algorithm axis. NCCL's backend searches NCCL's algorithms and topotune's other
@@ -402,7 +424,7 @@ Expected<Plan> make_plan(PlanInputs inputs) {
   const RankStage rank = rank_stage(plan, *timers);
   // Step 4: screen, rank, and the framework's recommendation.
   TT_TRY(plan.report, tune(req, screen_timer, rank.timer.get()));
-  add_stage_notes(plan.report, nccl, rank.note, rank.timer.get());
+  add_stage_notes(plan.report, nccl, rank.note, rank.timer.get(), timers->fabric());
   choose_for_framework(plan);
   // Step 5: what NCCL runs for the buckets of the NCCL candidate the emitted files configure.
   if (nccl) {

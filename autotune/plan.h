@@ -52,7 +52,7 @@ struct PlanInputs {
   topo::ClusterSpec cluster;   ///< what every timer models, calibrated link classes included
   std::string cluster_record;  ///< the topotune.cluster/1 document that rebuilds `cluster`
   bool simulate = true;        ///< rank the top candidates with the flow simulator
-                               ///< (skipped, with a note, above 256 ranks)
+                               ///< (at every scale, within SimBudget; refusals noted)
   ModelProfile model;
   /// Batch, efficiency and the GPU's peak FLOP/s (0: the GPU's own; the plan records the one
   /// it used).

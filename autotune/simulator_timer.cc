@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "algorithms/rank_layout.h"
+#include "autotune/collective_simulation.h"
 #include "autotune/nccl_timer.h"
 #include "autotune/schedule_algorithm.h"
 #include "simulator/simulator.h"
@@ -14,13 +15,14 @@ std::string with_count(const std::string& what, std::int64_t n) {
   return what + " (~" + std::to_string(n) + " transfers)";
 }
 
-// Schedules generated in full before the simulator reduces them: generation and the symmetry
-// check are linear (~40 ns a transfer) but the schedule is ~36 bytes a transfer.
+// Schedules generated in full (the others are written reduced, collective_simulation.h):
+// generation is linear (~40 ns a transfer) but the schedule is ~36 bytes a transfer.
 constexpr std::int64_t kMaxGenerated = 20'000'000;
 
 // How many transfers each simulated one stands for: ring and hierarchical over an inner ring
-// are invariant under a shift by whole racks, which the simulator exploits (simulator/symmetry.h)
-// when the cluster has such a shift. A conservative estimate (1 where it may not apply).
+// are invariant under a shift by whole racks (pods under a super-spine), and are generated one
+// transfer per orbit of twins when the cluster has such a shift (simulator/symmetry.h). A
+// conservative estimate (1 where it may not apply).
 std::int64_t symmetry_of(const AlgorithmChoice& a, const topo::Topology& t) {
   const int period = t.host_period();
   if (period <= 0 || period >= t.num_hosts()) return 1;
@@ -89,20 +91,25 @@ Expected<Seconds> SimulatorTimer::simulate(const AlgorithmChoice& a, Bytes bytes
   sched::CollectiveSpec spec;
   spec.ranks = layout.ranks();
   spec.bytes = bytes;
-  TT_TRY(const sched::Schedule schedule, alg->generate(spec, layout));
   sim::SimOptions options;
   options.record_transfers = false;
-  TT_TRY(const sim::SimResult r, sim::Simulator(topology_, options).run(schedule));
+  // A schedule counted as reduced in the budget must not silently run in full.
+  const bool reduced =
+      symmetry_of(a, topology_) > 1 && generated_transfers(a, topology_) > budget_.max_transfers;
+  TT_TRY(const CollectiveSimulation r,
+         simulate_collective(*alg, spec, layout, topology_, options,
+                             reduced ? Generation::ReducedOnly : Generation::Auto));
   ++simulations_;
-  transfers_ += static_cast<std::int64_t>(schedule.size()) / r.symmetry;  // the work done
-  return r.makespan;
+  transfers_ += r.simulated;  // the work done
+  return r.result.makespan;
 }
 
 Expected<std::vector<Seconds>> SimulatorTimer::sample(const AlgorithmChoice& a) const {
   const std::int64_t full = generated_transfers(a, topology_);
-  // The budget is the simulator's work: transfers once symmetry has reduced them.
+  // The budget is the simulator's work: transfers once symmetry has reduced them (and what is
+  // generated: reduced schedules are written reduced).
   const std::int64_t n = full / symmetry_of(a, topology_);
-  if (full > kMaxGenerated) {
+  if (n == full && full > kMaxGenerated) {
     return fail(Errc::Unsupported, with_count(a.name(), full) + " is above the " +
                                        std::to_string(kMaxGenerated) +
                                        " transfers the rank stage generates");
@@ -150,6 +157,22 @@ Expected<Seconds> SimulatorTimer::interpolated(const AlgorithmChoice& a, Bytes b
   return Seconds(std::max(0.0, t[i - 1].value + slope * (bytes.as_double() - x0)));
 }
 
+namespace {
+
+// The tiers the simulation ran on, for the notes.
+std::string fabric_words(const topo::Topology& t) {
+  const int leaves = t.num_racks() * t.leaves_per_rack();
+  if (leaves == 1) return "one switch";
+  std::string s = std::to_string(leaves) + " leaves";
+  if (t.num_pods() == 1) return s + " and a spine";
+  return s + ", " + std::to_string(t.num_pods()) + " spines (pods of " +
+         std::to_string(t.racks_per_pod()) + " racks) and a super-spine";
+}
+
+}  // namespace
+
+std::string SimulatorTimer::fabric() const { return fabric_words(topology_); }
+
 std::vector<std::string> SimulatorTimer::summary() const {
   std::string done;
   for (const auto& [a, times] : sampled_) {
@@ -159,13 +182,8 @@ std::vector<std::string> SimulatorTimer::summary() const {
             " sizes" + (m > 1 ? ", one flow per " + std::to_string(m) + " twins" : "") + ")";
   }
   if (done.empty()) return {};
-  const topo::Topology& t = topology_;
-  const std::string fabric =
-      t.num_racks() * t.leaves_per_rack() > 1
-          ? std::to_string(t.num_racks() * t.leaves_per_rack()) + " leaves and a spine"
-          : "one switch";
-  return {"rank stage simulated " + done + " on the full " + std::to_string(t.num_hosts()) +
-          "-node fabric (" + fabric + ")"};
+  return {"rank stage simulated " + done + " on the full " + std::to_string(topology_.num_hosts()) +
+          "-node fabric (" + fabric_words(topology_) + ")"};
 }
 
 }  // namespace topotune::tune

@@ -12,10 +12,11 @@
 // whose transfer count, estimated from its shape before generating it, is above
 // SimBudget::max_transfers is refused (Unsupported), and so is any simulation once the
 // transfers simulated so far reach SimBudget::max_total. Transfers count as the simulator's
-// work: ring and hierarchical(ring) on a cluster with a host shift are simulated one flow per
-// orbit of twins (simulator/symmetry.h), so at 1024 p4d hosts hierarchical(ring)'s 16.8 M
-// transfers are 16 k distinct ones (a schedule is still generated in full: at most 20 M). There
-// is no rank cut-off. A refusal is the error of allreduce(), which the tuner turns into a note.
+// work: ring and hierarchical(ring) on a cluster with a host shift are generated and simulated
+// one flow per orbit of twins (simulator/symmetry.h, collective_simulation.h), so at 1024 p5
+// hosts (128-node pods under a super-spine) hierarchical(ring)'s 16.8 M transfers are 2.1 M
+// distinct ones; other schedules are generated in full (at most 20 M). There is no rank
+// cut-off. A refusal is the error of allreduce(), which the tuner turns into a note.
 //
 // NCCL's own algorithms (nccl:default, nccl:ring, nccl:tree) spread channels over all rails;
 // topotune's ring/dbtree schedules use one rail, so simulating them would misstate what NCCL
@@ -64,6 +65,9 @@ class SimulatorTimer final : public CollectiveTimer {
   std::int64_t transfers_simulated() const { return transfers_; }
   /// One line naming the algorithms simulated so far (sorted), or nothing.
   std::vector<std::string> summary() const;
+  /// The fabric it simulates, in words: "one switch", "16 leaves and a spine", "256 leaves,
+  /// 8 spines (pods of 4 racks) and a super-spine".
+  std::string fabric() const;
 
  private:
   SimulatorTimer(topo::Topology topology, const CollectiveTimer& nccl_like, Bytes max_bytes,

@@ -263,6 +263,10 @@ void rank_top(const TuneRequest& req, const Evaluator& eval, const CollectiveTim
   // framework runs: rank those with the same timer too, so the comparison is like for like.
   const auto is_fp32 = [](const Candidate& c) { return c.dtype == sched::DataType::F32; };
   pull_into_block(eval, timer, all, k, is_fp32, 1);
+  // The best of topotune's own schedules too, when NCCL's algorithms fill the screen's top (as
+  // on large clusters): the rank stage then times it on the full fabric, against NCCL's.
+  const auto own = [](const Candidate& c) { return !c.algo.is_nccl(); };
+  pull_into_block(eval, timer, all, k, own, 1);
   if (req.eligible) pull_into_block(eval, timer, all, k, req.eligible, req.top_k);
   std::sort(all.begin(), all.begin() + k, faster);
   if (req.channel_counts.empty()) return;

@@ -12,6 +12,7 @@
 
 #include "algorithms/rank_layout.h"
 #include "algorithms/registry.h"
+#include "autotune/collective_simulation.h"
 #include "cli/algorithm_flags.h"
 #include "cli/chrome_trace.h"
 #include "cli/cluster_flags.h"
@@ -81,17 +82,20 @@ Expected<void> run_simulate(const SimulateArgs& a, std::ostream& out) {
   TT_TRY(const algo::RankLayout layout, algo::layout_from_topology(topology, opts.channels));
   spec.ranks = layout.ranks();
   TT_TRY_VOID(spec.check());
-  TT_TRY(const sched::Schedule schedule, algorithm->generate(spec, layout));
-  TT_TRY(const sim::SimResult result, sim::Simulator(topology, sim_options).run(schedule));
+  // A trace shows every transfer: it needs the full schedule.
+  TT_TRY(
+      const tune::CollectiveSimulation sim,
+      tune::simulate_collective(*algorithm, spec, layout, topology, sim_options,
+                                a.trace.empty() ? tune::Generation::Auto : tune::Generation::Full));
   const std::string cluster = cluster_spec.instance.name + " x " +
                               std::to_string(cluster_spec.hosts) + " (" +
                               topo::placement_name(cluster_spec.placement) + " placement" +
                               (a.calibration.empty() ? "" : ", calibration " + a.calibration) + ")";
   if (!a.trace.empty()) {
-    TT_TRY(const std::string trace, chrome_trace_json(schedule, result, topology));
+    TT_TRY(const std::string trace, chrome_trace_json(*sim.schedule, sim.result, topology));
     TT_TRY_VOID(write_file_atomically(a.trace, trace).context("--trace"));
   }
-  return print_simulate_report(a.format, {schedule, result, topology, cluster}, out);
+  return print_simulate_report(a.format, {sim, sim.result, topology, cluster}, out);
 }
 
 }  // namespace

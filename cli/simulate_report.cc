@@ -59,15 +59,16 @@ std::vector<Cell> link_cells(const SimulateReport& rep, LinkId id) {
 }
 
 std::vector<std::string> summary_lines(const SimulateReport& rep) {
-  const sched::Schedule& s = rep.schedule;
+  const tune::CollectiveSimulation& s = rep.sim;
   const sim::SimResult& r = rep.result;
-  const auto& spec = s.spec();
+  const auto& spec = r.spec;
   std::string lines =
       string_printf("%-12s %s\n%-12s %s\n%-12s %s of %s %s on %d ranks\n%-12s %zu (%llu events)\n",
-                    "algorithm", s.algorithm().c_str(), "cluster", rep.cluster.c_str(),
+                    "algorithm", s.algorithm.c_str(), "cluster", rep.cluster.c_str(),
                     "collective", sched::collective_name(spec.collective),
                     format_size(spec.bytes).c_str(), sched::dtype_name(spec.dtype), spec.ranks,
-                    "transfers", s.size(), static_cast<unsigned long long>(r.events));
+                    "transfers", static_cast<std::size_t>(s.transfers),
+                    static_cast<unsigned long long>(r.events));
   lines += string_printf("%-12s %s\n%-12s %.3f GB/s\n%-12s %.3f GB/s\n", "time",
                          format_duration(r.makespan).c_str(), "algbw", r.algbw.gbps_bytes(),
                          "busbw", r.busbw.gbps_bytes());
@@ -75,17 +76,17 @@ std::vector<std::string> summary_lines(const SimulateReport& rep) {
 }
 
 Expected<void> print_json(const SimulateReport& rep, std::ostream& out) {
-  const sched::Schedule& s = rep.schedule;
+  const tune::CollectiveSimulation& s = rep.sim;
   const sim::SimResult& r = rep.result;
   const topo::Topology& t = rep.topology;
   try {
     nlohmann::ordered_json j;
-    j["algorithm"] = s.algorithm();
+    j["algorithm"] = s.algorithm;
     j["cluster"] = rep.cluster;
-    j["collective"] = sched::collective_name(s.spec().collective);
-    j["bytes"] = s.spec().bytes.value;
-    j["ranks"] = s.spec().ranks;
-    j["transfers"] = s.size();
+    j["collective"] = sched::collective_name(r.spec.collective);
+    j["bytes"] = r.spec.bytes.value;
+    j["ranks"] = r.spec.ranks;
+    j["transfers"] = s.transfers;
     j["time_s"] = r.makespan.value;
     j["algbw_GBps"] = r.algbw.gbps_bytes();
     j["busbw_GBps"] = r.busbw.gbps_bytes();

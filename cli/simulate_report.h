@@ -6,7 +6,7 @@
 #include <ostream>
 #include <string>
 
-#include "algorithms/schedule/schedule.h"
+#include "autotune/collective_simulation.h"
 #include "cli/output_format.h"
 #include "core/expected.h"
 #include "simulator/sim_result.h"
@@ -14,9 +14,10 @@
 
 namespace topotune::cli {
 
-/// A simulated run: the schedule, what the simulator made of it, and where.
+/// A simulated run: the collective (its schedule, possibly reduced), what the simulator made
+/// of it, and where.
 struct SimulateReport {
-  const sched::Schedule& schedule;
+  const tune::CollectiveSimulation& sim;
   const sim::SimResult& result;
   const topo::Topology& topology;
   std::string cluster;  ///< "p4d.24xlarge x 4 (cluster placement)"

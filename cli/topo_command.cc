@@ -52,20 +52,38 @@ std::string link_class_rows(const topo::Topology& t) {
   return o.str();
 }
 
-// The tiers above the hosts: leaves (one per rack, or one per group of rails), then a spine.
-std::string fabric_line(const topo::Topology& t) {
-  const topo::FabricParams& f = t.spec().fabric;
+std::string ratio(double x) { return string_printf("%.2f:1", x); }
+
+std::string per_hop(Seconds latency) { return format_duration(latency) + "/hop"; }
+
+// The tiers above the hosts, one line each: leaves (one per rack, or one per group of rails),
+// the spine (one per pod under a super-spine), the super-spine; each with its oversubscription
+// and latency per hop.
+std::string fabric_lines(const topo::Topology& t) {
+  const topo::ClusterSpec& spec = t.spec();
+  const topo::FabricParams& f = spec.fabric;
   const int leaves = t.num_racks() * t.leaves_per_rack();
-  std::string s = "fabric          " + std::to_string(leaves) + (leaves == 1 ? " leaf" : " leaves");
+  const int tiers = leaves == 1 ? 1 : t.num_pods() > 1 ? 3 : 2;
+  std::string s = "fabric          " + std::to_string(tiers) + (tiers == 1 ? " tier" : " tiers") +
+                  "\n  leaf          " + std::to_string(leaves);
   if (t.leaves_per_rack() > 1) {
     s += " (rail-optimised: " + std::to_string(t.leaves_per_rack()) + " per rack of " +
          std::to_string(t.num_hosts() / t.num_racks()) + " nodes, " +
          std::to_string(f.rails_per_leaf) + " NIC rail(s) each)";
+  } else {
+    s += leaves == 1 ? " (every node)" : " (one per rack)";
   }
-  if (leaves > 1) {
-    s += " -> spine, " + std::to_string(f.oversubscription).substr(0, 4) + ":1";
-  }
-  return s + "\n";
+  s += ", NIC links " + per_hop(spec.params(topo::LinkKind::Network).latency) + "\n";
+  if (tiers == 1) return s;
+  const Seconds uplink = spec.params(topo::LinkKind::Uplink).latency;
+  s += "  spine         " + std::to_string(t.num_pods()) +
+       (t.num_pods() > 1 ? " (one per pod of " + std::to_string(t.racks_per_pod()) + " racks)"
+                         : "") +
+       ", leaf uplinks " + ratio(f.oversubscription) + ", " + per_hop(uplink) + "\n";
+  if (tiers == 2) return s;
+  s += "  super-spine   1, spine uplinks " + ratio(f.pod_oversubscription) + ", " +
+       per_hop(f.superspine_latency.value_or(uplink)) + "\n";
+  return s;
 }
 
 std::string table(const topo::Topology& t) {
@@ -85,7 +103,7 @@ std::string table(const topo::Topology& t) {
     << (in.gpudirect_rdma ? "yes" : "no") << ")\nNIC per node    "
     << format_rate(t.host_nic_bandwidth()) << "\nbisection       "
     << format_rate(t.bisection_bandwidth()) << "\n"
-    << fabric_line(t);
+    << fabric_lines(t);
   for (const topo::NvLinkDomain& d : topo::nvlink_domains(t))
     o << "NVLink domain   " << d.gpus.size() << " GPUs per node, "
       << format_rate(d.per_gpu_bandwidth) << " per GPU per direction\n";

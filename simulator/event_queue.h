@@ -39,13 +39,18 @@ class EventQueue {
     TT_ASSERT(time >= 0, "event time %g must be >= 0", time);
     time += 0.0;  // turns -0.0 into +0.0, so that equal times have equal bit patterns
     const auto key = std::bit_cast<std::uint64_t>(time);
-    auto [it, added] = index_.try_emplace(key, 0);
-    if (added) {
-      it->second = new_bucket(time);
-      heap_.push_back(HeapEntry{key, it->second});
-      std::push_heap(heap_.begin(), heap_.end(), Later{});
+    // Lock-step phases push runs of events at one time: the last bucket saves the hash lookup.
+    if (key != last_key_ || last_bucket_ == kNoBucket) {
+      auto [it, added] = index_.try_emplace(key, 0);
+      if (added) {
+        it->second = new_bucket(time);
+        heap_.push_back(HeapEntry{key, it->second});
+        std::push_heap(heap_.begin(), heap_.end(), Later{});
+      }
+      last_key_ = key;
+      last_bucket_ = it->second;
     }
-    buckets_[it->second].events.push_back(Event{time, next_seq_, id, kind});
+    buckets_[last_bucket_].events.push_back(Event{time, next_seq_, id, kind});
     return next_seq_++;
   }
 
@@ -58,6 +63,7 @@ class EventQueue {
       std::pop_heap(heap_.begin(), heap_.end(), Later{});
       heap_.pop_back();
       index_.erase(top.key);
+      if (last_bucket_ == top.bucket) last_bucket_ = kNoBucket;
       b.events.clear();  // keeps its capacity for reuse
       b.next = 0;
       free_.push_back(top.bucket);
@@ -97,6 +103,9 @@ class EventQueue {
   std::vector<Bucket> buckets_;
   std::vector<std::uint32_t> free_;
   std::unordered_map<std::uint64_t, std::uint32_t> index_;
+  static constexpr std::uint32_t kNoBucket = ~std::uint32_t{0};
+  std::uint64_t last_key_ = 0;             ///< the time of the last push
+  std::uint32_t last_bucket_ = kNoBucket;  ///< its bucket, while it is pending
   std::uint64_t next_seq_ = 0;
 };
 

@@ -17,6 +17,7 @@
 #include "simulator/event_queue.h"
 #include "simulator/max_min_solver.h"
 #include "simulator/network_model.h"
+#include "simulator/route_cache.h"
 #include "simulator/sim_result.h"
 #include "simulator/simulator.h"
 
@@ -61,6 +62,7 @@ class FlowEngine {
   static constexpr std::uint64_t kMemoryCheckEvents = std::uint64_t{1} << 14;
 
   const NetworkModel& network_;
+  RouteCache routes_;  ///< the network's routes, each computed once
   const SimOptions& options_;
   const sched::Schedule& schedule_;
   SimResult* result_ = nullptr;

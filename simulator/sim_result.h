@@ -37,7 +37,8 @@ struct SimResult {
   Seconds makespan{0};  ///< completion of the last transfer (0 for an empty schedule)
   BytesPerSec algbw;    ///< S / makespan (0 when the makespan is 0)
   BytesPerSec busbw;    ///< algbw x sched::busbw_factor
-  /// Indexed by TransferId; empty when SimOptions::record_transfers is false.
+  /// Indexed by TransferId; empty when SimOptions::record_transfers is false. For a schedule
+  /// given reduced (Simulator::run(ReducedSchedule)), by the representatives' ids.
   std::vector<TransferTiming> transfers;
   /// Indexed by LinkId, one entry per link of the network.
   std::vector<LinkStats> links;

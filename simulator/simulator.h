@@ -28,6 +28,7 @@
 
 #include <memory>
 
+#include "algorithms/schedule/reduced_schedule.h"
 #include "algorithms/schedule/schedule.h"
 #include "core/expected.h"
 #include "simulator/network_model.h"
@@ -78,6 +79,14 @@ class Simulator {
   /// Runs the schedule. Errors: Errc::InvalidSchedule for an endpoint the network does not
   /// have; Errc::Internal if transfers can never complete (a route with zero capacity).
   Expected<SimResult> run(const sched::Schedule& schedule) const;
+
+  /// Runs a schedule given by its representatives (sched::ReducedSchedule, written by a
+  /// generator), as run() runs the quotient it derives itself: the same answer as the full
+  /// schedule, at the cost of the representatives. SimResult::symmetry is the orbit size and
+  /// SimResult::transfers (when recorded) holds the representatives' timings, by their ids.
+  /// Errors: Errc::InvalidArgument when the network's translation is not the schedule's shift
+  /// (check_reduced in symmetry.h); then as run().
+  Expected<SimResult> run(const sched::ReducedSchedule& reduced) const;
 
   const SimOptions& options() const { return options_; }
 

@@ -1,5 +1,6 @@
 #include "simulator/symmetry.h"
 
+#include <string>
 #include <utility>
 
 #include "core/assert.h"
@@ -112,7 +113,33 @@ std::optional<Quotient> quotient_by_translation(const sched::Schedule& s,
   }
   auto reduced = reduced_schedule(s, *num);
   if (!reduced) return std::nullopt;
-  return Quotient{std::move(*reduced), std::move(num->orbit_of), n / tr.shift_ranks};
+  return Quotient{sched::ReducedSchedule{std::move(*reduced), tr.shift_ranks, n / tr.shift_ranks},
+                  std::move(num->orbit_of)};
+}
+
+Expected<void> check_reduced(const sched::ReducedSchedule& r, const NetworkModel& network) {
+  const NetworkModel::Translation tr = network.translation();
+  const sched::Schedule& s = r.representatives;
+  const int n = s.num_ranks();
+  if (tr.shift_ranks != r.shift_ranks || tr.ranks != n || r.shift_ranks <= 0 ||
+      r.orbit_size * r.shift_ranks != n || r.orbit_size < 2) {
+    return fail(Errc::InvalidArgument,
+                "a schedule reduced by a shift of " + std::to_string(r.shift_ranks) + " of " +
+                    std::to_string(n) + " ranks (orbits of " + std::to_string(r.orbit_size) +
+                    ") on a network whose translation shifts " + std::to_string(tr.shift_ranks) +
+                    " of " + std::to_string(tr.ranks) + " ranks");
+  }
+  if (s.num_endpoints() != n) {
+    return fail(Errc::InvalidArgument, "a reduced schedule with endpoints that are not ranks");
+  }
+  for (const sched::Transfer& t : s.transfers()) {
+    if (t.src.value >= r.shift_ranks) {
+      return fail(Errc::InvalidArgument,
+                  "a reduced schedule with a transfer from rank " + std::to_string(t.src.value) +
+                      ", not a representative (ranks below " + std::to_string(r.shift_ranks) + ")");
+    }
+  }
+  return {};
 }
 
 topo::Route QuotientNetwork::route(NodeId from, NodeId to, int channel) const {
@@ -123,23 +150,22 @@ topo::Route QuotientNetwork::route(NodeId from, NodeId to, int channel) const {
   return r;
 }
 
-SimResult expand_quotient(SimResult reduced, const Quotient& q, const NetworkModel& network,
-                          bool record_transfers) {
-  SimResult out;
-  out.spec = reduced.spec;
-  out.makespan = reduced.makespan;
-  out.events = reduced.events;
-  out.symmetry = q.orbit_size;
-  if (record_transfers) {
-    out.transfers.resize(q.orbit_of.size());
-    for (std::size_t t = 0; t < q.orbit_of.size(); ++t)
-      out.transfers[t] = reduced.transfers[q.orbit_of[t]];
-  }
-  out.links.resize(reduced.links.size());
-  for (std::size_t l = 0; l < reduced.links.size(); ++l) {
-    out.links[l] = reduced.links[network.link_orbit(LinkId(static_cast<std::int32_t>(l))).index()];
+SimResult expand_links(SimResult reduced, int orbit_size, const NetworkModel& network) {
+  SimResult out = std::move(reduced);
+  out.symmetry = orbit_size;
+  const std::vector<LinkStats> links = std::move(out.links);
+  out.links.resize(links.size());
+  for (std::size_t l = 0; l < links.size(); ++l) {
+    out.links[l] = links[network.link_orbit(LinkId(static_cast<std::int32_t>(l))).index()];
   }
   return out;
+}
+
+void expand_transfers(SimResult& result, const Quotient& q) {
+  if (result.transfers.empty()) return;
+  std::vector<TransferTiming> reps = std::move(result.transfers);
+  result.transfers.resize(q.orbit_of.size());
+  for (std::size_t t = 0; t < q.orbit_of.size(); ++t) result.transfers[t] = reps[q.orbit_of[t]];
 }
 
 }  // namespace topotune::sim

@@ -25,18 +25,21 @@
 #include <optional>
 #include <vector>
 
+#include "algorithms/schedule/reduced_schedule.h"
 #include "algorithms/schedule/schedule.h"
+#include "core/expected.h"
 #include "simulator/network_model.h"
 #include "simulator/sim_result.h"
 
 namespace topotune::sim {
 
-/// A schedule reduced by a translation: one transfer per orbit.
+/// A schedule reduced by a translation: one transfer per orbit, and the way back.
 struct Quotient {
-  sched::Schedule schedule;  ///< the representatives, in schedule order, dependencies remapped
-  /// Per transfer of the full schedule: the index of its orbit's representative in `schedule`.
+  /// The representatives, in schedule order, dependencies remapped; orbit_size transfers per
+  /// orbit (= links per link orbit).
+  sched::ReducedSchedule reduced;
+  /// Per transfer of the full schedule: the index of its orbit's representative.
   std::vector<std::uint32_t> orbit_of;
-  int orbit_size = 1;  ///< transfers per orbit (= links per link orbit)
 };
 
 /// The schedule reduced by the network's translation, or nullopt when the network has none or
@@ -68,9 +71,17 @@ class QuotientNetwork final : public NetworkModel {
   const NetworkModel& base_;
 };
 
-/// Expands a reduced run's result to the full schedule: every transfer gets its
-/// representative's timings, every link its orbit representative's statistics.
-SimResult expand_quotient(SimResult reduced, const Quotient& q, const NetworkModel& network,
-                          bool record_transfers);
+/// Whether `reduced` can run on `network`: the network's translation is the schedule's shift
+/// over the same ranks, only ranks below the shift send, and there are no extra endpoints.
+/// Errors (Errc::InvalidArgument) say which condition fails.
+Expected<void> check_reduced(const sched::ReducedSchedule& reduced, const NetworkModel& network);
+
+/// A reduced run's result as the full network sees it: every link gets its orbit
+/// representative's statistics; transfers stay the representatives' timings.
+SimResult expand_links(SimResult reduced, int orbit_size, const NetworkModel& network);
+
+/// Every transfer of the full schedule gets its representative's timings (`reduced` from
+/// expand_links, transfers recorded).
+void expand_transfers(SimResult& result, const Quotient& q);
 
 }  // namespace topotune::sim

@@ -28,6 +28,11 @@ Expected<ClusterSpec> make_cluster_spec(InstanceSpec instance, int hosts, Placem
     spec.fabric.rails_per_leaf =
         std::max(1, spec.instance.num_nics / std::max(1, spec.instance.num_gpus));
     spec.fabric.oversubscription = kScalableUnitOversubscription;
+    // Beyond the largest two-tier design: pods of scalable units under a super-spine.
+    if (hosts > kScalableUnitHosts * kTwoTierMaxScalableUnits) {
+      spec.fabric.racks_per_pod = kScalableUnitsPerPod;
+      spec.fabric.pod_oversubscription = kPodOversubscription;
+    }
   }
   spec.link_params = default_link_params(placement);
   spec.link_params_set = true;
@@ -55,7 +60,9 @@ using detail::JsonPath;
 
 Expected<void> read_fabric(const Json& v, const JsonPath& at, FabricParams& fabric) {
   TT_TRY_VOID(
-      detail::check_object(v, at, {"hosts_per_rack", "rails_per_leaf", "oversubscription"}));
+      detail::check_object(v, at,
+                           {"hosts_per_rack", "rails_per_leaf", "oversubscription", "racks_per_pod",
+                            "pod_oversubscription", "superspine_latency_us"}));
   if (const Json* h = detail::find_member(v, "hosts_per_rack")) {
     TT_TRY(std::int64_t n, detail::read_int(*h, at / "hosts_per_rack", 1, kMaxHosts));
     fabric.hosts_per_rack = static_cast<int>(n);
@@ -68,6 +75,20 @@ Expected<void> read_fabric(const Json& v, const JsonPath& at, FabricParams& fabr
     TT_TRY(fabric.oversubscription, detail::read_number(*o, at / "oversubscription", true));
     if (fabric.oversubscription < 1 || fabric.oversubscription > 1000)
       return (at / "oversubscription").error("must be in 1..1000", Errc::InvalidArgument);
+  }
+  if (const Json* p = detail::find_member(v, "racks_per_pod")) {
+    TT_TRY(std::int64_t n, detail::read_int(*p, at / "racks_per_pod", 0, kMaxHosts));
+    fabric.racks_per_pod = static_cast<int>(n);
+  }
+  if (const Json* o = detail::find_member(v, "pod_oversubscription")) {
+    TT_TRY(fabric.pod_oversubscription, detail::read_number(*o, at / "pod_oversubscription", true));
+    if (fabric.pod_oversubscription < 1 || fabric.pod_oversubscription > 1000)
+      return (at / "pod_oversubscription").error("must be in 1..1000", Errc::InvalidArgument);
+  }
+  if (const Json* l = detail::find_member(v, "superspine_latency_us")) {
+    TT_TRY(double us, detail::read_number(*l, at / "superspine_latency_us", false));
+    if (us < 0 || us > 1e6) return (at / "superspine_latency_us").error("must be in 0..1e6");
+    fabric.superspine_latency = microseconds(us);
   }
   return {};
 }

@@ -26,7 +26,7 @@ enum class LinkKind : std::uint8_t {
   Pcie,             ///< GPU/NIC<->PCIe switch, switch<->CPU, device<->CPU
   CpuInterconnect,  ///< socket<->socket
   Network,          ///< NIC<->top-of-rack (or the cluster's single segment switch)
-  Uplink,           ///< top-of-rack<->spine
+  Uplink,           ///< switch<->switch: leaf<->spine, spine<->super-spine
 };
 inline constexpr int kNumLinkKinds = 5;
 const char* link_kind_name(LinkKind k);
@@ -39,16 +39,24 @@ struct LinkClassParams {
   double efficiency = 1.0;
 };
 
-/// The network outside the hosts: leaves, and a spine when there is more than one leaf.
+/// The network outside the hosts: leaves, a spine when there is more than one leaf, and a
+/// super-spine when the racks are grouped into pods.
 /// A rack (a scalable unit) is a block of consecutive hosts. Its NICs meet either one switch
 /// (rails_per_leaf 0, a top-of-rack switch) or, rail-optimised, one leaf per group of
 /// `rails_per_leaf` NIC indices: NIC n of every host of the rack on leaf n / rails_per_leaf,
 /// so same-rail traffic inside the rack is one hop and anything else crosses the spine.
+/// Third tier (racks_per_pod > 0 and more than one pod): a pod is a block of consecutive racks
+/// whose leaves share one spine (a spine-leaf group); pods meet at the super-spine, so traffic
+/// between pods crosses leaf -> spine -> super-spine -> spine -> leaf. Each tier has its own
+/// oversubscription and latency per hop.
 struct FabricParams {
-  int hosts_per_rack = 0;                   ///< 0: the placement's default (all in one for cluster)
-  int rails_per_leaf = 0;                   ///< 0: one switch per rack; k: a leaf per k NIC indices
-  double oversubscription = 1.0;            ///< leaf uplink = leaf NIC bandwidth / oversubscription
-  std::optional<BytesPerSec> per_flow_cap;  ///< cap per flow (AWS TCP limits); set by builder
+  int hosts_per_rack = 0;             ///< 0: the placement's default (all in one for cluster)
+  int rails_per_leaf = 0;             ///< 0: one switch per rack; k: a leaf per k NIC indices
+  double oversubscription = 1.0;      ///< leaf uplink = leaf NIC bandwidth / oversubscription
+  int racks_per_pod = 0;              ///< 0: one spine for all racks; k: pods of k racks
+  double pod_oversubscription = 1.0;  ///< pod uplink = its leaves' uplinks / this
+  std::optional<Seconds> superspine_latency;  ///< per spine<->super-spine hop (default: uplink's)
+  std::optional<BytesPerSec> per_flow_cap;    ///< cap per flow (AWS TCP limits); set by builder
 };
 
 struct ClusterSpec {

@@ -37,6 +37,22 @@ inline constexpr int kMaxPartitionRacks = 7;
 /// is an ASSUMPTION borrowed from NVIDIA's design, overridable by a cluster file's "fabric".
 inline constexpr int kScalableUnitHosts = 32;
 inline constexpr double kScalableUnitOversubscription = 1.0;
+/// Cluster placement beyond what two tiers build: a super-spine (core) tier above spines that
+/// each serve a pod of scalable units. NVIDIA's DGX SuperPOD B200 reference architecture
+/// (docs.nvidia.com/dgx-superpod/reference-architecture-scalable-infrastructure-b200/latest/
+/// dgx-superpod-architecture.html, "Larger DGX SuperPOD component counts") builds up to 8 SUs
+/// (256 nodes) with leaves and spines only and adds core switches from 16 SUs on, with as many
+/// spine-core cables as node-leaf cables (16 SUs: 4,096 / 4,096 / 4,096: 1:1 at every tier).
+/// The pod (a spine-leaf group: "all SPINE connect to all LEAF within the group", NVIDIA
+/// InfiniBand Cluster Bring-up Procedure, Acronyms) is not stated; derived from the same table
+/// (16 SUs: 128 spines with 32 leaf cables and 32 core cables each, so a group of every spine to
+/// every leaf has 32 leaves, 4 SUs of 8 rails): 4 SUs. An ASSUMPTION for AWS, whose UltraClusters
+/// are described only as "low-latency, petabit-scale, non-blocking"
+/// (docs.aws.amazon.com/AWSEC2/latest/APIReference/API_CapacityBlock.html): overridable by a
+/// cluster file's fabric.racks_per_pod, pod_oversubscription and superspine_latency_us.
+inline constexpr int kTwoTierMaxScalableUnits = 8;
+inline constexpr int kScalableUnitsPerPod = 4;
+inline constexpr double kPodOversubscription = 1.0;
 
 /// AWS per-flow TCP limits (instances.md 2.2): inside a cluster placement group, and outside.
 inline constexpr double kTcpFlowCapClusterGbps = 10.0;

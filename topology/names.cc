@@ -24,6 +24,8 @@ const char* device_kind_name(DeviceKind k) {
       return "tor";
     case DeviceKind::Spine:
       return "spine";
+    case DeviceKind::SuperSpine:
+      return "superspine";
   }
   return "?";
 }

@@ -26,6 +26,10 @@ int Topology::num_racks() const {
   return static_cast<int>(impl_->tor_of_rack.size()) / impl_->leaves_per_rack;
 }
 int Topology::leaves_per_rack() const { return impl_->leaves_per_rack; }
+int Topology::num_pods() const { return impl_->superspine.valid() ? impl_->num_pods() : 1; }
+int Topology::racks_per_pod() const {
+  return impl_->superspine.valid() ? impl_->racks_per_pod : num_racks();
+}
 int Topology::rack_of_host(int host) const {
   TT_ASSERT(host >= 0 && host < impl_->hosts, "host %d out of range", host);
   return impl_->rack_of_host[host];
@@ -110,7 +114,7 @@ Route Topology::route(NodeId from, NodeId to, int channel) const {
     w.add_local(hs, t.tmpl.routes[static_cast<std::size_t>(ls) * nd + ld]);
     return r;
   }
-  // Network leg: from the source's ToR (or the switch itself) to the destination's.
+  // Network leg: from the source's leaf (or the switch itself) to the destination's.
   NodeId at = from;
   const std::size_t nics = t.tmpl.nic_local.size();
   if (src_host) {
@@ -121,13 +125,18 @@ Route Topology::route(NodeId from, NodeId to, int channel) const {
   }
   const int dst_nic = dst_host ? nic_for(t.tmpl, ld, channel) : 0;
   const NodeId goal = dst_host ? t.leaf_of(hd, dst_nic) : to;
+  // From one switch to the other: up from a leaf to its spine, across the super-spine when the
+  // two are in different pods (or one is the super-spine), down to the goal leaf.
   if (at != goal) {
-    if (t.devices[at.index()].kind == DeviceKind::TorSwitch) {
-      w.add(t.uplink_up[t.devices[at.index()].index]);
+    const Device& a = t.devices[at.index()];
+    const Device& g = t.devices[goal.index()];
+    if (a.kind == DeviceKind::TorSwitch) w.add(t.uplink_up[static_cast<std::size_t>(a.index)]);
+    const int pa = t.pod_of_switch(a), pg = t.pod_of_switch(g);
+    if (t.superspine.valid() && (pa != pg || pa < 0)) {
+      if (pa >= 0) w.add(t.pod_up[static_cast<std::size_t>(pa)]);
+      if (pg >= 0) w.add(t.pod_down[static_cast<std::size_t>(pg)]);
     }
-    if (t.devices[goal.index()].kind == DeviceKind::TorSwitch) {
-      w.add(t.uplink_down[t.devices[goal.index()].index]);
-    }
+    if (g.kind == DeviceKind::TorSwitch) w.add(t.uplink_down[static_cast<std::size_t>(g.index)]);
   }
   if (dst_host) {
     w.add_host_link(hd, t.tmpl.nic_down_link[dst_nic]);
@@ -194,14 +203,17 @@ BytesPerSec Topology::bisection_bandwidth() const {
   const Impl& t = *impl_;
   if (t.hosts < 2) return BytesPerSec(0);
   // Halves of the hosts; the hosts' NICs bound it, and with racks the spine uplinks of half
-  // of the racks do too (racks are balanced, so any half of them carries the same uplinks).
+  // of the racks do too (racks are balanced, so any half of them carries the same uplinks),
+  // and with pods the super-spine uplinks of half of the pods.
   const BytesPerSec nic_bound = host_nic_bandwidth() * static_cast<double>(t.hosts / 2);
-  if (!t.spine.valid()) return nic_bound;
+  if (t.spines.empty()) return nic_bound;
   // Rail-optimised racks: a half of the racks sends through all of their leaves' uplinks.
   const BytesPerSec spine_bound =
       t.uplink_bandwidth * static_cast<double>(num_racks() / 2 * t.leaves_per_rack);
   if (num_racks() < 2) return nic_bound;
-  return std::min(nic_bound, spine_bound);
+  if (!t.superspine.valid()) return std::min(nic_bound, spine_bound);
+  const BytesPerSec pod_bound = t.pod_uplink_bandwidth * static_cast<double>(t.num_pods() / 2);
+  return std::min({nic_bound, spine_bound, pod_bound});
 }
 
 }  // namespace topotune::topo

@@ -30,7 +30,16 @@
 
 namespace topotune::topo {
 
-enum class DeviceKind : std::uint8_t { Gpu, NvSwitch, PcieSwitch, Cpu, Nic, TorSwitch, Spine };
+enum class DeviceKind : std::uint8_t {
+  Gpu,
+  NvSwitch,
+  PcieSwitch,
+  Cpu,
+  Nic,
+  TorSwitch,
+  Spine,
+  SuperSpine
+};
 const char* device_kind_name(DeviceKind k);
 
 struct Device {
@@ -76,6 +85,10 @@ class Topology {
   /// Leaf switches per rack: 1 (its top-of-rack switch) unless the fabric is rail-optimised
   /// (FabricParams::rails_per_leaf), then one per group of rails.
   int leaves_per_rack() const;
+  /// Pods under a super-spine (FabricParams::racks_per_pod); 1 when there is no super-spine.
+  int num_pods() const;
+  /// Racks under one spine: a pod's (the last pod may have fewer), or all racks.
+  int racks_per_pod() const;
   int rack_of_host(int host) const;
 
   std::size_t num_devices() const;

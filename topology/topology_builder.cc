@@ -22,10 +22,12 @@ class TopologyBuilder {
   const InstanceSpec& inst() const { return impl_->spec.instance; }
   NodeId add_device(DeviceKind kind, int host, int index, std::string name);
   void add_cable(NodeId a, NodeId b, LinkKind kind, BytesPerSec nominal);
+  void add_cable(NodeId a, NodeId b, LinkKind kind, BytesPerSec nominal, Seconds latency);
   void add_host(int h);
   void add_host_pcie(int h, int base);
   void place_racks();
   void add_network();
+  void add_superspine();
   void finish_graph();
   int host_period() const;
   Expected<void> finish_template();
@@ -39,9 +41,15 @@ NodeId TopologyBuilder::add_device(DeviceKind kind, int host, int index, std::st
 }
 
 void TopologyBuilder::add_cable(NodeId a, NodeId b, LinkKind kind, BytesPerSec nominal) {
+  add_cable(a, b, kind, nominal, impl_->spec.params(kind).latency);
+}
+
+// A cable whose latency per hop is not its class's (the super-spine tier's own).
+void TopologyBuilder::add_cable(NodeId a, NodeId b, LinkKind kind, BytesPerSec nominal,
+                                Seconds latency) {
   const LinkClassParams& p = impl_->spec.params(kind);
   for (auto [s, d] : {std::pair{a, b}, std::pair{b, a}})
-    impl_->links.push_back(Link{s, d, kind, nominal * p.efficiency, p.latency, nominal});
+    impl_->links.push_back(Link{s, d, kind, nominal * p.efficiency, latency, nominal});
 }
 
 // Devices: GPUs, [NVSwitch], PCIe switches, CPU sockets, NICs. Links: NVLink, PCIe, socket
@@ -134,7 +142,15 @@ void TopologyBuilder::place_racks() {
       t.tor_of_rack.push_back(add_device(DeviceKind::TorSwitch, -1, leaf, name));
     }
   }
-  if (t.tor_of_rack.size() > 1) t.spine = add_device(DeviceKind::Spine, -1, 0, "spine");
+  if (t.tor_of_rack.size() < 2) return;
+  // A spine per pod of racks_per_pod racks when that makes two pods or more, else one spine.
+  const int per_pod = t.spec.fabric.racks_per_pod;
+  t.racks_per_pod = per_pod > 0 && per_pod < racks ? per_pod : racks;
+  const int pods = (racks + t.racks_per_pod - 1) / t.racks_per_pod;
+  for (int p = 0; p < pods; ++p)
+    t.spines.push_back(
+        add_device(DeviceKind::Spine, -1, p, pods == 1 ? "spine" : "spine" + std::to_string(p)));
+  if (pods > 1) t.superspine = add_device(DeviceKind::SuperSpine, -1, 0, "superspine");
 }
 
 void TopologyBuilder::add_network() {
@@ -148,7 +164,7 @@ void TopologyBuilder::add_network() {
       t.links[t.link_id(h, t.tmpl.nic_down_link[n]).index()].src = leaf;
     }
   }
-  if (!t.spine.valid()) return;
+  if (t.spines.empty()) return;
   const int racks = static_cast<int>(t.tor_of_rack.size()) / t.leaves_per_rack;
   std::vector<int> per_rack(static_cast<std::size_t>(racks), 0);
   for (int r : t.rack_of_host) ++per_rack[r];
@@ -157,26 +173,46 @@ void TopologyBuilder::add_network() {
   // Every leaf gets the uplink its fullest sibling needs: switches are bought in one model.
   t.uplink_bandwidth =
       inst().nic_bandwidth * (static_cast<double>(t.nics_per_leaf) * largest / oversub);
-  for (const NodeId leaf : t.tor_of_rack) {
+  for (std::size_t leaf = 0; leaf < t.tor_of_rack.size(); ++leaf) {
     t.uplink_up.push_back(LinkId(static_cast<std::int32_t>(t.links.size())));
     t.uplink_down.push_back(LinkId(static_cast<std::int32_t>(t.links.size() + 1)));
-    add_cable(leaf, t.spine, LinkKind::Uplink, t.uplink_bandwidth);
+    const NodeId spine = t.spines[static_cast<std::size_t>(t.pod_of_leaf(static_cast<int>(leaf)))];
+    add_cable(t.tor_of_rack[leaf], spine, LinkKind::Uplink, t.uplink_bandwidth);
+  }
+  if (t.superspine.valid()) add_superspine();
+}
+
+// Every pod's spine to the super-spine: the uplinks of the fullest pod's leaves over the pod
+// oversubscription, at the super-spine tier's latency (the uplink class's unless given).
+void TopologyBuilder::add_superspine() {
+  Topology::Impl& t = *impl_;
+  const FabricParams& f = t.spec.fabric;
+  const double oversub = f.pod_oversubscription > 0 ? f.pod_oversubscription : 1.0;
+  t.pod_uplink_bandwidth =
+      t.uplink_bandwidth * (static_cast<double>(t.racks_per_pod * t.leaves_per_rack) / oversub);
+  const Seconds latency = f.superspine_latency.value_or(t.spec.params(LinkKind::Uplink).latency);
+  for (const NodeId spine : t.spines) {
+    t.pod_up.push_back(LinkId(static_cast<std::int32_t>(t.links.size())));
+    t.pod_down.push_back(LinkId(static_cast<std::int32_t>(t.links.size() + 1)));
+    add_cable(spine, t.superspine, LinkKind::Uplink, t.pod_uplink_bandwidth, latency);
   }
 }
 
 // The smallest host shift that maps the cluster onto itself (Topology::host_period). One
 // switch: every host alike. Otherwise whole racks, so that no leaf (and no uplink) is mapped
-// onto itself; a single rail-optimised rack has no shift short of all its hosts.
+// onto itself, and whole pods under a super-spine (a shift by one rack would move a rack across
+// a pod boundary); a single rail-optimised rack has no shift short of all its hosts.
 int TopologyBuilder::host_period() const {
   const Topology::Impl& t = *impl_;
-  if (!t.spine.valid()) return 1;
+  if (t.spines.empty()) return 1;
   const int racks = static_cast<int>(t.tor_of_rack.size()) / t.leaves_per_rack;
   if (t.hosts % racks != 0) return 0;
   // Equal racks of contiguous hosts: shifting by one rack maps rack r onto rack r + 1 (mod).
   const int per_rack = t.hosts / racks;
   for (int h = 0; h < t.hosts; ++h)
     if (t.rack_of_host[static_cast<std::size_t>(h)] != h / per_rack) return 0;
-  return per_rack;
+  if (!t.superspine.valid()) return per_rack;
+  return racks % t.racks_per_pod == 0 ? per_rack * t.racks_per_pod : 0;
 }
 
 void TopologyBuilder::finish_graph() {

@@ -28,6 +28,7 @@ const char* node_style(DeviceKind k) {
     case DeviceKind::TorSwitch:
       return "shape=hexagon, style=filled, fillcolor=\"#fff2ae\"";
     case DeviceKind::Spine:
+    case DeviceKind::SuperSpine:
       return "shape=doubleoctagon, style=filled, fillcolor=\"#f1e2cc\"";
   }
   return "shape=box";
@@ -53,7 +54,7 @@ bool drawn(const Topology& t, NodeId id) {
   const Device& d = t.device(id);
   if (d.host == 0) return true;
   if (d.host > 0) return false;
-  return d.kind == DeviceKind::Spine || d.index < kMaxDrawnRacks;
+  return d.kind == DeviceKind::SuperSpine || d.index < kMaxDrawnRacks;
 }
 
 }  // namespace

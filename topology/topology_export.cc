@@ -110,7 +110,8 @@ void add_devices(const Topology& topo, nlohmann::json& doc) {
       e["bandwidth_Bps"] = spec.instance.nic_bandwidth.value;
       e["transport"] = transport_name(spec.instance.transport);
       doc["nics"].push_back(e);
-    } else if (d.kind == DeviceKind::TorSwitch || d.kind == DeviceKind::Spine) {
+    } else if (d.kind == DeviceKind::TorSwitch || d.kind == DeviceKind::Spine ||
+               d.kind == DeviceKind::SuperSpine) {
       e.erase("node");
       doc["switches"].push_back(e);
     }
@@ -133,6 +134,7 @@ std::string topology_to_json(const Topology& topo) {
   doc["nodes"] = topo.num_hosts();
   doc["placement"] = placement_name(spec.placement);
   doc["racks"] = topo.num_racks();
+  if (topo.num_pods() > 1) doc["pods"] = topo.num_pods();  // under a super-spine
   doc["gpus_per_node"] = topo.gpus_per_host();
   add_devices(topo, doc);
   doc["links"] = json::array();

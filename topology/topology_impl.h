@@ -5,12 +5,15 @@
 //
 // Layout: every host has the same devices and links in the same order (a host template), so
 // device and link ids are `host * per_host + local`. The network switches (ToRs, then the
-// spine) follow the hosts; the rack uplinks follow the host link blocks. Routes inside a host
-// are computed once on the template (Dijkstra) and shifted by the host's base id; inter-host
-// routes are composed as src -> egress NIC -> ToR -> [spine -> ToR] -> NIC -> dst, so route()
-// is O(hops) and nothing is precomputed per device pair of the cluster.
+// spines, the super-spine) follow the hosts; the leaf uplinks follow the host link blocks, then
+// the pod uplinks. Routes inside a host are computed once on the template (Dijkstra) and
+// shifted by the host's base id; inter-host routes are composed as src -> egress NIC -> leaf ->
+// [spine -> [super-spine -> spine] -> leaf] -> NIC -> dst, so route() is O(hops) and nothing
+// is precomputed per device pair of the cluster.
 
+#include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "topology/topology.h"
@@ -52,10 +55,15 @@ struct Topology::Impl {
   /// per rack, its top-of-rack switch, unless FabricParams::rails_per_leaf splits the rails).
   std::vector<NodeId> tor_of_rack;
   int leaves_per_rack = 1;
-  int nics_per_leaf = 1;                       ///< NIC indices per leaf (all when one per rack)
-  NodeId spine;                                ///< invalid when there is one leaf
+  int nics_per_leaf = 1;  ///< NIC indices per leaf (all when one per rack)
+  /// Spines: one per pod (one in all without a super-spine); none when there is one leaf.
+  std::vector<NodeId> spines;
   std::vector<LinkId> uplink_up, uplink_down;  ///< per leaf: leaf->spine, spine->leaf
   BytesPerSec uplink_bandwidth;                ///< nominal, per leaf and direction
+  int racks_per_pod = 1;                       ///< racks under one spine (all without pods)
+  NodeId superspine;                           ///< invalid unless there are two pods or more
+  std::vector<LinkId> pod_up, pod_down;        ///< per pod: spine->super-spine and back
+  BytesPerSec pod_uplink_bandwidth;            ///< nominal, per pod and direction
   int host_period = 0;                         ///< Topology::host_period(), set by the builder
 
   std::vector<std::vector<int>> rings;        ///< intra-host rings (local GPU indices)
@@ -64,6 +72,24 @@ struct Topology::Impl {
   NodeId device_id(int host, int local) const { return NodeId(host * tmpl.num_devices + local); }
   LinkId link_id(int host, int local) const { return LinkId(host * tmpl.num_links + local); }
   bool in_host(NodeId id) const { return id.value < hosts * tmpl.num_devices; }
+  int num_pods() const { return static_cast<int>(spines.size()); }
+  /// The pod of leaf `leaf` (an index into tor_of_rack).
+  int pod_of_leaf(int leaf) const { return leaf / leaves_per_rack / racks_per_pod; }
+  /// A switch's pod: a leaf's or a spine's; -1 for the super-spine, which is above every pod.
+  int pod_of_switch(const Device& d) const {
+    if (d.kind == DeviceKind::TorSwitch) return pod_of_leaf(d.index);
+    if (d.kind == DeviceKind::Spine) return d.index;
+    return -1;
+  }
+  /// Leaves and pods in one translation period of hosts (host_period: whole racks, and whole
+  /// pods under a super-spine); {1, 1} with one switch.
+  std::pair<std::size_t, std::size_t> leaves_and_pods_per_period() const {
+    if (spines.empty()) return {1, 1};
+    const int racks = static_cast<int>(tor_of_rack.size()) / leaves_per_rack;
+    const int racks_per_period = host_period / (hosts / racks);
+    return {static_cast<std::size_t>(racks_per_period * leaves_per_rack),
+            static_cast<std::size_t>(std::max(1, racks_per_period / racks_per_pod))};
+  }
   /// The leaf that NIC `nic` of `host` is cabled to.
   NodeId leaf_of(int host, int nic) const {
     return tor_of_rack[static_cast<std::size_t>(

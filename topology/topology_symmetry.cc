@@ -1,8 +1,9 @@
 // Topology's translation symmetry: what lets the simulator run one representative of each set
-// of equivalent flows (simulator/symmetry.h). Hosts are laid out from one template and racks
-// are contiguous blocks, so shifting hosts by a whole number of racks maps the cluster onto
-// itself: host links to host links (id host * per_host + local), ToRs to ToRs, and the spine
-// onto itself.
+// of equivalent flows (simulator/symmetry.h). Hosts are laid out from one template, racks are
+// contiguous blocks and pods contiguous blocks of racks, so shifting hosts by a whole number of
+// periods (a rack, or a pod under a super-spine) maps the cluster onto itself: host links to
+// host links (id host * per_host + local), leaves to leaves, spines to spines, and the
+// super-spine (or the one spine) onto itself.
 
 #include "topology/topology_impl.h"
 
@@ -20,14 +21,21 @@ LinkId Topology::link_orbit(LinkId id) const {
     const int host = id.value / per_host;
     return t.link_id(host % period, id.value % per_host);
   }
-  // A leaf's uplink (added in leaf order, up then down, after every host's links). With one
-  // leaf there are none; otherwise the period is one rack, so every rack's leaf for a group
-  // of rails maps onto rack 0's.
+  // A leaf's uplink (added in leaf order, up then down, after every host's links), then a
+  // pod's (after every leaf's). With one leaf there are none; otherwise the period is whole
+  // racks (pods), so every leaf (pod) maps onto its counterpart in the first period.
+  const auto [leaves, pods] = t.leaves_and_pods_per_period();
   const int u = id.value - t.hosts * per_host;
   const auto leaf = static_cast<std::size_t>(u / 2);
-  TT_ASSERT(leaf < t.uplink_up.size(), "link %d is neither a host link nor an uplink", id.value);
-  const auto group = leaf % static_cast<std::size_t>(t.leaves_per_rack);
-  return u % 2 == 0 ? t.uplink_up[group] : t.uplink_down[group];
+  if (leaf < t.uplink_up.size()) {
+    const std::size_t rep = leaf % leaves;
+    return u % 2 == 0 ? t.uplink_up[rep] : t.uplink_down[rep];
+  }
+  const int v = u - 2 * static_cast<int>(t.uplink_up.size());
+  const auto pod = static_cast<std::size_t>(v / 2);
+  TT_ASSERT(pod < t.pod_up.size(), "link %d is neither a host, leaf nor pod link", id.value);
+  const std::size_t rep = pod % pods;
+  return v % 2 == 0 ? t.pod_up[rep] : t.pod_down[rep];
 }
 
 NodeId Topology::device_orbit(NodeId id) const {
@@ -40,9 +48,12 @@ NodeId Topology::device_orbit(NodeId id) const {
     return t.device_id((id.value / nd) % period, id.value % nd);
   }
   const Device& d = t.devices[id.index()];
+  const auto [leaves, pods] = t.leaves_and_pods_per_period();
   if (d.kind == DeviceKind::TorSwitch)
-    return t.tor_of_rack[static_cast<std::size_t>(d.index % t.leaves_per_rack)];
-  return id;  // the spine
+    return t.tor_of_rack[static_cast<std::size_t>(d.index) % leaves];
+  if (d.kind == DeviceKind::Spine && t.superspine.valid())
+    return t.spines[static_cast<std::size_t>(d.index) % pods];
+  return id;  // the one spine, or the super-spine
 }
 
 }  // namespace topotune::topo

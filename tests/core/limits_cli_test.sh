@@ -50,7 +50,7 @@ mkfifo "$tmp/fifo"
 (timeout 20 cat "$tmp/c.json" > "$tmp/fifo" &)
 expect 0 "cluster: 2 x p4d.24xlarge" plan --cluster "$tmp/fifo"
 # Outputs and schedules the tuner and predict build are sized before they are built.
-expect 2 "the JSON of 2924544 links needs 4.2 GiB, 2.0 GiB available" topo --instance p5.48xlarge --nodes 16384 --format json
+expect 2 "the JSON of 2924800 links needs 4.2 GiB, 2.0 GiB available" topo --instance p5.48xlarge --nodes 16384 --format json
 expect 2 "needs 13.0 GiB, 2.0 GiB available" predict --instance p4d.24xlarge --nodes 1024 --algo ring --simulate --sizes 1M
 # The address-space limit (ulimit -v) counts too: past it the JSON tree's destructor would
 # hit std::bad_alloc and terminate (exit 134).

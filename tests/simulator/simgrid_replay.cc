@@ -9,6 +9,7 @@
 #include <simgrid/s4u.hpp>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
 namespace topotune::sim::testing {
@@ -20,6 +21,7 @@ namespace sg4 = simgrid::s4u;
 struct Plan {
   std::vector<int> device;        ///< per endpoint
   std::vector<double> reduce_bw;  ///< per device
+  std::vector<char> reduces;      ///< per device: receives a reduce transfer
   std::vector<double> link_bw;    ///< per link
   struct Path {
     std::vector<int> links;
@@ -45,8 +47,10 @@ Expected<Plan> plan_replay(const NetworkModel& network, const sched::Schedule& s
   for (std::size_t l = 0; l < network.num_links(); ++l) {
     p.link_bw.push_back(network.link_bandwidth(LinkId(static_cast<int>(l))).value);
   }
+  p.reduces.assign(p.reduce_bw.size(), 0);
   for (const sched::Transfer& t : schedule.transfers()) {
     const int from = p.device[t.src.index()], to = p.device[t.dst.index()];
+    if (t.reduce) p.reduces[static_cast<std::size_t>(to)] = 1;
     if (from == to)
       return fail(Errc::InvalidArgument, "simgrid replay: a transfer within one device");
     const auto [it, inserted] = p.paths.try_emplace({from, to, t.channel});
@@ -60,14 +64,17 @@ Expected<Plan> plan_replay(const NetworkModel& network, const sched::Schedule& s
   return p;
 }
 
-// The SimGrid platform of a Plan (see simgrid_replay.h for the mapping).
+// The SimGrid platform of a Plan (see simgrid_replay.h for the mapping). Hosts only where
+// needed: SimGrid's full zone keeps a routing table of hosts x hosts, so a host per device and
+// per path (the first version) took 9 GB at 4,096 ranks.
 struct Platform {
-  std::vector<sg4::Host*> devices;                          ///< per device: its reductions
+  std::vector<sg4::Host*> devices;  ///< per device that reduces (else null): its reductions
   std::map<std::pair<int, int>, sg4::Host*> channel_hosts;  ///< (device, channel) -> host
   std::map<std::tuple<int, int, int>, std::pair<sg4::Host*, sg4::Host*>> latency_hosts;
 };
 
-// The private route that only delays: a fat pipe of `latency` between two hosts of its own.
+// The route that only delays: a fat pipe of `latency` between two hosts of its own, shared by
+// every path of that latency (a fat pipe is not shared: each Comm pays the latency alone).
 std::pair<sg4::Host*, sg4::Host*> add_delay_route(sg4::NetZone* zone, const std::string& tag,
                                                   double latency) {
   sg4::Host* a = zone->create_host("la" + tag, 1.0)->seal();
@@ -85,8 +92,11 @@ Platform build_platform(const Plan& p) {
   Platform out;
   sg4::NetZone* zone = sg4::create_full_zone("network");
   for (std::size_t d = 0; d < p.reduce_bw.size(); ++d) {
-    out.devices.push_back(zone->create_host("d" + std::to_string(d), p.reduce_bw[d])->seal());
+    out.devices.push_back(p.reduces[d]
+                              ? zone->create_host("d" + std::to_string(d), p.reduce_bw[d])->seal()
+                              : nullptr);
   }
+  std::map<double, std::pair<sg4::Host*, sg4::Host*>> delay_routes;  // by latency
   std::vector<sg4::Link*> links;
   for (std::size_t l = 0; l < p.link_bw.size(); ++l) {
     links.push_back(zone->create_link("l" + std::to_string(l), p.link_bw[l])->seal());
@@ -111,7 +121,13 @@ Platform build_platform(const Plan& p) {
     for (int l : path.links) route.emplace_back(links[static_cast<std::size_t>(l)]);
     zone->add_route(channel_host(from, channel)->get_netpoint(),
                     channel_host(to, channel)->get_netpoint(), nullptr, nullptr, route, false);
-    if (path.latency > 0) out.latency_hosts[key] = add_delay_route(zone, tag, path.latency);
+    if (path.latency > 0) {
+      auto& delay = delay_routes[path.latency];
+      if (delay.first == nullptr) {
+        delay = add_delay_route(zone, std::to_string(delay_routes.size()), path.latency);
+      }
+      out.latency_hosts[key] = delay;
+    }
   }
   zone->seal();
   return out;
@@ -122,18 +138,14 @@ Platform build_platform(const Plan& p) {
 struct TransferActivities {
   sg4::CommPtr first, comm;
   sg4::ExecPtr exec;
-  void then(const sg4::CommPtr& next) const {
-    if (exec) {
-      exec->add_successor(next);
-    } else {
-      comm->add_successor(next);
-    }
+  const sg4::Activity* last() const {
+    return exec ? static_cast<const sg4::Activity*>(exec.get()) : comm.get();
   }
   double finish() const { return exec ? exec->get_finish_time() : comm->get_finish_time(); }
 };
 
-TransferActivities add_transfer(const Plan& p, const Platform& net, const sched::Transfer& t,
-                                std::vector<sg4::ActivityPtr>& to_start) {
+// Creates a transfer's activities and starts them (each waits for the one before it).
+TransferActivities launch(const Plan& p, const Platform& net, const sched::Transfer& t) {
   TransferActivities a;
   const int from = p.device[t.src.index()], to = p.device[t.dst.index()];
   a.comm = sg4::Comm::sendto_init(net.channel_hosts.at({from, t.channel}),
@@ -145,20 +157,29 @@ TransferActivities add_transfer(const Plan& p, const Platform& net, const sched:
     a.first = sg4::Comm::sendto_init(it->second.first, it->second.second);
     a.first->set_payload_size(0);
     a.first->add_successor(a.comm);
-    to_start.push_back(a.first);
   }
-  to_start.push_back(a.comm);
   if (t.reduce) {
     a.exec = sg4::Exec::init();
     a.exec->set_flops_amount(t.slice.size.as_double());
     a.exec->set_host(net.devices[static_cast<std::size_t>(to)]);
     a.comm->add_successor(a.exec);
-    to_start.push_back(a.exec);
   }
+  if (a.first != a.comm) a.first->vetoable_start();
+  a.comm->vetoable_start();
+  if (a.exec) a.exec->vetoable_start();
   return a;
 }
 
 // In the child: runs the schedule in SimGrid and returns the completion times.
+//
+// The schedule's dependencies are released here, not with SimGrid's add_successor: a
+// host-to-host Comm is detached when it is created (Comm::sendto_init, SimGrid 3.32), which puts
+// it on the maestro's activity list, and every completion removes itself from that list by a
+// linear search (CommImpl::finish). Creating every transfer's Comms up front made the replay
+// quadratic in the transfers (a 64-rank ring of 8,064 transfers: 3.3 s, 0.4 s of it without
+// the latency Comms); creating them when the transfer becomes ready keeps the list to the
+// transfers in flight. Same semantics: SimGrid's own release_dependencies() starts a successor
+// from the completion of its last predecessor, at the same simulated time, as this does.
 std::vector<double> run_simgrid(const Plan& p, const sched::Schedule& schedule) {
   std::vector<std::string> args = {"replay",
                                    "--cfg=network/model:CM02",
@@ -175,20 +196,44 @@ std::vector<double> run_simgrid(const Plan& p, const sched::Schedule& schedule) 
   int argc = static_cast<int>(argv.size());
   sg4::Engine engine(&argc, argv.data());
   const Platform net = build_platform(p);
-  std::vector<TransferActivities> transfers;
-  std::vector<sg4::ActivityPtr> to_start;
-  for (std::size_t i = 0; i < schedule.size(); ++i) {
-    transfers.push_back(add_transfer(p, net, schedule.transfers()[i], to_start));
+  const std::size_t n = schedule.size();
+  std::vector<std::uint32_t> waiting(n, 0);
+  std::vector<std::vector<std::uint32_t>> dependents(n);
+  for (std::size_t i = 0; i < n; ++i) {
     const auto span = schedule.deps(TransferId(static_cast<int>(i)));
     std::vector<TransferId> deps(span.begin(), span.end());
-    std::sort(deps.begin(), deps.end());  // SimGrid refuses a dependency given twice
+    std::sort(deps.begin(), deps.end());  // a dependency given twice counts once
     deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
-    for (TransferId d : deps) transfers[d.index()].then(transfers[i].first);
+    waiting[i] = static_cast<std::uint32_t>(deps.size());
+    for (TransferId d : deps) dependents[d.index()].push_back(static_cast<std::uint32_t>(i));
   }
-  for (const sg4::ActivityPtr& a : to_start) a->vetoable_start();
+  // Activities are kept only while their transfer runs (and one completion longer, so that
+  // SimGrid is done with them when the last reference goes): a replay of millions of
+  // transfers would otherwise hold every activity to the end.
+  std::unordered_map<const sg4::Activity*, std::pair<std::uint32_t, TransferActivities>> running;
+  std::vector<TransferActivities> finished;
+  std::vector<double> end(n, -1.0);
+  const auto start = [&](std::uint32_t i) {
+    TransferActivities a = launch(p, net, schedule.transfers()[i]);
+    const sg4::Activity* last = a.last();
+    running.emplace(last, std::pair{i, std::move(a)});
+  };
+  sg4::Activity::on_completion_cb([&](const sg4::Activity& done) {
+    const auto it = running.find(&done);
+    if (it == running.end()) return;  // the first activities of a transfer
+    const std::uint32_t i = it->second.first;
+    end[i] = it->second.second.finish();
+    finished.clear();  // the previous completion's activities
+    finished.push_back(std::move(it->second.second));
+    running.erase(it);
+    for (const std::uint32_t d : dependents[i]) {
+      if (--waiting[d] == 0) start(d);
+    }
+  });
+  for (std::size_t i = 0; i < n; ++i) {
+    if (waiting[i] == 0) start(static_cast<std::uint32_t>(i));
+  }
   engine.run();
-  std::vector<double> end;
-  for (const TransferActivities& t : transfers) end.push_back(t.finish());
   return end;
 }
 

@@ -16,6 +16,12 @@ expect 2 "give --instance NAME --nodes N, or --cluster FILE" --algo ring --size 
 expect 2 "--format: must be table, json or csv, got 'xml'" "${p4d[@]}" --algo ring --size 1M --format xml
 expect 2 "--reduction must be" "${p4d[@]}" --algo ring --size 1M --reduction maybe
 expect 2 "unknown algorithm" "${p4d[@]}" --algo rong --size 1M
+# 65,536 GPUs (8,192 x p5, hierarchical(ring)): 1.07 G transfers, written reduced by the fabric's
+# translation period (a 128-node pod under the super-spine: 16.8 M representatives) and simulated
+# within 2 GiB (the run checks its resident size); the flat ring over the 65,536 ranks does not
+# fit that even reduced: exit 2 with its estimate.
+TOPOTUNE_MEMORY_LIMIT_MB=2048 expect 0 "transfers    1074528256" --instance p5.48xlarge --nodes 8192 --algo hierarchical --size 1G
+TOPOTUNE_MEMORY_LIMIT_MB=2048 expect 2 "needs 13.0 GiB, 2.0 GiB available" --instance p5.48xlarge --nodes 8192 --algo ring --size 1G
 
 # JSON: keys, links sorted by busy time (descending), utilisation = busy / time.
 if ! "$bin" simulate "${p4d[@]}" --algo ring --channels 2 --size 64M --format json \

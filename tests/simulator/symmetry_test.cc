@@ -319,6 +319,17 @@ TEST(Symmetry, TopologyTranslationMapsRoutesOntoRoutes) {
     SCOPED_TRACE("p5 rails_per_leaf " + std::to_string(rails));
     expect_translation_invariant(*topo);
   }
+  // A super-spine above pods of 2 racks: the period is a pod, spines and pod uplinks shift.
+  topo::ClusterSpec pods = *topo::make_cluster_spec("p5.48xlarge", 12);
+  pods.fabric.hosts_per_rack = 2;
+  pods.fabric.rails_per_leaf = 4;
+  pods.fabric.racks_per_pod = 2;
+  auto three = topo::build_topology(pods);
+  ASSERT_TRUE(three);
+  ASSERT_EQ(three->num_pods(), 3);
+  ASSERT_EQ(three->host_period(), 4);
+  SCOPED_TRACE("p5 with a super-spine");
+  expect_translation_invariant(*three);
 }
 
 }  // namespace
