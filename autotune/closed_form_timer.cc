@@ -15,8 +15,8 @@ ShapeDefaults software_costs(const algo::NcclModelParams& p, const algo::NcclSys
   using algo::NcclHw;
   using algo::NcclProto;
   constexpr int kRel = algo::kLatestModeledRelease;
-  double net_us =
-      p.net_latency_scale * algo::nccl_hw_latency_us(kRel, NcclHw::Net, NcclAlgo::Ring, NcclProto::Simple);
+  double net_us = p.net_latency_scale *
+                  algo::nccl_hw_latency_us(kRel, NcclHw::Net, NcclAlgo::Ring, NcclProto::Simple);
   if (!s.gpudirect_rdma) net_us += p.host_staging_latency_us;
   ShapeDefaults d;
   d.intra_step_overhead = microseconds(

@@ -10,9 +10,7 @@ NcclTimer::NcclTimer(algo::NcclSystem system, algo::NcclModelParams params,
                      const CollectiveTimer& other)
     : system_(std::move(system)), params_(std::move(params)), other_(other) {}
 
-int NcclTimer::max_channels() const {
-  return algo::nccl_max_channels(algo::kLatestModeledRelease);
-}
+int NcclTimer::max_channels() const { return algo::nccl_max_channels(algo::kLatestModeledRelease); }
 
 std::string NcclTimer::name() const {
   return "NCCL predictor (nccl:default/nccl:ring/nccl:tree) + " + other_.name();

@@ -71,8 +71,8 @@ struct PlanInputs {
   /// What the job runs its allreduces with: the recommendation is a candidate it runs with
   /// the emitted files, or its defaults.
   Framework framework = Framework::Ddp;
-  /// The NCCL predictor's parameters: the built-in fit (data/nccl_model.json, topotune.nccl_model/2) unless a
-  /// calibration or a replayed plan says otherwise.
+  /// The NCCL predictor's parameters: the built-in fit (data/nccl_model.json,
+  /// topotune.nccl_model/2) unless a calibration or a replayed plan says otherwise.
   algo::NcclModelParams nccl_params = algo::default_params();
   std::string calibration_record;  ///< the --calibration file's JSON, recorded; "" = none
 };

@@ -62,13 +62,12 @@ std::vector<std::string> summary_lines(const SimulateReport& rep) {
   const tune::CollectiveSimulation& s = rep.sim;
   const sim::SimResult& r = rep.result;
   const auto& spec = r.spec;
-  std::string lines =
-      string_printf("%-12s %s\n%-12s %s\n%-12s %s of %s %s on %d ranks\n%-12s %zu (%llu events)\n",
-                    "algorithm", s.algorithm.c_str(), "cluster", rep.cluster.c_str(),
-                    "collective", sched::collective_name(spec.collective),
-                    format_size(spec.bytes).c_str(), sched::dtype_name(spec.dtype), spec.ranks,
-                    "transfers", static_cast<std::size_t>(s.transfers),
-                    static_cast<unsigned long long>(r.events));
+  std::string lines = string_printf(
+      "%-12s %s\n%-12s %s\n%-12s %s of %s %s on %d ranks\n%-12s %zu (%llu events)\n", "algorithm",
+      s.algorithm.c_str(), "cluster", rep.cluster.c_str(), "collective",
+      sched::collective_name(spec.collective), format_size(spec.bytes).c_str(),
+      sched::dtype_name(spec.dtype), spec.ranks, "transfers", static_cast<std::size_t>(s.transfers),
+      static_cast<unsigned long long>(r.events));
   lines += string_printf("%-12s %s\n%-12s %.3f GB/s\n%-12s %.3f GB/s\n", "time",
                          format_duration(r.makespan).c_str(), "algbw", r.algbw.gbps_bytes(),
                          "busbw", r.busbw.gbps_bytes());

@@ -166,7 +166,7 @@ def validate_args(entry, path, extra=()):
 # Round-number starting point for every fit (refit and leave-one-out), so that a held-out
 # entry never influences its own check through the starting values.
 PRIOR = {
-    'nvlink_efficiency': 0.8, 'nvls_efficiency': 0.6,
+    'nvlink_efficiency': 0.8, 'nvls_efficiency': 0.6, 'nvls_tree_efficiency': 0.6,
     'net_efficiency.efa_srd': 0.85, 'net_efficiency.efa_rdma': 0.9,
     'net_efficiency.infiniband': 0.9,
     'nic_latency_us.efa_srd': 30, 'nic_latency_us.efa_rdma': 15, 'nic_latency_us.infiniband': 3,

@@ -48,9 +48,8 @@ int nccl_run_channels(const NcclLaunchInputs& in, NcclAlgo a, NcclProto p, doubl
   return nc;
 }
 
-double nccl_tree_chunk_bytes(const NcclLaunchInputs& in, NcclProto p, double bytes,
-                             int channels) {
-  const double step = (p == NcclProto::LL ? 524288.0
+double nccl_tree_chunk_bytes(const NcclLaunchInputs& in, NcclProto p, double bytes, int channels) {
+  const double step = (p == NcclProto::LL      ? 524288.0
                        : p == NcclProto::LL128 ? 4915200.0
                                                : in.buffers.simple_buffer_bytes) /
                       kSteps;
@@ -74,8 +73,7 @@ double nccl_tree_chunk_bytes(const NcclLaunchInputs& in, NcclProto p, double byt
   return c;
 }
 
-double nccl_nvls_chunk_bytes(const NcclLaunchInputs& in, NcclAlgo a, double bytes,
-                             int channels) {
+double nccl_nvls_chunk_bytes(const NcclLaunchInputs& in, NcclAlgo a, double bytes, int channels) {
   double c = in.buffers.nvls_chunk_bytes;
   const double ops = std::max(1, channels) * std::max(1, in.graphs.nvls.channels);
   if (a == NcclAlgo::NvlsTree) {

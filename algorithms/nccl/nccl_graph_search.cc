@@ -18,8 +18,8 @@ enum class Pattern { Ring, Tree };
 
 struct SearchSpace {
   const NcclNodeView& node;
-  bool multi;   // a NET in the communicator
-  int max_ch;   // graph->maxChannels
+  bool multi;  // a NET in the communicator
+  int max_ch;  // graph->maxChannels
 };
 
 int nvlink_channels(const SearchSpace& sp, double s, Pattern p) {
@@ -35,8 +35,8 @@ int nvlink_channels(const SearchSpace& sp, double s, Pattern p) {
 
 int net_channels(const SearchSpace& sp, double s_inter) {
   const NcclNodeView& n = sp.node;
-  const int per_net = std::min(fl(n.net_bw / s_inter),
-                               fl(n.pci_bw / s_inter) * std::max(1, fl(n.gpus_per_net)));
+  const int per_net =
+      std::min(fl(n.net_bw / s_inter), fl(n.pci_bw / s_inter) * std::max(1, fl(n.gpus_per_net)));
   return n.nets * per_net;
 }
 
@@ -142,8 +142,8 @@ NcclGraph search_nvls(const NcclNodeView& n, int rel, bool multi) {
 
 int nvls_channel_count(const NcclNodeView& n, int rel, bool multi) {
   if (n.cc >= 100 && rel >= R(2, 25, 0)) {
-    if (multi) return 32;                              // NVLS_NCHANNELS_SM100
-    return rel >= R(2, 27, 3) ? 24 : 32;               // NVLS_NCHANNELS_SM100_NVL (2.27.3)
+    if (multi) return 32;                 // NVLS_NCHANNELS_SM100
+    return rel >= R(2, 27, 3) ? 24 : 32;  // NVLS_NCHANNELS_SM100_NVL (2.27.3)
   }
   return 16;  // NVLS_NCHANNELS (SM90) in every release
 }

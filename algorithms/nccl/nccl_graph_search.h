@@ -23,24 +23,24 @@ namespace topotune::algo {
 /// NCCL's view of one node: its link bandwidths as NCCL computes them (not the catalog's).
 struct NcclNodeView {
   int gpus = 1;
-  int cc = 80;                                            ///< 70, 80, 90, 100
+  int cc = 80;  ///< 70, 80, 90, 100
   topo::IntraFabric fabric = topo::IntraFabric::NvSwitch;
-  double nvlink_bw = 0;  ///< one GPU's NVLink bandwidth to the switch (or its peers), GB/s
-  double pci_bw = 24;    ///< one GPU's (and NIC's) PCIe link, GB/s
-  int nets = 0;          ///< NET devices NCCL sees (after a plugin merges rails)
-  double net_bw = 0;     ///< one NET device, GB/s (Mbps / 8000)
+  double nvlink_bw = 0;     ///< one GPU's NVLink bandwidth to the switch (or its peers), GB/s
+  double pci_bw = 24;       ///< one GPU's (and NIC's) PCIe link, GB/s
+  int nets = 0;             ///< NET devices NCCL sees (after a plugin merges rails)
+  double net_bw = 0;        ///< one NET device, GB/s (Mbps / 8000)
   double gpus_per_net = 1;  ///< GPUs sharing one NET's PCIe switch
 };
 
 /// One search result (ncclTopoGraph) after the all-rank minimum.
 struct NcclGraph {
   int channels = 0;
-  double bw_intra = 0;  ///< GB/s per channel within the node
-  double bw_inter = 0;  ///< GB/s per channel to the NIC
-  bool intra_nvlink = true;        ///< typeIntra is NVLink (else PCIe paths)
-  bool inter_local = true;         ///< typeInter <= PXB (GPUDirect RDMA reach)
-  bool tree_pattern = false;       ///< NCCL_TOPO_PATTERN_TREE (one GPU per NIC switch)
-  double latency_inter_us = 0;     ///< the net plugin's reported latency (latencyInter)
+  double bw_intra = 0;          ///< GB/s per channel within the node
+  double bw_inter = 0;          ///< GB/s per channel to the NIC
+  bool intra_nvlink = true;     ///< typeIntra is NVLink (else PCIe paths)
+  bool inter_local = true;      ///< typeInter <= PXB (GPUDirect RDMA reach)
+  bool tree_pattern = false;    ///< NCCL_TOPO_PATTERN_TREE (one GPU per NIC switch)
+  double latency_inter_us = 0;  ///< the net plugin's reported latency (latencyInter)
 };
 
 struct NcclGraphs {

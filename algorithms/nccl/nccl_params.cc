@@ -44,6 +44,7 @@ void add_physical(const TableBuilder& add) {
   using P = NcclModelParams;
   add("nvlink_efficiency", true, 0.3, 0.97, [](P& p) { return &p.nvlink_efficiency; });
   add("nvls_efficiency", true, 0.2, 0.97, [](P& p) { return &p.nvls_efficiency; });
+  add("nvls_tree_efficiency", true, 0.2, 0.97, [](P& p) { return &p.nvls_tree_efficiency; });
   add("pcie_efficiency", false, 0.3, 0.97, [](P& p) { return &p.pcie_efficiency; });
   for (int c = 0; c < kNumNicClasses; ++c) {
     const bool tcp = c == static_cast<int>(NicClass::Tcp);  // TCP runs differ too much: assumed
@@ -187,9 +188,10 @@ Expected<NcclModelParams> params_from_json(const std::string& text, const std::s
   // A schema that is not a string ({"schema": 5}) is "not an NCCL model file", not a throw.
   if (j.is_object() && j.contains("schema") && j.at("schema") == "topotune.nccl_model/1") {
     return fail(Errc::ParseError,
-                origin + ": an NCCL model file of an older topotune (schema topotune.nccl_model/1)"
-                         " whose parameters this model no longer has; recalibrate with `topotune"
-                         " calibrate`");
+                origin +
+                    ": an NCCL model file of an older topotune (schema topotune.nccl_model/1)"
+                    " whose parameters this model no longer has; recalibrate with `topotune"
+                    " calibrate`");
   }
   if (!j.is_object() || !j.contains("schema") || j.at("schema") != kSchema) {
     return fail(Errc::ParseError, origin + ": not an NCCL model file (schema must be \"" +

@@ -48,19 +48,22 @@ using AlgoProtoTable = std::array<std::array<T, kNumNcclProtos>, kNumNcclAlgos>;
 struct NcclModelParams {
   double nvlink_efficiency = 0;  ///< achieved share of a GPU's NVLink rate (ring/tree copies)
   double nvls_efficiency = 0;    ///< achieved share of NVLink rate by in-switch reduction (Hopper)
-  double pcie_efficiency = 0;    ///< achieved share of a PCIe-only GPU's link rate
+  /// The same share in NVLSTree, whose channels (16 SMs by default) also drive the network
+  /// send and receive of the inter-node tree.
+  double nvls_tree_efficiency = 0;
+  double pcie_efficiency = 0;  ///< achieved share of a PCIe-only GPU's link rate
   std::array<double, kNumNicClasses> net_efficiency{};  ///< achieved share of NIC line rate
   std::array<double, kNumNicClasses> nic_latency_us{};  ///< one network hop, added to NCCL's
   /// Per-channel engine rates as multiples of NCCL's own per-channel figures (latest release):
-  double ring_simple_engine = 0;  ///< x perChMaxTreeBws[arch][1 node], per run channel
-  double tree_simple_engine = 0;  ///< x perChMaxTreeBws[arch][scale] x 0.92, per search channel
-  double ring_ll128_engine = 0;   ///< x perChMaxRingLL128Bws x 0.92, per search channel
-  double tree_ll128_engine = 0;   ///< x perChMaxTreeLL128Bws x 120/128, per search channel
-  double ll_engine = 0;           ///< x llMaxBws (8+ channels)
-  double base_latency_scale = 0;    ///< multiplies NCCL's baseLatencies
-  double nvlink_latency_scale = 0;  ///< multiplies NCCL's NVLink hop latency
-  double net_latency_scale = 0;     ///< multiplies NCCL's network hop latency
-  double nvls_latency_us = 0;       ///< one NVLS reduce + multicast round through the switch
+  double ring_simple_engine = 0;     ///< x perChMaxTreeBws[arch][1 node], per run channel
+  double tree_simple_engine = 0;     ///< x perChMaxTreeBws[arch][scale] x 0.92, per search channel
+  double ring_ll128_engine = 0;      ///< x perChMaxRingLL128Bws x 0.92, per search channel
+  double tree_ll128_engine = 0;      ///< x perChMaxTreeLL128Bws x 120/128, per search channel
+  double ll_engine = 0;              ///< x llMaxBws (8+ channels)
+  double base_latency_scale = 0;     ///< multiplies NCCL's baseLatencies
+  double nvlink_latency_scale = 0;   ///< multiplies NCCL's NVLink hop latency
+  double net_latency_scale = 0;      ///< multiplies NCCL's network hop latency
+  double nvls_latency_us = 0;        ///< one NVLS reduce + multicast round through the switch
   double nvls_chunk_latency_us = 0;  ///< per NVLS chunk a channel moves (switch handshake)
   double net_window = 0;  ///< in-flight pipeline units per channel and network round trip / 8
   double host_staging_efficiency = 0;  ///< without GPUDirect RDMA: bounce through host memory

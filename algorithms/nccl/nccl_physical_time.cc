@@ -25,27 +25,28 @@ struct Context {
   sched::Collective coll;
   NcclAlgo algo;
   NcclProto proto;
-  int nc;        // channels launched
+  int nc;  // channels launched
   double bytes;
-  double S;      // bytes / 1e3: with GB/s it gives microseconds
-  double b_nvl;  // one GPU's NVLink (or PCIe), achieved, GB/s
-  double b_net;  // one node's NICs, achieved, GB/s
+  double S;            // bytes / 1e3: with GB/s it gives microseconds
+  double b_nvl;        // one GPU's NVLink (or PCIe), achieved, GB/s
+  double b_net;        // one node's NICs, achieved, GB/s
   double b_simple_ch;  // one Simple channel's copy rate, GB/s
-  double l_nvl;  // one NVLink hop, us
-  double l_net;  // one network hop, us
-  double t0;     // launch and base latency, us
-  int scale;     // NCCL's table scale: 0 one node, 1 two, 2 more
-  int depth;     // network tree depth, ceil(log2 nodes)
+  double l_nvl;        // one NVLink hop, us
+  double l_net;        // one network hop, us
+  double t0;           // launch and base latency, us
+  int scale;           // NCCL's table scale: 0 one node, 1 two, 2 more
+  int depth;           // network tree depth, ceil(log2 nodes)
 };
 
 Context make_context(const NcclSystem& s, const NcclModelParams& prm, const NcclLaunchInputs& l,
                      sched::Collective c, NcclAlgo a, NcclProto p, int nc, double bytes) {
-  Context x{s, prm, l, c, a, p, std::max(1, nc), bytes, std::max(bytes, 1.0) / 1e3,
-            0, 0, 0, 0, 0, 0, 0, 0};
+  Context x{s, prm, l, c, a, p, std::max(1, nc), bytes, std::max(bytes, 1.0) / 1e3, 0, 0,
+            0, 0,   0, 0, 0, 0};
   const int nodes = s.nodes;
   const double pe = kPayload[pi(p)];
   const bool pcie = s.intra == topo::IntraFabric::PcieOnly;
-  x.b_nvl = s.gpu_intra_bandwidth.gbps_bytes() * (pcie ? prm.pcie_efficiency : prm.nvlink_efficiency) * pe;
+  x.b_nvl = s.gpu_intra_bandwidth.gbps_bytes() *
+            (pcie ? prm.pcie_efficiency : prm.nvlink_efficiency) * pe;
   const int cls = static_cast<int>(s.nic_class);
   const double share = a == NcclAlgo::Ring ? s.fabric.ring_net_share : s.fabric.tree_net_share;
   x.b_net = s.nics_per_node * s.nic_bandwidth.gbps_bytes() * prm.net_efficiency[cls] * pe * share;
@@ -74,7 +75,8 @@ double searched(const Context& x) { return std::max(x.nc / 2.0, 0.5); }
 NcclPhysicalTime ring(const Context& x) {
   const int n = x.sys.ranks(), nodes = x.sys.nodes;
   const bool ar = x.coll == sched::Collective::Allreduce;
-  double volume = ar ? 2.0 * (n - 1) / n : (x.coll == sched::Collective::Broadcast ? 1.0 : (n - 1.0) / n);
+  double volume =
+      ar ? 2.0 * (n - 1) / n : (x.coll == sched::Collective::Broadcast ? 1.0 : (n - 1.0) / n);
   volume *= x.S;
   double engine = x.nc * x.b_simple_ch;
   if (x.proto == NcclProto::LL128) {
@@ -110,8 +112,8 @@ NcclPhysicalTime tree(const Context& x) {
   }
   double bw = std::min(engine / 2.0, g > 1 ? x.b_nvl / 2.0 : kInf);
   const char* neck = engine / 2.0 <= bw ? "engine" : "NVLink";
-  const double chunk = std::min(nccl_tree_chunk_bytes(x.launch, x.proto, x.bytes, x.nc),
-                                x.bytes / x.nc) / 1e3;
+  const double chunk =
+      std::min(nccl_tree_chunk_bytes(x.launch, x.proto, x.bytes, x.nc), x.bytes / x.nc) / 1e3;
   if (nodes > 1) {
     const double net = x.b_net / (nodes <= 2 ? 1.0 : 2.0);
     // NCCL_STEPS (8) pipeline units in flight per channel and network round trip
@@ -135,7 +137,9 @@ NcclPhysicalTime nvls(const Context& x) {
   // NCCL's nvlsEfficiency (v2.28.3-1: Hopper 0.85, Blackwell 0.74) scales the shared
   // in-switch reduction efficiency between GPU generations.
   const double gen = x.sys.arch_row >= 3 ? 0.74 / 0.85 : 1.0;
-  const double reduce = x.sys.gpu_intra_bandwidth.gbps_bytes() * x.prm.nvls_efficiency * gen;
+  const double eff =
+      x.algo == NcclAlgo::NvlsTree ? x.prm.nvls_tree_efficiency : x.prm.nvls_efficiency;
+  const double reduce = x.sys.gpu_intra_bandwidth.gbps_bytes() * eff * gen;
   double bw = std::min(reduce, x.nc * x.b_simple_ch);
   const char* neck = reduce <= bw ? "NVLS" : "engine";
   double lat = x.t0 + x.prm.nvls_latency_us;
@@ -156,16 +160,16 @@ NcclPhysicalTime nvls(const Context& x) {
     hops += 2 * x.depth;
   }
   const double chunks = std::max(1.0, x.S / (chunk * x.nc));
-  const double t = lat + x.S / bw + (hops - 1) * chunk * x.nc / bw +
-                   chunks * x.prm.nvls_chunk_latency_us;
+  const double t =
+      lat + x.S / bw + (hops - 1) * chunk * x.nc / bw + chunks * x.prm.nvls_chunk_latency_us;
   return {t, lat, x.S / bw < lat ? "latency" : neck};
 }
 
 }  // namespace
 
 NcclPhysicalTime nccl_physical_time(const NcclSystem& sys, const NcclModelParams& prm,
-                                    const NcclLaunchInputs& launch, sched::Collective c,
-                                    NcclAlgo a, NcclProto p, int channels, double bytes) {
+                                    const NcclLaunchInputs& launch, sched::Collective c, NcclAlgo a,
+                                    NcclProto p, int channels, double bytes) {
   const Context x = make_context(sys, prm, launch, c, a, p, channels, bytes);
   switch (a) {
     case NcclAlgo::Ring:

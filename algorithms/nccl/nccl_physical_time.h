@@ -28,13 +28,13 @@ namespace topotune::algo {
 /// One timed candidate: its time and what bounded it.
 struct NcclPhysicalTime {
   double time_us = 0;
-  double latency_us = 0;         ///< the size-independent part
-  const char* bottleneck = "";   ///< "NVLink", "NVLS", "network", "engine", "window", "latency"
+  double latency_us = 0;        ///< the size-independent part
+  const char* bottleneck = "";  ///< "NVLink", "NVLS", "network", "engine", "window", "latency"
 };
 
 /// Time of collective `c` of `bytes` run as (a, p) on `channels` channels.
 NcclPhysicalTime nccl_physical_time(const NcclSystem& sys, const NcclModelParams& prm,
-                                    const NcclLaunchInputs& launch, sched::Collective c,
-                                    NcclAlgo a, NcclProto p, int channels, double bytes);
+                                    const NcclLaunchInputs& launch, sched::Collective c, NcclAlgo a,
+                                    NcclProto p, int channels, double bytes);
 
 }  // namespace topotune::algo

@@ -40,9 +40,8 @@ NcclNodeView nccl_node_view(const NcclSystem& s, int release) {
   v.cc = s.cc;
   v.fabric = s.intra;
   const int links = std::min(s.nvlinks_per_gpu, nccl_max_nvlinks(release, s.cc));
-  v.nvlink_bw = s.intra == topo::IntraFabric::PcieOnly
-                    ? 0.0
-                    : links * nccl_nvlink_bw_per_link(release, s.cc);
+  v.nvlink_bw =
+      s.intra == topo::IntraFabric::PcieOnly ? 0.0 : links * nccl_nvlink_bw_per_link(release, s.cc);
   v.pci_bw = nccl_pci_bw(s.pcie_bandwidth.gbps_bytes(), s.cc);
   if (s.intra == topo::IntraFabric::PcieOnly) v.nvlink_bw = v.pci_bw;
   v.nets = s.nics_per_node;
@@ -68,8 +67,7 @@ NcclPredictor::NcclPredictor(NcclSystem system, NcclModelParams params, NcclOpti
   // NVLS: NVSwitch gen3+, SM90+, more than 2 GPUs (2 from v2.28.7-1); aws-ofi-nccl turns it
   // off below NCCL 2.18.5 (NCCL_NVLS_ENABLE=0, v1.8.0-aws configure_nvls_option).
   const bool nvls = s.nvls && s.cc >= 90 && rel >= R(2, 17, 0) &&
-                    s.gpus_per_node > (rel >= R(2, 28, 7) ? 1 : 2) &&
-                    !(efa && rel < R(2, 18, 5));
+                    s.gpus_per_node > (rel >= R(2, 28, 7) ? 1 : 2) && !(efa && rel < R(2, 18, 5));
   launch_.release = rel;
   launch_.ranks = s.ranks();
   launch_.nodes = s.nodes;
@@ -159,7 +157,8 @@ Expected<NcclPrediction> NcclPredictor::predict(sched::Collective c, Bytes bytes
     const auto enabled = [&t](NcclAlgo a, NcclProto q) {
       return t.bandwidth_GBps[static_cast<int>(a)][static_cast<int>(q)] > 0;
     };
-    if (const auto r = aws_region_tuner_choice(tuner_, system_.ranks(), system_.nodes, b, enabled)) {
+    if (const auto r =
+            aws_region_tuner_choice(tuner_, system_.ranks(), system_.nodes, b, enabled)) {
       choice = *r;
       out.chosen_by = "AWS region tuner (aws-ofi-nccl)";
     }

@@ -19,10 +19,10 @@ std::vector<double> sm90_speeds(int rel, bool inter) {
     }
     return {48, 45, 42, 40, 30, 24, 22, 20, 17.5, 15, 12, 6, 3, 2.4, 1.2, 0.24, 0.12};  // 2.19.3
   }
-  if (rel < R(2, 18, 0)) return {66, 33, 24, 20, 15, 12, 6, 3};         // v2.16.2-1
-  if (rel < R(2, 19, 0)) return {60, 40, 30, 24, 20, 15, 12, 6, 3};     // v2.18.1-1
+  if (rel < R(2, 18, 0)) return {66, 33, 24, 20, 15, 12, 6, 3};          // v2.16.2-1
+  if (rel < R(2, 19, 0)) return {60, 40, 30, 24, 20, 15, 12, 6, 3};      // v2.18.1-1
   if (rel < R(2, 21, 0)) return {60, 50, 40, 30, 24, 20, 15, 12, 6, 3};  // v2.19.1-1
-  return {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3};                    // v2.21.5-1
+  return {60, 50, 40, 30, 24, 20, 15, 12, 11, 6, 3};                     // v2.21.5-1
 }
 
 std::vector<double> sm100_speeds(int rel, bool inter) {
@@ -48,12 +48,12 @@ std::vector<double> sm100_speeds(int rel, bool inter) {
 }  // namespace
 
 double nccl_nvlink_bw_per_link(int release, int cc) {
-  if (release < R(2, 10, 0)) return 21.0;  // v2.7.8-1 VOLTA/SM80_NVLINK_WIDTH
-  if (release < R(2, 18, 0)) return 22.0;  // v2.10.3-1
+  if (release < R(2, 10, 0)) return 21.0;                // v2.7.8-1 VOLTA/SM80_NVLINK_WIDTH
+  if (release < R(2, 18, 0)) return 22.0;                // v2.10.3-1
   if (cc >= 100 && release >= R(2, 27, 5)) return 40.1;  // SM100_NVLINK_BW
   if (cc >= 100 && release >= R(2, 25, 0)) return 40.0;
-  if (cc >= 90 && release >= R(2, 20, 0)) return 20.6;   // SM90_NVLINK_BW (v2.20.3-1)
-  return 20.0;                                           // v2.18.1-1 SM80/SM90_NVLINK_BW
+  if (cc >= 90 && release >= R(2, 20, 0)) return 20.6;  // SM90_NVLINK_BW (v2.20.3-1)
+  return 20.0;                                          // v2.18.1-1 SM80/SM90_NVLINK_BW
 }
 
 int nccl_max_nvlinks(int release, int cc) {
@@ -73,7 +73,7 @@ std::vector<double> nccl_search_speeds(int release, int cc, bool inter) {
   }
   if (!inter) {
     if (release < R(2, 18, 0)) return {44, 30, 22, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3};  // 2.10.3
-    return {40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3};                            // 2.18.1
+    return {40, 30, 20, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3};                             // 2.18.1
   }
   if (release < R(2, 15, 0)) {
     return {48, 30, 24, 22, 18, 15, 12, 10, 9, 7, 6, 5, 4, 3, 2.4, 1.2, 0.24, 0.12};  // 2.10.3

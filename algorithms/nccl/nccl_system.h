@@ -42,11 +42,11 @@ struct NcclSystem {
   BytesPerSec nic_bandwidth;  ///< one NIC, per direction, nominal line rate
   NicClass nic_class = NicClass::InfiniBand;
   bool gpudirect_rdma = true;
-  BytesPerSec pcie_bandwidth;       ///< a GPU's PCIe link, nominal; 0 = unknown
-  double gpus_per_nic_switch = 1;   ///< GPUs sharing one NIC's PCIe switch
-  bool amd_cpu = false;             ///< NCCL's CPU-vendor rules (llMaxBws row, net overhead)
-  int gpus_per_thread = 1;  ///< nccl-tests -g: GPUs one thread launches in turn
-  NcclFabric fabric;        ///< non-blocking unless set from the topology
+  BytesPerSec pcie_bandwidth;      ///< a GPU's PCIe link, nominal; 0 = unknown
+  double gpus_per_nic_switch = 1;  ///< GPUs sharing one NIC's PCIe switch
+  bool amd_cpu = false;            ///< NCCL's CPU-vendor rules (llMaxBws row, net overhead)
+  int gpus_per_thread = 1;         ///< nccl-tests -g: GPUs one thread launches in turn
+  NcclFabric fabric;               ///< non-blocking unless set from the topology
 
   int ranks() const { return nodes * gpus_per_node; }
 };

@@ -55,14 +55,12 @@ double bus_bandwidth(const NcclTuningInputs& in, sched::Collective c, NcclAlgo a
       const double intra =
           g.bw_intra * nccl_nvls_efficiency(arch) * (g.channels - 1) / g.channels * 2.0;
       const double inter = g.bw_inter * (nodes <= 2 && a == NcclAlgo::NvlsTree ? 2 : 1);
-      const double cap = a == NcclAlgo::NvlsTree
-                             ? nccl_per_channel_max_nvlstree_bw(rel, arch, scale)
-                             : 1e30;
+      const double cap =
+          a == NcclAlgo::NvlsTree ? nccl_per_channel_max_nvlstree_bw(rel, arch, scale) : 1e30;
       bw = std::min({intra, inter, cap});
     } else if (rel >= R(2, 19, 0)) {
-      bw = a == NcclAlgo::Nvls
-               ? std::min(g.bw_intra, g.bw_inter)
-               : std::min(g.bw_intra, nodes <= 2 ? g.bw_inter : g.bw_inter / 2);
+      bw = a == NcclAlgo::Nvls ? std::min(g.bw_intra, g.bw_inter)
+                               : std::min(g.bw_intra, nodes <= 2 ? g.bw_inter : g.bw_inter / 2);
     }
   }
   double bus = g.channels * bw;
@@ -118,8 +116,8 @@ double inter_latency(const NcclTuningInputs& in, NcclAlgo a, NcclProto p) {
   if (rel < R(2, 12, 0)) return hw_net;
   if (rel < R(2, 18, 0)) return g.latency_inter_us > 0 ? g.latency_inter_us : hw_net;
   const bool ppn1 = in.ranks == in.nodes;
-  double lat = rel >= R(2, 23, 0) && ppn1 ? nccl_hw_latency_us(rel, NcclHw::Net, NcclAlgo::Tree, p)
-                                          : hw_net;
+  double lat =
+      rel >= R(2, 23, 0) && ppn1 ? nccl_hw_latency_us(rel, NcclHw::Net, NcclAlgo::Tree, p) : hw_net;
   lat += g.latency_inter_us;
   if (p == NcclProto::Simple) lat += g.latency_inter_us;  // the GPUDirect flush
   return lat;
@@ -162,7 +160,8 @@ double latency(const NcclTuningInputs& in, sched::Collective c, NcclAlgo a, Nccl
       }
       return intra + (nodes > 1 ? inter : 0.0);
     case NcclAlgo::NvlsTree:
-      if (rel < R(2, 19, 0)) return lat + 2 * (nodes - 1) * nccl_hw_latency_us(rel, NcclHw::Net, a, p);
+      if (rel < R(2, 19, 0))
+        return lat + 2 * (nodes - 1) * nccl_hw_latency_us(rel, NcclHw::Net, a, p);
       return lat + intra + 2 * log2i(nodes) * inter;
   }
   return lat;
@@ -221,8 +220,8 @@ NcclTuningTable nccl_tune(const NcclTuningInputs& in, sched::Collective c) {
   return t;
 }
 
-double nccl_algo_time_us(const NcclTuningInputs& in, const NcclTuningTable& t,
-                         sched::Collective c, NcclAlgo a, NcclProto p, double bytes) {
+double nccl_algo_time_us(const NcclTuningInputs& in, const NcclTuningTable& t, sched::Collective c,
+                         NcclAlgo a, NcclProto p, double bytes) {
   double bw = t.bandwidth_GBps[ai(a)][pi(p)];
   double lat = t.latency_us[ai(a)][pi(p)];
   if (bw <= 0) return -1;

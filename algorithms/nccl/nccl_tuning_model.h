@@ -21,8 +21,8 @@ struct NcclTuningInputs {
   int release = kLatestModeledRelease;
   int ranks = 1;
   int nodes = 1;
-  int cc = 80;          ///< minimum compute capability
-  bool amd_cpu = false; ///< CPU vendor row of llMaxBws and the network overhead
+  int cc = 80;           ///< minimum compute capability
+  bool amd_cpu = false;  ///< CPU vendor row of llMaxBws and the network overhead
   NcclGraphs graphs;
   bool nvls_support = false;
   std::vector<NcclAlgo> algos;    ///< NCCL_ALGO; empty = all
@@ -40,8 +40,8 @@ struct NcclTuningTable {
 NcclTuningTable nccl_tune(const NcclTuningInputs& in, sched::Collective c);
 
 /// NCCL's estimated time (us) of (a, p) at `bytes`, or a negative value when disabled.
-double nccl_algo_time_us(const NcclTuningInputs& in, const NcclTuningTable& t,
-                         sched::Collective c, NcclAlgo a, NcclProto p, double bytes);
+double nccl_algo_time_us(const NcclTuningInputs& in, const NcclTuningTable& t, sched::Collective c,
+                         NcclAlgo a, NcclProto p, double bytes);
 
 /// The GPU generation row of NCCL's tables for compute capability `cc` under `release`
 /// (0 Volta, 1 Ampere, 2 Hopper, 3 Blackwell; before v2.15.1-1 Hopper used the Volta row).

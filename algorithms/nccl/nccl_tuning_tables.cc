@@ -37,7 +37,7 @@ Row nvlink_row(int rel, NcclAlgo a) {
     return {.6, 1.25, 4.0};                         // v2.23.4-1
   }
   if (a == NcclAlgo::Ring) return rel < R(2, 18, 0) ? Row{.47, 1.9, 3.4} : Row{.6, 1.9, 3.4};
-  if (rel < R(2, 19, 0)) return {0, 0, 0};  // NVLS, NVLSTree: v2.17.1-1, v2.18.1-1
+  if (rel < R(2, 19, 0)) return {0, 0, 0};   // NVLS, NVLSTree: v2.17.1-1, v2.18.1-1
   if (rel < R(2, 21, 0)) return {0, 0, 23};  // v2.19.1-1
   return {0, 0, 25};                         // v2.21.5-1
 }
@@ -60,16 +60,16 @@ Row net_row(int rel, NcclAlgo a) {
       if (rel < R(2, 23, 0)) return {5.0, 8.5, 28};  // v2.19.1-1
       return {5.0, 8.5, 14};                         // v2.23.4-1
     case NcclAlgo::Ring:
-      if (rel < R(2, 12, 0)) return {2.7, 4.0, 9.6};   // v2.7.3-1
-      if (rel < R(2, 14, 0)) return {2.7, 4.0, 28};    // v2.12.7-1
-      if (rel < R(2, 18, 0)) return {2.7, 4.0, 9.6};   // v2.14.3-1
-      return {2.7, 4.0, 14.0};                         // v2.18.1-1
+      if (rel < R(2, 12, 0)) return {2.7, 4.0, 9.6};  // v2.7.3-1
+      if (rel < R(2, 14, 0)) return {2.7, 4.0, 28};   // v2.12.7-1
+      if (rel < R(2, 18, 0)) return {2.7, 4.0, 9.6};  // v2.14.3-1
+      return {2.7, 4.0, 14.0};                        // v2.18.1-1
     case NcclAlgo::Nvls:
       return rel < R(2, 18, 0) ? Row{0, 0, 0} : Row{0, 0, 18};  // v2.18.1-1
     case NcclAlgo::NvlsTree:
-      if (rel < R(2, 19, 0)) return {0, 0, 19};    // v2.18.1-1
-      if (rel < R(2, 28, 9)) return {0, 0, 14};    // v2.19.1-1
-      return {0, 0, 20.9};                         // v2.28.9-1
+      if (rel < R(2, 19, 0)) return {0, 0, 19};  // v2.18.1-1
+      if (rel < R(2, 28, 9)) return {0, 0, 14};  // v2.19.1-1
+      return {0, 0, 20.9};                       // v2.28.9-1
   }
   return {0, 0, 0};
 }
@@ -105,9 +105,9 @@ double nccl_ll_max_bw(int release, int row, int scale) {
 double nccl_per_channel_max_tree_bw(int release, int arch, int scale) {
   const Row volta{26.5, 18.5, 10.0};
   const Row ampere = release < R(2, 10, 0) ? Row{24.0, 22.5, 16.0} : Row{24.0, 23.6, 17.8};
-  Row hopper{24.0, 23.6, 17.8};                                // v2.15.1-1
-  if (release >= R(2, 17, 0)) hopper = {38.7, 41.4, 33.0};     // v2.17.1-1
-  if (release >= R(2, 18, 3)) hopper = {38.7, 41.4, 36.0};     // v2.18.3-1
+  Row hopper{24.0, 23.6, 17.8};                             // v2.15.1-1
+  if (release >= R(2, 17, 0)) hopper = {38.7, 41.4, 33.0};  // v2.17.1-1
+  if (release >= R(2, 18, 3)) hopper = {38.7, 41.4, 36.0};  // v2.18.3-1
   Row blackwell = hopper;
   if (release >= R(2, 25, 0)) blackwell = {2 * 38.7, 2 * 41.4, 2 * 36.0};  // v2.25.1-1
   if (release >= R(2, 28, 0)) blackwell = {70.0, 42.8, 24.0};              // v2.28.3-1
@@ -116,9 +116,9 @@ double nccl_per_channel_max_tree_bw(int release, int arch, int scale) {
 }
 
 double nccl_per_channel_max_ll128_bw(int release, int arch, int scale, bool tree) {
-  if (release < R(2, 8, 0)) return 16.7;   // v2.7.3-1 ll128MaxBwPerCh[AllReduce]
-  if (release < R(2, 10, 0)) return 16.9;  // v2.8.3-1
-  if (release < R(2, 17, 0)) return 20.0;  // v2.10.3-1 ll128MaxBwPerCh
+  if (release < R(2, 8, 0)) return 16.7;                      // v2.7.3-1 ll128MaxBwPerCh[AllReduce]
+  if (release < R(2, 10, 0)) return 16.9;                     // v2.8.3-1
+  if (release < R(2, 17, 0)) return 20.0;                     // v2.10.3-1 ll128MaxBwPerCh
   if (release < R(2, 18, 3)) return arch >= 2 ? 36.7 : 20.0;  // v2.17.1-1 [compCapIndex]
   std::array<Row, 4> ring{Row{20, 20, 20}, Row{20, 20, 20}, Row{36.7, 36.7, 36.7},
                           Row{36.7, 36.7, 36.7}};  // v2.18.3-1 perChMaxRingLL128Bws
@@ -128,7 +128,7 @@ double nccl_per_channel_max_ll128_bw(int release, int arch, int scale, bool tree
     ring[3] = {2 * 36.7, 2 * 36.7, 2 * 36.7};
     tr[3] = {2 * 36.7, 2 * 36.7, 2 * 29.0};
   }
-  if (release >= R(2, 28, 0)) tr[3] = {55.6, 31.67, 20.0};     // v2.28.3-1
+  if (release >= R(2, 28, 0)) tr[3] = {55.6, 31.67, 20.0};  // v2.28.3-1
   if (release >= R(2, 28, 7)) ring[3] = {2 * 36.7, 34.6, 2 * 36.7};
   if (release >= R(2, 29, 2)) ring[3] = {34.5, 34.6, 34.5};
   if (release >= R(2, 29, 7)) ring[3] = {40.0, 40.0, 40.0};
@@ -136,9 +136,9 @@ double nccl_per_channel_max_ll128_bw(int release, int arch, int scale, bool tree
 }
 
 double nccl_per_channel_max_nvlstree_bw(int release, int arch, int scale) {
-  Row blackwell{0.0, 96.0, 43.1};                                  // v2.28.3-1
-  if (release >= R(2, 28, 9)) blackwell = {0.0, 96.0, 43.8};        // v2.28.9-1
-  if (release >= R(2, 30, 0)) blackwell = {0.0, 96.0, 80.0};        // v2.30.3-1
+  Row blackwell{0.0, 96.0, 43.1};                             // v2.28.3-1
+  if (release >= R(2, 28, 9)) blackwell = {0.0, 96.0, 43.8};  // v2.28.9-1
+  if (release >= R(2, 30, 0)) blackwell = {0.0, 96.0, 80.0};  // v2.30.3-1
   const std::array<Row, 4> t{Row{26.5, 18.5, 10.0}, Row{24.0, 23.6, 17.8}, Row{0.0, 57.7, 45.5},
                              blackwell};
   return t[static_cast<std::size_t>(arch)][static_cast<std::size_t>(scale)];
@@ -153,14 +153,14 @@ double nccl_tree_correction(int release, NcclProto p, int log_size) {
   // treeCorrectionFactor (v2.8.3-1; the LL128 row before v2.10.3-1 differed; 24 columns from
   // v2.29.2-1, the last equal to its neighbour).
   static constexpr std::array<std::array<double, 24>, 3> kNew{{
-      {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0,
-       1.0, 1.0, 1.0},
-      {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9,
-       1.0, 1.0, 1.0},
-      {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9,
-       .9},
+      {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7,  .7,  .7,  .6,  .5,
+       .4,  .4,  .5,  .6,  .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
+      {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7,  .6,  .6,
+       .6,  .6,  .6,  .6,  .8,  .9, .9, .9, .9, 1.0, 1.0, 1.0},
+      {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
+       .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9},
   }};
-  static constexpr std::array<double, 23> kOldLL128{1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8,
+  static constexpr std::array<double, 23> kOldLL128{1.0, 1.0, 1.0, 1.0, 1.0, .9,  .8, .8,
                                                     .8,  .7,  .6,  .6,  .6,  .5,  .6, .6,
                                                     .7,  .7,  .8,  .9,  .9,  .92, .92};
   const int columns = release >= R(2, 29, 0) ? 24 : 23;

@@ -30,7 +30,9 @@ struct NcclVersion {
     return !known || major > ma || (major == ma && minor >= mi);
   }
   /// The release code the model uses: this release, or kLatestModeledRelease when unknown.
-  int code() const { return known ? nccl_release_code(major, minor, patch) : kLatestModeledRelease; }
+  int code() const {
+    return known ? nccl_release_code(major, minor, patch) : kLatestModeledRelease;
+  }
   std::string str() const;  ///< "2.23.4" or "latest"
 };
 

@@ -42,9 +42,9 @@ TEST(NcclPhysicalTime, RingSimpleOnOneA100Node) {
   // 168e6 / 96e9 = 1750 us; total 1806 us.
   NcclOptions four;
   four.max_channels = 4;
-  const NcclCandidate c4 = NcclPredictor(testing::dgx_a100(1), simple_params(), four)
-                               .evaluate(Collective::Allreduce, Bytes(96000000), NcclAlgo::Ring,
-                                         NcclProto::Simple);
+  const NcclCandidate c4 =
+      NcclPredictor(testing::dgx_a100(1), simple_params(), four)
+          .evaluate(Collective::Allreduce, Bytes(96000000), NcclAlgo::Ring, NcclProto::Simple);
   EXPECT_EQ(c4.channels, 4);
   EXPECT_NEAR(c4.time.us(), 1806.0, 1e-6);
   EXPECT_EQ(c4.bottleneck, "engine");
@@ -74,14 +74,14 @@ TEST(NcclPhysicalTime, NetworkBoundsRingAcrossNodesAndTreeExceedsItAtTwoNodes) {
   p.net_efficiency[static_cast<int>(NicClass::EfaSrd)] = 1.0;
   const Bytes big(std::int64_t{8} << 30);
   const double factor = 2.0 * 15 / 16;  // busbw = algbw x 2(n-1)/n at 16 ranks
-  const NcclCandidate ring = NcclPredictor(testing::dgx_a100(2), p, {})
-                                 .evaluate(Collective::Allreduce, big, NcclAlgo::Ring,
-                                           NcclProto::Simple);
+  const NcclCandidate ring =
+      NcclPredictor(testing::dgx_a100(2), p, {})
+          .evaluate(Collective::Allreduce, big, NcclAlgo::Ring, NcclProto::Simple);
   EXPECT_EQ(ring.bottleneck, "network");
   EXPECT_NEAR(big.value / ring.time.value / 1e9 * factor, 200.0, 2.0);  // 8 x 200 Gbps
-  const NcclCandidate tree = NcclPredictor(testing::p4d(2), p, {})
-                                 .evaluate(Collective::Allreduce, big, NcclAlgo::Tree,
-                                           NcclProto::Simple);
+  const NcclCandidate tree =
+      NcclPredictor(testing::p4d(2), p, {})
+          .evaluate(Collective::Allreduce, big, NcclAlgo::Tree, NcclProto::Simple);
   EXPECT_GT(big.value / tree.time.value / 1e9 * factor, 50.0);  // 4 x 100 Gbps
 }
 

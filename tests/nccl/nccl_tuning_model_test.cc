@@ -18,9 +18,10 @@ using sched::Collective;
 std::string choice(const NcclSystem& s, double bytes, const char* v = "2.30.7") {
   NcclOptions o;
   o.version = parse_nccl_version(v).value();
-  const NcclPrediction p = NcclPredictor(s, default_params(), o)
-                               .predict(Collective::Allreduce, Bytes(static_cast<std::int64_t>(bytes)))
-                               .value();
+  const NcclPrediction p =
+      NcclPredictor(s, default_params(), o)
+          .predict(Collective::Allreduce, Bytes(static_cast<std::int64_t>(bytes)))
+          .value();
   return std::string(nccl_algo_name(p.chosen.algo)) + "/" + nccl_proto_name(p.chosen.proto) + "/" +
          std::to_string(p.chosen.channels);
 }
@@ -106,14 +107,14 @@ TEST(NcclTuning, PlateauFactorRaisesRingSimpleLatencyAcrossNodes) {
   in.ranks = 16;
   in.nodes = 2;
   in.cc = 90;
-  in.graphs = nccl_search(nccl_node_view(testing::dgx_h100(2), in.release), in.release, 2, true,
-                          true, 0);
+  in.graphs =
+      nccl_search(nccl_node_view(testing::dgx_h100(2), in.release), in.release, 2, true, true, 0);
   const NcclTuningTable t = nccl_tune(in, Collective::Allreduce);
   const double lat = t.latency_us[0][2];
-  const double small = nccl_algo_time_us(in, t, Collective::Allreduce, NcclAlgo::Ring,
-                                         NcclProto::Simple, 1024);
-  const double big = nccl_algo_time_us(in, t, Collective::Allreduce, NcclAlgo::Ring,
-                                       NcclProto::Simple, 1 << 20);
+  const double small =
+      nccl_algo_time_us(in, t, Collective::Allreduce, NcclAlgo::Ring, NcclProto::Simple, 1024);
+  const double big =
+      nccl_algo_time_us(in, t, Collective::Allreduce, NcclAlgo::Ring, NcclProto::Simple, 1 << 20);
   EXPECT_NEAR(small - 1024 / (1000 * t.bandwidth_GBps[0][2]), lat, 1e-6);
   EXPECT_NEAR(big - (1 << 20) / (1000 * t.bandwidth_GBps[0][2]), 1.4 * lat, 1e-6);
 }

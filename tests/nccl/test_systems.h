@@ -9,8 +9,8 @@ namespace topotune::algo::testing {
 
 inline topo::InstanceSpec nvswitch_instance(const char* name, topo::GpuArch arch, int links,
                                             bool nvls, int nics, double nic_gbps,
-                                            topo::NetTransport t, int efa_version,
-                                            double pcie_GBps, const char* cpu) {
+                                            topo::NetTransport t, int efa_version, double pcie_GBps,
+                                            const char* cpu) {
   topo::InstanceSpec s;
   s.name = name;
   s.num_gpus = 8;
