@@ -43,6 +43,8 @@ def catalog_instance(entry):
         return 'dgx-a100'
     if inst.startswith('DGX H100'):
         return 'dgx-h100'
+    if inst.startswith('DGX H200'):
+        return 'dgx-h200'
     # "8-GPU A100-40GB SXM4 server": an HGX A100 NVSwitch board, the DGX A100 class (one node,
     # so its NICs play no part).
     if 'A100' in inst and entry['nodes'] == 1:

@@ -38,7 +38,7 @@ TEST(Catalog, IssueListIsPresent) {
   const std::set<std::string> have(names.begin(), names.end());
   for (const char* n : {"p3.16xlarge", "p3dn.24xlarge", "p4d.24xlarge", "p4de.24xlarge",
                         "p5.48xlarge", "p5e.48xlarge", "p5en.48xlarge", "p6-b200.48xlarge",
-                        "g4dn.12xlarge", "g5.48xlarge", "dgx-a100", "dgx-h100"})
+                        "g4dn.12xlarge", "g5.48xlarge", "dgx-a100", "dgx-h100", "dgx-h200"})
     EXPECT_TRUE(have.count(n)) << n;
 }
 
