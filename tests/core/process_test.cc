@@ -11,25 +11,14 @@
 #include <iterator>
 #include <string>
 
+#include "tests/lib/temp_dir.h"
+
 namespace topotune {
 namespace {
 
 namespace fs = std::filesystem;
 
-/// A fresh empty directory, removed at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "topotune-process-XXXXXX").string();
-    TT_ASSERT(::mkdtemp(tmpl.data()) != nullptr, "mkdtemp");
-    path_ = tmpl;
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using TempDir = test_support::TempDir;
 
 TEST(RunProgram, FeedsStdinAndCollectsStdout) {
   // 4 MiB: far more than a pipe buffer, so stdin and stdout must be pumped together.
@@ -45,7 +34,7 @@ TEST(RunProgram, FeedsStdinAndCollectsStdout) {
 }
 
 TEST(RunProgram, ArgumentsAreNeverInterpretedByAShell) {
-  const TempDir dir;
+  const TempDir dir{"topotune-process"};
   const std::string pwned = (dir.path() / "PWNED").string();
   // Each vector element arrives as one argument: quotes, ';', '$(...)' and newlines are text.
   const std::string hostile =
@@ -155,7 +144,7 @@ class RedirectedStdio {
 };
 
 TEST(RunProgram, InheritModeUsesTheCallersStdinAndStdout) {
-  const TempDir dir;
+  const TempDir dir{"topotune-process"};
   RedirectedStdio io(dir.path(), "from the caller's stdin\n");
   ProgramInput in;
   in.stdio = ProgramStdio::Inherit;
@@ -168,7 +157,7 @@ TEST(RunProgram, InheritModeUsesTheCallersStdinAndStdout) {
 }
 
 TEST(RunProgram, InheritModeStillClosesEveryOtherDescriptor) {
-  const TempDir dir;
+  const TempDir dir{"topotune-process"};
   const int fd = ::open("/dev/null", O_RDONLY);  // deliberately without O_CLOEXEC
   ASSERT_GE(fd, 0);
   ASSERT_EQ(::dup2(fd, 57), 57);

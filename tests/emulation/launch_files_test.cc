@@ -11,25 +11,14 @@
 #include <iterator>
 
 #include "core/assert.h"
+#include "tests/lib/temp_dir.h"
 
 namespace topotune::emu {
 namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "topotune-emulation-XXXXXX").string();
-    TT_ASSERT(::mkdtemp(tmpl.data()) != nullptr, "mkdtemp");
-    path_ = tmpl;
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using TempDir = test_support::TempDir;
 
 std::string slurp(const fs::path& p) {
   std::ifstream f(p);
@@ -62,7 +51,7 @@ TEST(LaunchFiles, HostfileAndWrapperMatchTheSpec) {
 }
 
 TEST(LaunchFiles, WritesAllFilesExecutableScriptsAndReadsTheStateBack) {
-  const TempDir tmp;
+  const TempDir tmp{"topotune-emulation"};
   const std::string dir = (tmp.path() / "c").string();  // created by the writer
   const EmulationSpec s = four_by_two(dir);
   ASSERT_TRUE(write_emulation_files(s));
@@ -81,7 +70,7 @@ TEST(LaunchFiles, WritesAllFilesExecutableScriptsAndReadsTheStateBack) {
 }
 
 TEST(LaunchFiles, AMissingStateIsNotFound) {
-  const TempDir tmp;
+  const TempDir tmp{"topotune-emulation"};
   const Expected<EmulationSpec> r = read_emulation_state(tmp.path().string());
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, Errc::NotFound);
