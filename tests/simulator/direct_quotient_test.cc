@@ -19,6 +19,7 @@
 #include "simulator/simulator.h"
 #include "simulator/symmetry.h"
 #include "simulator/topology_network.h"
+#include "tests/simulator/catalog_topologies.h"
 #include "topology/topology.h"
 
 namespace topotune::sim {
@@ -143,20 +144,11 @@ void check_all(const topo::Topology& topo, const std::string& label, Counts& cou
 
 TEST(DirectQuotient, EqualsDerivedQuotientAndFullRunOnCatalogInstances) {
   Counts counts;
-  for (const char* instance : {"p4d.24xlarge", "p3dn.24xlarge", "g4dn.12xlarge", "p5.48xlarge"}) {
-    for (const auto placement :
-         {topo::Placement::Cluster, topo::Placement::Partition, topo::Placement::Spread}) {
-      for (int hosts : {2, 4, 6}) {
-        auto topo = topo::load_instance(instance, hosts, placement);
-        ASSERT_TRUE(topo) << topo.error().message;
-        check_all(*topo,
-                  std::string(instance) + " x " + std::to_string(hosts) + " " +
-                      topo::placement_name(placement),
-                  counts);
-      }
-    }
-  }
+  for_each_catalog_topology([&counts](const topo::Topology& topo, const std::string& label) {
+    check_all(topo, label, counts);
+  });
   // Every case whose size divides evenly is reduced (144 of 288), none of the others.
+  EXPECT_EQ(counts.cases, 288);
   EXPECT_EQ(counts.reduced * 2, counts.cases) << counts.reduced << " of " << counts.cases;
 }
 

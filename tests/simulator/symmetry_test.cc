@@ -19,6 +19,7 @@
 #include "algorithms/registry.h"
 #include "simulator/simulator.h"
 #include "simulator/topology_network.h"
+#include "tests/simulator/catalog_topologies.h"
 #include "topology/topology.h"
 
 namespace topotune::sim {
@@ -119,19 +120,9 @@ void check_all(const topo::Topology& topo, const std::string& label, Counts& cou
 
 TEST(Symmetry, ReducedRunEqualsFullRunOnCatalogInstances) {
   Counts counts;
-  for (const char* instance : {"p4d.24xlarge", "p3dn.24xlarge", "g4dn.12xlarge", "p5.48xlarge"}) {
-    for (const auto placement :
-         {topo::Placement::Cluster, topo::Placement::Partition, topo::Placement::Spread}) {
-      for (int hosts : {2, 4, 6}) {
-        auto topo = topo::load_instance(instance, hosts, placement);
-        ASSERT_TRUE(topo) << topo.error().message;
-        check_all(*topo,
-                  std::string(instance) + " x " + std::to_string(hosts) + " " +
-                      topo::placement_name(placement),
-                  counts);
-      }
-    }
-  }
+  for_each_catalog_topology([&counts](const topo::Topology& topo, const std::string& label) {
+    check_all(topo, label, counts);
+  });
   // Ring and hierarchical(ring) are shift-invariant (a third of the cases); a parameter
   // server on rank 0, a tree and XOR partners (rhd on more than two hosts) are not.
   EXPECT_GE(counts.reduced, counts.cases / 4) << counts.reduced << " of " << counts.cases;
