@@ -6,6 +6,7 @@
 
 #include "core/assert.h"
 #include "core/memory_budget.h"
+#include "simulator/link_classes.h"
 
 namespace topotune::sim {
 FlowEngine::FlowEngine(const NetworkModel& network, const SimOptions& options,
@@ -43,64 +44,115 @@ void FlowEngine::build_dependents() {
   TT_ASSERT(n < std::numeric_limits<std::uint32_t>::max(), "too many transfers");
   waiting_.assign(n, 0);
   dependent_begin_.assign(n + 1, 0);
-  // Counting pass, prefix sums, then fill: two linear passes, no per-transfer vectors.
+  if (n == 0) return;
+  // Counting pass, prefix sums, then fill: two linear passes, no per-transfer vectors. The
+  // schedule's dependencies are one CSR array (Transfer::dep_end): walked directly rather than
+  // through a call to Schedule::deps() per transfer.
+  const auto transfers = schedule_.transfers();
+  const TransferId* const deps = schedule_.deps(TransferId(0)).data();
+  std::uint32_t begin = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const auto deps = schedule_.deps(TransferId(static_cast<std::int32_t>(i)));
-    waiting_[i] = static_cast<std::uint32_t>(deps.size());
-    for (TransferId d : deps) ++dependent_begin_[d.index() + 1];
+    const std::uint32_t end = transfers[i].dep_end;
+    waiting_[i] = end - begin;
+    for (std::uint32_t k = begin; k < end; ++k) ++dependent_begin_[deps[k].index() + 1];
+    begin = end;
   }
   for (std::size_t i = 0; i < n; ++i) dependent_begin_[i + 1] += dependent_begin_[i];
   dependents_.resize(dependent_begin_[n]);
   std::vector<std::uint32_t> fill(dependent_begin_.begin(), dependent_begin_.end() - 1);
+  begin = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    for (TransferId d : schedule_.deps(TransferId(static_cast<std::int32_t>(i)))) {
-      dependents_[fill[d.index()]++] = static_cast<std::uint32_t>(i);
+    const std::uint32_t end = transfers[i].dep_end;
+    for (std::uint32_t k = begin; k < end; ++k) {
+      dependents_[fill[deps[k].index()]++] = static_cast<std::uint32_t>(i);
     }
+    begin = end;
   }
 }
 
-void FlowEngine::make_ready(std::uint32_t t) {
-  const sched::Transfer& tr = schedule_.transfers()[t];
-  if (options_.record_transfers) result_->transfers[t].ready = Seconds(now_);
-  const topo::Route& route =
-      routes_.route(device_[tr.src.index()], device_[tr.dst.index()], tr.channel);
-  events_.push(now_ + route.latency.value, t, kStart);
+// Every transfer's route, looked up once before the run in schedule order; then the links'
+// classes (link_classes.h), when every route is kept: the solver's constraints.
+void FlowEngine::find_routes() {
+  const auto transfers = schedule_.transfers();
+  route_of_.resize(transfers.size());
+  // A sender's transfers mostly go where its previous one went (a ring position always sends
+  // to the next): each endpoint's last (destination, channel, route) saves most hash lookups.
+  struct Last {
+    std::int32_t dst = -1;
+    int channel = -1;
+    std::uint32_t route = RouteCache::kNotCached;
+  };
+  std::vector<Last> last(device_.size());
+  bool all_kept = true;
+  for (std::size_t t = 0; t < transfers.size(); ++t) {
+    const sched::Transfer& tr = transfers[t];
+    Last& l = last[tr.src.index()];
+    if (l.dst != tr.dst.value || l.channel != tr.channel) {
+      l = {tr.dst.value, tr.channel,
+           routes_.find(device_[tr.src.index()], device_[tr.dst.index()], tr.channel)};
+    }
+    route_of_[t] = l.route;
+    all_kept = all_kept && l.route != RouteCache::kNotCached;
+  }
+  classes_ = all_kept ? LinkClasses::of(routes_, network_) : LinkClasses::identity(network_);
 }
 
-// The route is looked up again here rather than kept from make_ready(): a route is 96 bytes and
-// a step at 1024 hosts has 8192 transfers waiting out their latency, so keeping one per
-// transfer costs more in cache misses than a second lookup in the (small) route cache.
-void FlowEngine::start(std::uint32_t t) {
+void FlowEngine::make_ready(std::uint32_t t) {
+  if (options_.record_transfers) result_->transfers[t].ready = Seconds(now_);
+  const std::uint32_t route = route_of_[t];
+  double latency;
+  if (route != RouteCache::kNotCached) {
+    latency = routes_.entry(route).latency;
+  } else {
+    const sched::Transfer& tr = schedule_.transfers()[t];
+    latency =
+        network_.route(device_[tr.src.index()], device_[tr.dst.index()], tr.channel).latency.value;
+  }
+  events_.push(now_ + latency, t, route);
+}
+
+// `route` is the transfer's RouteCache index (carried by its start event): its classes are the
+// flow's constraints, its cap the flow's bound, and the bytes are counted once per route.
+void FlowEngine::start(std::uint32_t t, std::uint32_t route) {
   const sched::Transfer& tr = schedule_.transfers()[t];
   if (tr.slice.size.value == 0) {
     complete(t);
     return;
   }
-  const NodeId src = device_[tr.src.index()];
   const NodeId dst = device_[tr.dst.index()];
-  scratch_.clear();
-  const topo::Route& route = routes_.route(src, dst, tr.channel);
-  for (LinkId l : route.view()) {
-    scratch_.push_back(l.value);
-    links_[l.index()].bytes += tr.slice.size;
+  std::span<const int> links;
+  double cap = MaxMinSolver::kUnbounded;
+  if (route != RouteCache::kNotCached) {
+    links = classes_.of_route(routes_, route);
+    cap = routes_.entry(route).cap;
+    route_bytes_[route] += tr.slice.size;
+  } else {  // classes are the links themselves (LinkClasses::identity)
+    const NodeId src = device_[tr.src.index()];
+    const topo::Route r = network_.route(src, dst, tr.channel);
+    uncached_.clear();
+    for (LinkId l : r.view()) {
+      uncached_.push_back(l.value);
+      link_bytes_[l.index()] += tr.slice.size;
+    }
+    links = uncached_;
+    if (auto c = network_.flow_cap(src, dst)) cap = c->value;
   }
   if (tr.reduce && options_.reduction == ReductionModel::Overlapped) {
+    scratch_.assign(links.begin(), links.end());
     scratch_.push_back(reduce_constraint(dst));
+    links = scratch_;
   }
-  double bound = MaxMinSolver::kUnbounded;
-  if (options_.apply_flow_caps) {
-    if (auto cap = network_.flow_cap(src, dst)) bound = cap->value;
-  }
-  begin_flow(t, Phase::Network, scratch_, bound);
+  const double bound = options_.apply_flow_caps ? cap : MaxMinSolver::kUnbounded;
+  begin_flow(t, Phase::Network, links, bound);
 }
 
 void FlowEngine::begin_flow(std::uint32_t t, Phase phase, std::span<const int> constraints,
                             double bound) {
-  const std::size_t num_links = links_.size();
+  const std::size_t num_classes = links_.size();
   for (int c : constraints) {
-    const auto l = static_cast<std::size_t>(c);
-    if (l >= num_links) continue;  // a reduction resource, not a link
-    if (solver_.users(c) == 0) links_[l].busy_since = now_;
+    const auto k = static_cast<std::size_t>(c);
+    if (k >= num_classes) continue;  // a reduction resource, not a link
+    if (links_[k].users++ == 0) links_[k].busy_since = now_;
   }
   const int v = solver_.add_variable(constraints, bound);
   if (static_cast<std::size_t>(v) >= flows_.size()) flows_.resize(static_cast<std::size_t>(v) + 1);
@@ -114,11 +166,11 @@ void FlowEngine::begin_flow(std::uint32_t t, Phase phase, std::span<const int> c
 }
 
 void FlowEngine::end_flow(int v) {
-  const std::size_t num_links = links_.size();
+  const std::size_t num_classes = links_.size();
   for (int c : solver_.constraints_of(v)) {
-    const auto l = static_cast<std::size_t>(c);
-    if (l >= num_links || solver_.users(c) > 1) continue;  // this flow is not the last one
-    links_[l].active += Seconds(now_ - links_[l].busy_since);
+    const auto k = static_cast<std::size_t>(c);
+    if (k >= num_classes) continue;
+    if (--links_[k].users == 0) links_[k].active += Seconds(now_ - links_[k].busy_since);
   }
   Flow& f = flows_[static_cast<std::size_t>(v)];
   f.finish_event = kNoEvent;
@@ -163,6 +215,32 @@ void FlowEngine::apply_rates(std::span<const int> changed) {
   }
 }
 
+// Per link: its class's busy time and the bytes of every route crossing it (each route's bytes
+// counted once per class it crosses: the class's links are crossed by the same routes), plus
+// what uncached routes sent over it.
+void FlowEngine::fill_link_stats(SimResult& result) const {
+  std::vector<Bytes> class_bytes(classes_.num_classes(), Bytes{0});
+  for (std::uint32_t r = 0; r < routes_.size(); ++r) {
+    if (route_bytes_[r].value == 0) continue;
+    for (int c : classes_.of_route(routes_, r)) {
+      class_bytes[static_cast<std::size_t>(c)] += route_bytes_[r];
+    }
+  }
+  const std::size_t num_links = network_.num_links();
+  result.links.assign(num_links, LinkStats{});
+  for (std::size_t l = 0; l < num_links; ++l) {
+    LinkStats& out = result.links[l];
+    out.bytes = link_bytes_[l];
+    const int c = classes_.class_of(l);
+    if (c >= 0) {
+      out.bytes += class_bytes[static_cast<std::size_t>(c)];
+      out.active = links_[static_cast<std::size_t>(c)].active;
+    }
+    const double capacity = network_.link_bandwidth(LinkId(static_cast<std::int32_t>(l))).value;
+    if (capacity > 0) out.busy = Seconds(out.bytes.as_double() / capacity);
+  }
+}
+
 Expected<void> FlowEngine::check_all_done() const {
   if (completed_ == schedule_.size()) return {};
   // The schedule is a DAG, so the only way to stop early is a flow that never got bandwidth.
@@ -193,13 +271,15 @@ Expected<void> FlowEngine::run(SimResult& result) {
   result_ = &result;
   TT_TRY_VOID(map_endpoints());
   build_dependents();
+  find_routes();
   const std::size_t num_links = network_.num_links();
-  result.links.assign(num_links, LinkStats{});
   if (options_.record_transfers) result.transfers.assign(schedule_.size(), TransferTiming{});
-  for (std::size_t l = 0; l < num_links; ++l) {
-    solver_.add_constraint(network_.link_bandwidth(LinkId(static_cast<std::int32_t>(l))).value);
+  for (std::size_t k = 0; k < classes_.num_classes(); ++k) {
+    solver_.add_constraint(classes_.capacity(static_cast<int>(k)));
   }
-  links_.assign(num_links, LinkState{});
+  links_.assign(classes_.num_classes(), LinkState{});
+  route_bytes_.assign(routes_.size(), Bytes{0});
+  link_bytes_.assign(num_links, Bytes{0});
   reduce_constraint_.assign(network_.num_devices(), -1);
 
   for (std::size_t t = 0; t < schedule_.size(); ++t) {
@@ -211,26 +291,20 @@ Expected<void> FlowEngine::run(SimResult& result) {
       next_memory_check = result.events + kMemoryCheckEvents;
       TT_TRY_VOID(check_memory_use(result.events));
     }
-    now_ = events_.top_time();
+    now_ = events_.advance();
     // Every event of this instant first, then one solve for the batch.
-    while (!events_.empty() && events_.top_time() == now_) {
-      const Event ev = events_.pop();
+    Event ev;
+    while (events_.pop_current(ev)) {
       ++result.events;
-      if (ev.kind == kStart) {
-        start(ev.id);
+      if (ev.tag != kFlowEnd) {
+        start(ev.id, ev.tag);
       } else if (flows_[ev.id].finish_event == ev.seq) {
         end_flow(static_cast<int>(ev.id));
       }
     }
     apply_rates(solver_.solve());
   }
-  for (std::size_t l = 0; l < num_links; ++l) {
-    LinkStats& out = result.links[l];
-    out.bytes = links_[l].bytes;
-    out.active = links_[l].active;
-    const double capacity = solver_.capacity(static_cast<int>(l));
-    if (capacity > 0) out.busy = Seconds(out.bytes.as_double() / capacity);
-  }
+  fill_link_stats(result);
   return check_all_done();
 }
 

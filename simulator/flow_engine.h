@@ -7,6 +7,11 @@
 // sequence number of its one valid completion event: when its rate changes, a new event is
 // pushed and the old one is dropped when popped (lazy deletion), which is cheaper than a
 // decrease-key heap.
+//
+// Before the run every transfer's route is looked up once (RouteCache) and the links are
+// grouped into classes crossed by the same routes (LinkClasses): the solver has one constraint
+// per class and the engine one user count and busy time per class, which is the same answer
+// at a fraction of the work per flow (docs/simulator.md, "How it stays fast").
 
 #include <cstdint>
 #include <string>
@@ -15,6 +20,7 @@
 #include "algorithms/schedule/schedule.h"
 #include "core/expected.h"
 #include "simulator/event_queue.h"
+#include "simulator/link_classes.h"
 #include "simulator/max_min_solver.h"
 #include "simulator/network_model.h"
 #include "simulator/route_cache.h"
@@ -32,8 +38,9 @@ class FlowEngine {
   Expected<void> run(SimResult& result);
 
  private:
-  /// Event kinds; the event's id is a transfer (Start) or a solver variable (FlowEnd).
-  enum EventKind : std::uint8_t { kStart, kFlowEnd };
+  /// An event's tag: a flow's end (its id is a solver variable), or else a transfer's start
+  /// (its id is the transfer, its tag the route's RouteCache index, or RouteCache::kNotCached).
+  static constexpr std::uint32_t kFlowEnd = RouteCache::kNotCached - 1;
   enum class Phase : std::uint8_t { Network, Reduction };
   /// A flow in progress (indexed by solver variable id, reused after it ends).
   struct Flow {
@@ -48,9 +55,11 @@ class FlowEngine {
   Expected<void> map_endpoints();
   std::string first_use(EndpointId id) const;
   void build_dependents();
+  void find_routes();
+  void fill_link_stats(SimResult& result) const;
   static constexpr std::uint64_t kNoEvent = ~std::uint64_t{0};
   void make_ready(std::uint32_t t);
-  void start(std::uint32_t t);
+  void start(std::uint32_t t, std::uint32_t route);
   void begin_flow(std::uint32_t t, Phase phase, std::span<const int> constraints, double bound);
   void end_flow(int v);
   void complete(std::uint32_t t);
@@ -77,17 +86,22 @@ class FlowEngine {
   MaxMinSolver solver_;
   std::vector<Flow> flows_;
   std::vector<int> reduce_constraint_;  ///< per device, -1 until first used
-  /// What the run accumulates per link, in one place so that a flow's start or end touches one
-  /// cache line per link (copied into SimResult::links at the end). Whether flows are on the
-  /// link is the solver's user count of its constraint, which start and end touch anyway.
+  /// Per transfer: its route's RouteCache index (or RouteCache::kNotCached).
+  std::vector<std::uint32_t> route_of_;
+  LinkClasses classes_;  ///< the solver's link constraints: class k is constraint k
+  /// What the run accumulates per link class, in one place so that a flow's start or end
+  /// touches one cache line per class (every link of a class has the same figures).
   struct LinkState {
-    Bytes bytes{0};
     Seconds active{0};
-    double busy_since = 0;  ///< when the link last went from no flow to one
+    double busy_since = 0;    ///< when the class last went from no flow to one
+    std::uint32_t users = 0;  ///< flows on it now
   };
-  std::vector<LinkState> links_;
+  std::vector<LinkState> links_;    ///< per class
+  std::vector<Bytes> route_bytes_;  ///< per kept route: bytes of the flows that took it
+  std::vector<Bytes> link_bytes_;   ///< per link: bytes of flows on routes not kept
   EventQueue events_;
-  std::vector<int> scratch_;
+  std::vector<int> scratch_;   ///< a flow's constraints when they are more than its links
+  std::vector<int> uncached_;  ///< the links of a route the cache does not keep
 };
 
 }  // namespace topotune::sim

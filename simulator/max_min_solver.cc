@@ -55,9 +55,10 @@ int MaxMinSolver::add_variable(std::span<const int> constraints, double bound) {
     Constraint& con = constraints_[static_cast<std::size_t>(c)];
     if (!con.users.empty() || (flags_[static_cast<std::size_t>(c)] & kDirty) != 0) {
       var.alone = false;
-      for (const User& u : con.users) {
-        variables_[static_cast<std::size_t>(u.variable)].alone = false;
-      }
+      // Users of a constraint that already had two or more are not alone (the later one
+      // cleared the earlier's flag): only a single user can still be.
+      if (con.users.size() == 1)
+        variables_[static_cast<std::size_t>(con.users[0].variable)].alone = false;
     }
     share = std::min(share, con.capacity);
     const int slot = static_cast<int>(var.constraints.size());
@@ -113,7 +114,10 @@ std::span<const int> MaxMinSolver::solve() {
       continue;
     }
     flags_[static_cast<std::size_t>(d)] &= ~kDirty;
-    if (seen(d)) continue;  // already re-solved as part of an earlier component
+    // Already re-solved as part of an earlier component, or left without users since it was
+    // queued (two flows sharing a NIC end together: the first removal queues the NIC's links,
+    // the second empties them): a component of no variable changes nothing.
+    if (seen(d) || constraints_[static_cast<std::size_t>(d)].users.empty()) continue;
     collect_component(d);
     solve_component();
   }
@@ -178,7 +182,7 @@ void MaxMinSolver::collect_component(int seed) {
 void MaxMinSolver::push_share(int c) {
   const FillState& con = fill_[static_cast<std::size_t>(c)];
   heap_.push_back({con.remaining / con.unfixed, c, con.version});
-  std::push_heap(heap_.begin(), heap_.end(), later_entry);
+  std::push_heap(heap_.begin(), heap_.end(), LaterEntry{});
 }
 
 void MaxMinSolver::fix_variable(int v, double share, bool heap) {
@@ -229,7 +233,7 @@ void MaxMinSolver::start_heap_fill() {
     ++f.version;
     if (f.unfixed > 0) heap_.push_back({f.remaining / f.unfixed, c, f.version});
   }
-  std::make_heap(heap_.begin(), heap_.end(), later_entry);
+  std::make_heap(heap_.begin(), heap_.end(), LaterEntry{});
   bounded_.clear();
   for (int v : comp_variables_) {
     Variable& var = variables_[static_cast<std::size_t>(v)];
@@ -253,7 +257,7 @@ void MaxMinSolver::fill_component() {
       const ShareEntry& top = heap_.front();
       const FillState& con = fill_[static_cast<std::size_t>(top.constraint)];
       if (top.version == con.version && con.unfixed > 0) break;
-      std::pop_heap(heap_.begin(), heap_.end(), later_entry);
+      std::pop_heap(heap_.begin(), heap_.end(), LaterEntry{});
       heap_.pop_back();
     }
     while (next_bounded < bounded_.size() &&
@@ -271,7 +275,7 @@ void MaxMinSolver::fill_component() {
       }
     }
     const int c = heap_.front().constraint;
-    std::pop_heap(heap_.begin(), heap_.end(), later_entry);
+    std::pop_heap(heap_.begin(), heap_.end(), LaterEntry{});
     heap_.pop_back();
     // The saturated constraint's unfixed users all get its share; fixing only edits counters,
     // so iterating its user list here is safe.

@@ -167,10 +167,13 @@ class MaxMinSolver {
     int constraint;
     std::uint32_t version;
   };
-  /// Min-heap order for std heaps: "a after b" on (share, constraint id).
-  static bool later_entry(const ShareEntry& a, const ShareEntry& b) {
-    return a.share > b.share || (a.share == b.share && a.constraint > b.constraint);
-  }
+  /// Min-heap order for std heaps: "a after b" on (share, constraint id). A function object,
+  /// not a function, so that the heap algorithms inline it rather than call through a pointer.
+  struct LaterEntry {
+    bool operator()(const ShareEntry& a, const ShareEntry& b) const {
+      return a.share > b.share || (a.share == b.share && a.constraint > b.constraint);
+    }
+  };
   std::vector<ShareEntry> heap_;
 };
 

@@ -22,9 +22,9 @@
 // an Errc::InvalidSchedule error, never a crash.
 //
 // Deterministic: simultaneous events are processed in the order they were created (sequence
-// number), and nothing iterates an unordered container. Memory: 24 bytes per transfer and 4 per
-// dependency on top of the schedule (16 of the 24 are the recorded timings, which SimOptions can
-// turn off), plus per-link and per-concurrent-flow state.
+// number), and nothing iterates an unordered container. Memory: 28 bytes per transfer and 4 per
+// dependency on top of the schedule (16 of the 28 are the recorded timings, which SimOptions can
+// turn off; 4 its route's index), plus per-link, per-route and per-concurrent-flow state.
 
 #include <memory>
 
