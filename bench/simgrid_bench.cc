@@ -186,7 +186,18 @@ int main(int argc, char** argv) {
   std::int64_t bytes = std::int64_t{1} << 30;
   std::vector<std::string> ranks = {"64", "512", "4096"};
   std::vector<std::string> schedules = {"ring", "hierarchical"};
-  for (int i = 1; i + 1 < argc; i += 2) {
+  const auto usage = [] {
+    std::fprintf(stderr,
+                 "usage: simgrid_bench [--max-simgrid-transfers N] [--size BYTES] "
+                 "[--ranks 64,512,4096] [--schedules ring,hierarchical]\n");
+  };
+  // Every option takes a value: a lone or unknown one (--help included) prints the usage
+  // instead of starting a run that can take twenty minutes.
+  for (int i = 1; i < argc; i += 2) {
+    if (i + 1 >= argc) {
+      usage();
+      return std::strcmp(argv[i], "--help") == 0 ? 0 : 2;
+    }
     if (std::strcmp(argv[i], "--max-simgrid-transfers") == 0) {
       max_simgrid = std::strtoull(argv[i + 1], nullptr, 10);
     } else if (std::strcmp(argv[i], "--size") == 0) {
@@ -196,9 +207,7 @@ int main(int argc, char** argv) {
     } else if (std::strcmp(argv[i], "--schedules") == 0) {
       schedules = split(argv[i + 1]);
     } else {
-      std::fprintf(stderr,
-                   "usage: simgrid_bench [--max-simgrid-transfers N] [--size BYTES] "
-                   "[--ranks 64,512,4096] [--schedules ring,hierarchical]\n");
+      usage();
       return 2;
     }
   }
