@@ -1,7 +1,12 @@
 #include "runtime/measurement.h"
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
 #include <utility>
 
 #include "core/duplicate_key_check.h"
@@ -33,17 +38,41 @@ json row_to_json(const MeasurementRow& r) {
   return j;
 }
 
+// An integer field must hold a JSON integer within T's range: nlohmann's get<int>() casts a
+// float (1e300) or a wider integer to T unchecked, which is undefined behaviour for floats
+// (found by measurement_fuzz under UBSan) and wraps 2^32 + 1 to 1 for integers.
+template <class T>
+T integer_at(const json& j, const char* key) {
+  static_assert(std::is_integral_v<T>);
+  const json& v = j.at(key);
+  constexpr auto lo = static_cast<std::int64_t>(std::numeric_limits<T>::min());
+  constexpr auto hi = static_cast<std::int64_t>(std::numeric_limits<T>::max());
+  const bool fits =
+      v.is_number_unsigned()  ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(hi)
+      : v.is_number_integer() ? v.get<std::int64_t>() >= lo && v.get<std::int64_t>() <= hi
+                              : false;
+  if (!fits) {
+    throw std::domain_error(std::string(key) + " must be an integer in [" + std::to_string(lo) +
+                            ", " + std::to_string(hi) + "], got " + v.dump());
+  }
+  return static_cast<T>(v.get<std::int64_t>());
+}
+
 template <class T>
 std::optional<T> get_optional(const json& j, const char* key) {
   if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
-  return j.at(key).get<T>();
+  if constexpr (std::is_integral_v<T>) {
+    return integer_at<T>(j, key);
+  } else {
+    return j.at(key).get<T>();
+  }
 }
 
 Expected<MeasurementRow> row_from_json(const json& j, std::size_t index) {
   MeasurementRow r;
   r.algorithm = j.at("algorithm").get<std::string>();
-  r.bytes = j.at("bytes").get<std::int64_t>();
-  r.count = j.value("count", std::int64_t{0});
+  r.bytes = integer_at<std::int64_t>(j, "bytes");
+  r.count = get_optional<std::int64_t>(j, "count").value_or(0);
   TT_TRY(r.dtype, sched::parse_dtype(j.value("dtype", std::string("fp32"))));
   r.time_us = j.at("time_us").get<double>();
   r.algbw_GBps = j.value("algbw_GBps", 0.0);
@@ -62,9 +91,11 @@ Expected<MeasurementRow> row_from_json(const json& j, std::size_t index) {
   return r;
 }
 
+}  // namespace
+
 // The header's counts within what topotune can schedule (docs/limits.md): a measurement
 // claiming 1024 channels x 65536 chunks would otherwise be rebuilt as a schedule.
-Expected<void> check_header_ranges(const Measurement& m) {
+Expected<void> check_measurement_header(const Measurement& m) {
   const auto out_of = [](const char* key, std::int64_t v, std::int64_t hi) -> Expected<void> {
     return fail(Errc::ParseError, std::string(key) + " must be in [1, " + std::to_string(hi) +
                                       "], got " + std::to_string(v));
@@ -84,8 +115,6 @@ Expected<void> check_header_ranges(const Measurement& m) {
   }
   return {};
 }
-
-}  // namespace
 
 // 1e308 us would turn into inf in every ratio derived from it.
 Expected<void> check_measurement_row(const MeasurementRow& r) {
@@ -146,7 +175,7 @@ Expected<Measurement> measurement_from_json(const std::string& text, const std::
     m.source = j.value("source", std::string());
     m.backend = j.value("backend", std::string());
     TT_TRY(m.collective, sched::parse_collective(j.value("collective", std::string("allreduce"))));
-    m.ranks = j.at("ranks").get<int>();
+    m.ranks = integer_at<int>(j, "ranks");
     m.nodes = get_optional<int>(j, "nodes");
     m.gpus_per_node = get_optional<int>(j, "gpus_per_node");
     m.instance = get_optional<std::string>(j, "instance");
@@ -155,7 +184,7 @@ Expected<Measurement> measurement_from_json(const std::string& text, const std::
     m.gpus_per_thread = get_optional<int>(j, "gpus_per_thread");
     m.channels = get_optional<int>(j, "channels");
     m.chunks = get_optional<int>(j, "chunks");
-    TT_TRY_VOID(check_header_ranges(m).context(origin));
+    TT_TRY_VOID(check_measurement_header(m).context(origin));
     const json& rows = j.at("rows");
     if (!rows.is_array() || rows.size() > kMaxMeasuredRows) {
       return fail(Errc::ParseError, origin + ": rows must be an array of at most " +
@@ -167,6 +196,8 @@ Expected<Measurement> measurement_from_json(const std::string& text, const std::
     }
     return m;
   } catch (const json::exception& e) {
+    return fail(Errc::ParseError, origin + ": " + e.what());
+  } catch (const std::domain_error& e) {
     return fail(Errc::ParseError, origin + ": " + e.what());
   }
 }

@@ -27,6 +27,12 @@ inline constexpr std::int64_t kMaxMeasuredBytes = std::int64_t{1} << 40;
 inline constexpr double kMaxMeasuredTimeUs = 1e12;
 
 struct MeasurementRow;
+struct Measurement;
+/// Fails unless the header's counts are within what topotune can schedule: ranks, nodes, GPUs
+/// per node and per thread in [1, 2^20], channels in [1, 1024], chunks in [1, 65536]. Every
+/// reader applies it (the JSON reader and the nccl-tests parser), so what one reads the other
+/// reads back.
+Expected<void> check_measurement_header(const Measurement& m);
 /// Fails unless the row's bytes are at most 1 TiB, its times finite in [0, 1e12] us and its
 /// bandwidths finite and non-negative.
 Expected<void> check_measurement_row(const MeasurementRow& r);

@@ -256,7 +256,7 @@ Expected<void> finish(State& st, const NcclTestsParseOptions& opt) {
                                       "no usable busbw/algbw); give it explicitly");
   }
   if (st.m.nodes && st.m.ranks % *st.m.nodes == 0) st.m.gpus_per_node = st.m.ranks / *st.m.nodes;
-  return {};
+  return check_measurement_header(st.m).context(opt.origin);
 }
 
 }  // namespace

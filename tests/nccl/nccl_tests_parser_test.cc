@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 namespace topotune::rt {
 namespace {
@@ -154,6 +155,42 @@ TEST(NcclTestsParser, BinaryJunkInVersionSurvivesJson) {
   const Measurement m = parse_nccl_tests(log, {}).value();
   EXPECT_EQ(m.nccl_version, "2.19x");
   EXPECT_TRUE(measurement_from_json(to_json(m), "x").has_value());
+}
+
+TEST(NcclTestsParser, HeaderCountsOutOfRangeAreRefusedAsTheJsonReaderDoes) {
+  // Found by the fuzzer: "nGpus 73741824" parsed, and the measurement JSON written from it was
+  // refused when read back (gpus_per_thread must be in [1, 2^20]).
+  std::string log = kModern;
+  log.replace(log.find("nGpus 1 "), 8, "nGpus 73741824 ");
+  const auto m = parse_nccl_tests(log, {});
+  ASSERT_FALSE(m.has_value());
+  EXPECT_NE(m.error().message.find("gpus_per_thread must be in [1, 1048576]"), std::string::npos)
+      << m.error().message;
+  log = kModern;
+  log.replace(log.find("nGpus 1 "), 8, "nGpus 1048576 ");
+  EXPECT_TRUE(parse_nccl_tests(log, {}).has_value());
+}
+
+TEST(MeasurementJson, IntegerFieldsMustBeIntegersInRange) {
+  // Found by measurement_fuzz under UBSan: "ranks": 1e300 was cast to int (undefined
+  // behaviour), and an integer past int's range wrapped (2^32 + 8 read as 8).
+  const std::string good = to_json(parse_nccl_tests(kModern, {}).value());
+  ASSERT_TRUE(measurement_from_json(good, "x").has_value());
+  const std::pair<std::string, std::string> cases[] = {{"\"ranks\": 8", "\"ranks\": 1e300"},
+                                                       {"\"ranks\": 8", "\"ranks\": 4294967304"},
+                                                       {"\"ranks\": 8", "\"ranks\": 8.5"},
+                                                       {"\"bytes\": 8,", "\"bytes\": 8e30,"},
+                                                       {"\"count\": 2,", "\"count\": -1e300,"}};
+  for (const auto& [from, to] : cases) {
+    std::string text = good;
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+    const auto m = measurement_from_json(text, "x");
+    ASSERT_FALSE(m.has_value()) << to;
+    EXPECT_NE(m.error().message.find("must be an integer in"), std::string::npos)
+        << m.error().message;
+  }
 }
 
 }  // namespace
