@@ -141,7 +141,7 @@ CommandRun setup_calibrate(CLI::App& sub) {
                  "instance of each run (one for all, or one per run)");
   sub.add_option("--nodes", a->runs.nodes, "nodes of each run (default: from each log)");
   sub.add_option("--nccl-version", a->runs.versions,
-                 "NCCL release of each run (default: from the log)");
+                 "NCCL release of each run ('' or none: the one the log prints)");
   sub.add_option("--nccl-algo", a->runs.algos, "NCCL_ALGO of each run ('all' = unrestricted)");
   sub.add_option("--cluster", a->runs.clusters,
                  "cluster JSON of each run instead of --instance (e.g. `emulate up`'s)");

@@ -39,8 +39,8 @@ Expected<tune::CalibrationCase> make_case(const CalibrationRuns& a, std::size_t 
   TT_TRY(const algo::NcclSystem probe, resolve_nccl_system(inst, 1, rc.cluster));
   TT_TRY(const int dflt_nodes, nodes_of(m, std::nullopt, probe.gpus_per_node));
   TT_TRY(const int nodes, nth(a.nodes, i, runs, "--nodes", dflt_nodes));
-  TT_TRY(const std::string ver,
-         nth(a.versions, i, runs, "--nccl-version", m.nccl_version.value_or("")));
+  TT_TRY(std::string ver, nth(a.versions, i, runs, "--nccl-version", std::string()));
+  if (ver.empty()) ver = m.nccl_version.value_or("");  // '' for a run: the log's own
   TT_TRY(std::string algo_list, nth(a.algos, i, runs, "--nccl-algo", std::string()));
   if (algo_list == "all") algo_list.clear();
   tune::CalibrationCase c;

@@ -76,8 +76,22 @@ def instance_json(entry):
         return json.load(f)
 
 def nccl_version(entry):
+    """The NCCL version the log prints ('' when it does not)."""
     m = re.match(r'(\d+\.\d+\.\d+)', entry.get('nccl_version') or '')
     return m.group(1) if m else ''
+
+def context_version(entry):
+    """The version the run's documented setup names when the log does not print one (the
+    entry's `nccl_version_context`, with its evidence): passed as --nccl-version, as a user who
+    knows the image would. '' when there is none (then the latest modeled release)."""
+    if nccl_version(entry):
+        return ''
+    return (entry.get('nccl_version_context') or {}).get('version', '')
+
+def version_label(entry):
+    if nccl_version(entry):
+        return nccl_version(entry)
+    return context_version(entry) + ' (setup)' if context_version(entry) else '?'
 
 def nccl_algo(entry):
     """NCCL_ALGO the run's documented environment imposes ('' = none)."""
@@ -163,6 +177,8 @@ def validate_args(entry, path, extra=()):
     args = ['validate', '--nccl-tests', path] + where + ['--nodes', str(nodes)]
     if nccl_algo(entry):
         args += ['--nccl-algo', nccl_algo(entry)]
+    if context_version(entry):
+        args += ['--nccl-version', context_version(entry)]
     return args + list(extra)
 
 # Round-number starting point for every fit (refit and leave-one-out), so that a held-out
@@ -200,6 +216,8 @@ def calibrate(entries, paths, out, prior, build):
         args += ['--nodes', str(cluster_args(e)[1])]
     for e in entries:
         args += ['--nccl-algo', nccl_algo(e) or 'all']
+    for e in entries:
+        args += ['--nccl-version', context_version(e)]
     return topotune(args, build)
 
 def naive(entry):
@@ -299,7 +317,7 @@ def main():
         where, nodes = cluster_args(e)
         name = where[1] if where[0] == '--instance' else 'cluster JSON'
         line = '| %s | %s x %d | %s | %.1f%% / %.1f%% | %s |' % (
-            e['id'], name, nodes, nccl_version(e) or '?', s[1], s[2],
+            e['id'], name, nodes, version_label(e), s[1], s[2],
             '%.1f%% / %.1f%%' % (s[4], s[5]) if s[3] else 'n/a')
         if a.naive:
             line += ' %.1f%% |' % naive(e)
