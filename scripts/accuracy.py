@@ -242,7 +242,7 @@ def naive(entry):
 # TARGET_ENTRY. The script exits 1 when GATE_* (what CI enforces) fail; GATE_* equal the
 # targets only once the model reaches them (see README "Accuracy").
 TARGET_OVERALL, TARGET_ENTRY = 7.0, 15.0
-GATE_OVERALL, GATE_ENTRY = 10.0, 90.0  # where the model stands: README "Accuracy"
+GATE_OVERALL, GATE_ENTRY = 8.0, 90.0  # where the model stands: README "Accuracy"
 
 def loo_one(i, entries, paths, tmp, prior, build):
     held = os.path.join(tmp, 'loo_%d.json' % i)

@@ -185,8 +185,25 @@ expect 0 "warning: the log's Rank lines name 2 host(s) but --nodes is 1" validat
 if "$bin" validate --nccl-tests "$tmp/healthy.log" --instance p4d.24xlarge --nodes 2 | grep -q warning; then
   echo "FAIL: warning on a log that matches its instance"; fails=$((fails + 1))
 fi
+# A log without its NCCL version is predicted as the latest release, and validate says so.
+expect 0 'warning: the log does not print its NCCL version: predicted as the latest modeled release' validate --nccl-tests "$tmp/a100.log" --instance dgx-a100
+if "$bin" validate --nccl-tests "$tmp/a100.log" --instance dgx-a100 --nccl-version 2.23.4 | grep -q warning; then
+  echo "FAIL: version warning although --nccl-version was given"; fails=$((fails + 1))
+fi
 # calibrate: parameters at their bounds are reported; one the logs cannot determine is refused.
 expect 2 "cannot determine 'net_efficiency.efa_srd'" calibrate --nccl-tests "$tmp/a100.log" --instance dgx-a100 --params net_efficiency.efa_srd -o "$tmp/y.json"
 expect 2 '5 parameters but only 4 measured sizes' calibrate --nccl-tests "$tmp/a100.log" --instance dgx-a100 -o "$tmp/z.json"
 expect 0 'not determined by these logs' calibrate --nccl-tests "$tmp/healthy.log" --instance p4d.24xlarge --rounds 2 -o "$tmp/z.json"
+# Per-run --nccl-version: '' keeps the version the log prints, a value overrides it (the same
+# healthy log relabelled 2.9.9, where NCCL chooses ring up to 16 MiB and 2.30.7 chooses tree).
+sed 's/NCCL version 2.23.4/NCCL version 2.9.9/' "$tmp/healthy.log" > "$tmp/v299.log"
+for v in '' 2.9.9 2.30.7; do
+  "$bin" calibrate --nccl-tests "$tmp/v299.log" --instance p4d.24xlarge --params net_efficiency.efa_srd --rounds 1 --nccl-version "$v" -o "$tmp/v_$v.json" > /dev/null
+done
+if ! cmp -s "$tmp/v_.json" "$tmp/v_2.9.9.json"; then
+  echo "FAIL: calibrate --nccl-version '' did not keep the log's version"; fails=$((fails + 1))
+fi
+if cmp -s "$tmp/v_2.9.9.json" "$tmp/v_2.30.7.json"; then
+  echo "FAIL: calibrate --nccl-version 2.30.7 did not override the log's version"; fails=$((fails + 1))
+fi
 cli_expect_finish "nccl CLI"
