@@ -11,8 +11,10 @@ namespace topotune::algo {
 const char* ps_placement_name(PsPlacement p) { return p == PsPlacement::Cpu ? "cpu" : "colocated"; }
 
 Expected<PsPlacement> parse_ps_placement(const std::string& name) {
-  if (name == "colocated" || name == "gpu") return PsPlacement::Colocated;
-  if (name == "cpu") return PsPlacement::Cpu;
+  for (PsPlacement p : {PsPlacement::Colocated, PsPlacement::Cpu}) {
+    if (name == ps_placement_name(p)) return p;
+  }
+  if (name == "gpu") return PsPlacement::Colocated;  // an alias
   return fail(Errc::InvalidArgument,
               "unknown parameter server placement '" + name + "' (known: colocated, cpu)");
 }
@@ -32,10 +34,11 @@ const char* inner_algorithm_name(InnerAlgorithm a) {
 }
 
 Expected<InnerAlgorithm> parse_inner_algorithm(const std::string& name) {
-  if (name == "ring") return InnerAlgorithm::Ring;
-  if (name == "dbtree" || name == "tree") return InnerAlgorithm::Tree;
-  if (name == "rhd") return InnerAlgorithm::Rhd;
-  if (name == "ps") return InnerAlgorithm::Ps;
+  using I = InnerAlgorithm;
+  for (I a : {I::Ring, I::Tree, I::Rhd, I::Ps}) {
+    if (name == inner_algorithm_name(a)) return a;
+  }
+  if (name == "tree") return I::Tree;  // an alias of dbtree
   return fail(Errc::InvalidArgument,
               "unknown inner algorithm '" + name + "' (known: ring, dbtree, rhd, ps)");
 }

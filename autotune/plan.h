@@ -5,7 +5,7 @@
 // "topotune.plan/1", docs/planner.md): instance, nodes, model, the recommendation, the two
 // baselines, the ranked candidates, the recommended step's per-bucket timeline, and under
 // "inputs" the cluster figures the timers used, the model profile, the compute parameters,
-// the calibration file's content and the topotune version. plan_inputs_from_json() reads those
+// the calibration file's content and the topotune version. read_plan_json() reads those
 // inputs back, so `topotune plan --replay plan.json` recomputes the same answer (and says so
 // when this version's answer differs from the stored one). Output is deterministic: numbers
 // are rounded to 6 significant digits and nothing iterates an unordered container.

@@ -17,16 +17,17 @@ namespace topotune::tune {
 // Gradient dtypes on the wire are sched::DataType (fp32, fp16, bf16): one enum for the
 // schedules, the runtime and the planner.
 
-/// How fast one GPU computes.
-struct ComputeParams {
-  int batch_per_gpu = 32;
-  double peak_flops = 0;    ///< dense bf16/fp16 tensor FLOP/s
-  double efficiency = 0.4;  ///< achieved / peak; a stated default, --compute-efficiency
-};
-
 /// The default efficiency: about what large transformer/CNN training reaches on A100/H100
 /// with mixed precision (MLPerf-class runs report 40-55 % of the tensor peak).
 inline constexpr double kDefaultComputeEfficiency = 0.4;
+
+/// How fast one GPU computes.
+struct ComputeParams {
+  int batch_per_gpu = 32;
+  double peak_flops = 0;  ///< dense bf16/fp16 tensor FLOP/s
+  /// achieved / peak; a stated default, --compute-efficiency
+  double efficiency = kDefaultComputeEfficiency;
+};
 
 /// Per-step layer times and gradients. Errors: no peak FLOP/s and no measured times.
 Expected<sim::StepModel> make_step_model(const ModelProfile& model, const ComputeParams& compute,

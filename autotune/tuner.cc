@@ -5,6 +5,8 @@
 #include <limits>
 #include <map>
 
+#include "algorithms/schedule/collective_spec.h"
+
 namespace topotune::tune {
 namespace {
 
@@ -65,7 +67,8 @@ class Evaluator {
     TT_TRY(c.allreduce_all, timer.allreduce(c.algo, all));
     const int p = req_.hosts * req_.gpus_per_host;
     if (c.allreduce_all.value > 0) {
-      c.busbw = all.as_double() / c.allreduce_all.value * 2.0 * (p - 1) / p;
+      c.busbw = all.as_double() / c.allreduce_all.value *
+                sched::busbw_factor(sched::Collective::Allreduce, p);
     }
     return c;
   }
@@ -379,9 +382,14 @@ Expected<TuneReport> tune(const TuneRequest& request, const CollectiveTimer& scr
   if (cached_rank) rank_top(req, eval, final_timer, report);
   report.recommendation = recommend(req, report.candidates, final_timer.name());
   const AlgorithmChoice nccl{AlgoKind::NcclDefault};
-  TT_TRY(report.baseline_ddp, eval.ddp(final_timer, nccl, sched::DataType::F32, 1_MiB, 25_MiB));
+  // The frameworks' own defaults, as sim::DdpOptions and sim::HorovodOptions cite them.
+  const sim::DdpOptions ddp_defaults;
+  const sim::HorovodOptions hvd_defaults;
+  TT_TRY(report.baseline_ddp, eval.ddp(final_timer, nccl, sched::DataType::F32,
+                                       ddp_defaults.first_bucket_bytes, ddp_defaults.bucket_cap));
   TT_TRY(report.baseline_horovod,
-         eval.horovod(final_timer, nccl, sched::DataType::F32, 128_MiB, Seconds(1e-3)));
+         eval.horovod(final_timer, nccl, sched::DataType::F32, hvd_defaults.fusion_threshold,
+                      hvd_defaults.cycle_time));
   TT_TRY(std::vector<Candidate> hvd,
          best_horovod(req, eval, cached_screen, report.recommendation.dtype));
   if (cached_rank) {

@@ -1,6 +1,6 @@
 // The work of `topotune predict --instance p5.48xlarge --nodes 1024 --sizes 8:16G --explain`:
 // the catalog lookup, the NCCL model for every size (all candidates evaluated, as --explain
-// reports them), for 1024 nodes (8192 ranks). Issue 5 asks for under a second.
+// reports them), for 1024 nodes (8192 ranks). The target is under a second.
 
 #include <benchmark/benchmark.h>
 

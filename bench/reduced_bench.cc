@@ -7,7 +7,7 @@
 // (generate_ms, simulate_ms, per iteration), with the representatives, the events and the simulated
 // time.
 //
-// Targets (issue 17, on the 2-core development machine): ring on 64 hosts (512 ranks) fast
+// Targets (on the 2-core development machine): ring on 64 hosts (512 ranks) fast
 // enough for >= 100x SimGrid's 3.3-3.6 s in simgrid_bench (<= 33 ms), hierarchical(ring) on
 // 1024 hosts (8,192 ranks) well under 1 s (the whole `simulate` command, whose process start
 // and catalog load add ~20 ms).

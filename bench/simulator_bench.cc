@@ -30,6 +30,7 @@
 #include <string>
 #include <utility>
 
+#include "algorithms/schedule/collective_spec.h"
 #include "bench/bench_schedules.h"
 #include "simulator/simulator.h"
 #include "topology/topology.h"
@@ -171,8 +172,9 @@ void run(benchmark::State& state, Algo algo) {
       benchmark::Counter(transfers, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["events"] = static_cast<double>(events);
   state.counters["sim_time_ms"] = makespan * 1e3;
-  state.counters["busbw_GBps"] =
-      kSize.as_double() / makespan * 2.0 * (hosts * kGpus - 1) / (hosts * kGpus) / 1e9;
+  state.counters["busbw_GBps"] = kSize.as_double() / makespan *
+                                 sched::busbw_factor(sched::Collective::Allreduce, hosts * kGpus) /
+                                 1e9;
   state.counters["build_s"] = c.build_s;
   const double rss = peak_rss_mib();
   state.counters["peak_rss_MiB"] = rss;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <string_view>
 
 #include "core/input_file.h"
 #include "runtime/nccl_tests_parser.h"
@@ -25,12 +26,18 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
-Expected<algo::NcclProto> parse_proto(const std::string& s) {
+std::string lower(std::string_view s) {
   std::string l;
   for (char c : s) l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (l == "ll") return algo::NcclProto::LL;
-  if (l == "ll128") return algo::NcclProto::LL128;
-  if (l == "simple") return algo::NcclProto::Simple;
+  return l;
+}
+
+// Case-insensitive, as NCCL_PROTO; the names are nccl_proto_name's, the protocols' one table.
+Expected<algo::NcclProto> parse_proto(const std::string& s) {
+  for (int i = 0; i < algo::kNumNcclProtos; ++i) {
+    const auto p = static_cast<algo::NcclProto>(i);
+    if (lower(s) == lower(algo::nccl_proto_name(p))) return p;
+  }
   return fail(Errc::InvalidArgument, "unknown NCCL protocol '" + s + "' (LL, LL128, Simple)");
 }
 

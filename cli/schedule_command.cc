@@ -20,6 +20,7 @@
 #include "cli/output_format.h"
 #include "core/quantity_parse.h"
 #include "core/string_printf.h"
+#include "topology/model_defaults.h"
 #include "topology/topology.h"
 
 namespace topotune::cli {
@@ -43,20 +44,31 @@ struct ScheduleArgs {
 // (a ring of 500k transfers takes a few seconds, a hierarchical one of 270k about 20 s).
 constexpr std::size_t kVerifyLimit = 100'000;
 
-// The generic cluster of `--ranks`: stated here because the summary prints times on it.
+// The generic cluster of `--ranks`: its figures are topology/model_defaults.h's assumptions,
+// stated in the summary because it prints times on it.
 algo::CostParams generic_params() {
   algo::CostParams p;
-  p.intra = algo::HopCost{microseconds(2), gbyte_per_sec(150)};      // NVSwitch per GPU
-  p.inter = algo::HopCost{microseconds(10), gbit_per_sec(100)};      // one 100 Gb/s NIC per GPU
-  p.gpu_to_cpu = algo::HopCost{microseconds(3), gbyte_per_sec(25)};  // PCIe 4.0 x16
-  p.net_to_cpu = algo::HopCost{microseconds(12), gbit_per_sec(100)};
-  p.gpu_reduce = gbyte_per_sec(500);
-  p.cpu_reduce = gbyte_per_sec(20);
+  p.intra = algo::HopCost{microseconds(topo::kGenericNvSwitchLatencyUs),
+                          gbyte_per_sec(topo::kGenericNvSwitchGBps)};
+  p.inter =
+      algo::HopCost{microseconds(topo::kGenericNicLatencyUs), gbit_per_sec(topo::kGenericNicGbps)};
+  p.gpu_to_cpu = algo::HopCost{microseconds(topo::kGenericPcieLatencyUs),
+                               gbyte_per_sec(topo::kGenericPcieGBps)};
+  p.net_to_cpu = algo::HopCost{microseconds(topo::kGenericNetToCpuLatencyUs),
+                               gbit_per_sec(topo::kGenericNicGbps)};
+  p.gpu_reduce = gbyte_per_sec(topo::kGenericGpuReduceGBps);
+  p.cpu_reduce = gbyte_per_sec(topo::kGenericCpuReduceGBps);
   return p;
 }
-constexpr const char* kGenericDescription =
-    "generic cluster: NVSwitch 150 GB/s 2 us, one 100 Gb/s NIC per GPU 10 us, GPU reduce "
-    "500 GB/s, CPU reduce 20 GB/s, PCIe 25 GB/s";
+
+std::string generic_description() {
+  return string_printf(
+      "generic cluster: NVSwitch %g GB/s %g us, one %g Gb/s NIC per GPU %g us, GPU reduce %g "
+      "GB/s, CPU reduce %g GB/s, PCIe %g GB/s",
+      topo::kGenericNvSwitchGBps, topo::kGenericNvSwitchLatencyUs, topo::kGenericNicGbps,
+      topo::kGenericNicLatencyUs, topo::kGenericGpuReduceGBps, topo::kGenericCpuReduceGBps,
+      topo::kGenericPcieGBps);
+}
 
 struct Cluster {
   algo::RankLayout layout;
@@ -74,7 +86,7 @@ Expected<Cluster> cluster_of(const ScheduleArgs& a, int channels) {
       return fail(Errc::InvalidArgument,
                   "--ranks must be at least 1, got " + std::to_string(a.ranks));
     TT_TRY(algo::RankLayout layout, algo::flat_layout(a.ranks, a.gpus_per_node));
-    return Cluster{std::move(layout), generic_params(), kGenericDescription};
+    return Cluster{std::move(layout), generic_params(), generic_description()};
   }
   if (a.nodes < 1) return fail(Errc::InvalidArgument, "--instance needs --nodes N (at least 1)");
   TT_TRY(topo::Topology t, topo::load_instance(a.instance, a.nodes));

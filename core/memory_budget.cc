@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "core/input_file.h"
+#include "core/string_printf.h"
 
 namespace topotune {
 namespace {
@@ -138,9 +139,7 @@ Expected<Bytes> available_memory() {
 std::string format_gib(Bytes b) {
   double gib = b.as_double() / static_cast<double>(std::int64_t{1} << 30);
   if (b.value > 0 && gib < 0.1) gib = 0.1;
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.1f GiB", gib);
-  return buf;
+  return string_printf("%.1f GiB", gib);
 }
 
 Expected<void> check_memory(Bytes need, Bytes budget, const std::string& what) {

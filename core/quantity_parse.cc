@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <limits>
 
+#include "core/string_printf.h"
+
 namespace topotune {
 namespace {
 
@@ -190,21 +192,12 @@ std::string format_size(Bytes b) {
 }
 
 std::string format_duration(Seconds t) {
-  char buf[64];
   const double s = t.value;
-  if (s < 1e-3)
-    std::snprintf(buf, sizeof buf, "%.2f us", s * 1e6);
-  else if (s < 1.0)
-    std::snprintf(buf, sizeof buf, "%.3f ms", s * 1e3);
-  else
-    std::snprintf(buf, sizeof buf, "%.3f s", s);
-  return buf;
+  if (s < 1e-3) return string_printf("%.2f us", s * 1e6);
+  if (s < 1.0) return string_printf("%.3f ms", s * 1e3);
+  return string_printf("%.3f s", s);
 }
 
-std::string format_rate(BytesPerSec r) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.2f GB/s", r.value / 1e9);
-  return buf;
-}
+std::string format_rate(BytesPerSec r) { return string_printf("%.2f GB/s", r.value / 1e9); }
 
 }  // namespace topotune

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Every C++ and CUDA source in the repository is formatted as .clang-format says (STYLE.md:
-# Google's style, 100 columns). Fails listing the files that differ; fix them with
+# Every C++ and CUDA source in the repository is formatted as .clang-format says (Google's
+# style, 100 columns; ARCHITECTURE.md, "Building"). Fails listing the files that differ; fix them with
 #   clang-format -i $(git ls-files '*.cc' '*.h' '*.cu')
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -8,7 +8,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   graphviz gnuplot-nox python3
   clang libclang-rt-14-dev        # libFuzzer for the fuzz targets
-  clang-format                    # scripts/check_format.sh (.clang-format: STYLE.md's style)
+  clang-format                    # scripts/check_format.sh (.clang-format: Google's, 100 columns)
   clang-tidy                      # scripts/check_tidy.sh (.clang-tidy)
   libsimgrid-dev                  # independent max-min simulator: the simulator's cross-check
   iproute2 procps util-linux      # emulated clusters: ip netns, tc, unshare

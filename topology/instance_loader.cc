@@ -2,6 +2,7 @@
 
 #include "topology/instance_loader.h"
 
+#include <array>
 #include <sstream>
 
 #include "core/input_file.h"
@@ -65,17 +66,26 @@ struct Figures {
   }
 };
 
-template <class E>
-Expected<E> read_enum(const Json& v, const JsonPath& at,
-                      std::initializer_list<std::pair<const char*, E>> names) {
+/// One of `values`, by the name its enum's one name table (topology/names.cc) gives it.
+template <class E, std::size_t N>
+Expected<E> read_enum(const Json& v, const JsonPath& at, const char* (*name_of)(E),
+                      const std::array<E, N>& values) {
   TT_TRY(std::string s, read_string(v, at));
   std::string list;
-  for (const auto& [name, e] : names) {
-    if (s == name) return e;
-    list += std::string(list.empty() ? "" : ", ") + name;
+  for (const E e : values) {
+    if (s == name_of(e)) return e;
+    list += std::string(list.empty() ? "" : ", ") + name_of(e);
   }
   return at.error("'" + s + "' is not one of " + list);
 }
+
+// The values a catalog file may name (GpuArch::Unknown is what the loader never reads).
+constexpr std::array kFileArchs = {GpuArch::Volta, GpuArch::Turing, GpuArch::Ampere,
+                                   GpuArch::Hopper, GpuArch::Blackwell};
+constexpr std::array kFileFabrics = {IntraFabric::NvSwitch, IntraFabric::NvLinkMesh,
+                                     IntraFabric::PcieOnly};
+constexpr std::array kFileTransports = {NetTransport::Efa, NetTransport::InfiniBand,
+                                        NetTransport::Tcp};
 
 Expected<std::vector<int>> read_int_list(const Json& v, const JsonPath& at, int hi) {
   if (!v.is_array()) return at.error("expected an array, got " + json_type_name(v));
@@ -100,12 +110,7 @@ Expected<void> read_gpu(const Json& s, const JsonPath& sp, Figures& f) {
   TT_TRY(const Json* model, f.get(s, sp, "model", true));
   TT_TRY(in.gpu.model, read_string(*model, sp / "model"));
   TT_TRY(const Json* arch, f.get(s, sp, "arch", true));
-  TT_TRY(in.gpu.arch, read_enum<GpuArch>(*arch, sp / "arch",
-                                         {{"volta", GpuArch::Volta},
-                                          {"turing", GpuArch::Turing},
-                                          {"ampere", GpuArch::Ampere},
-                                          {"hopper", GpuArch::Hopper},
-                                          {"blackwell", GpuArch::Blackwell}}));
+  TT_TRY(in.gpu.arch, read_enum(*arch, sp / "arch", arch_name, kFileArchs));
   // Ampere and later compute bf16 natively; a file that says so explicitly wins.
   in.gpu.bf16_native = in.gpu.arch == GpuArch::Ampere || in.gpu.arch == GpuArch::Hopper ||
                        in.gpu.arch == GpuArch::Blackwell;
@@ -143,10 +148,7 @@ Expected<void> read_intra(const Json& s, const JsonPath& sp, Figures& f) {
   TT_TRY_VOID(check_object(
       s, sp, {"fabric", "nvlink_GBps_per_link", "nvlinks_per_gpu", "nvlink_pairs", "nvls"}));
   TT_TRY(const Json* fabric, f.get(s, sp, "fabric", true));
-  TT_TRY(in.fabric, read_enum<IntraFabric>(*fabric, sp / "fabric",
-                                           {{"nvswitch", IntraFabric::NvSwitch},
-                                            {"nvlink_mesh", IntraFabric::NvLinkMesh},
-                                            {"pcie", IntraFabric::PcieOnly}}));
+  TT_TRY(in.fabric, read_enum(*fabric, sp / "fabric", fabric_name, kFileFabrics));
   const bool nv = in.fabric != IntraFabric::PcieOnly;
   for (const char* key : {"nvlink_GBps_per_link", "nvlinks_per_gpu"})
     if (!nv && find_member(s, key)) return (sp / key).error("only for nvswitch or nvlink_mesh");
@@ -235,10 +237,7 @@ Expected<void> read_network(const Json& s, const JsonPath& sp, Figures& f) {
   TT_TRY(double gbps, read_rate(*rate, sp / "nic_Gbps"));
   in.nic_bandwidth = gbit_per_sec(gbps);
   TT_TRY(const Json* transport, f.get(s, sp, "transport", true));
-  TT_TRY(in.transport, read_enum<NetTransport>(*transport, sp / "transport",
-                                               {{"efa", NetTransport::Efa},
-                                                {"infiniband", NetTransport::InfiniBand},
-                                                {"tcp", NetTransport::Tcp}}));
+  TT_TRY(in.transport, read_enum(*transport, sp / "transport", transport_name, kFileTransports));
   if (find_member(s, "efa_version")) {
     TT_TRY(const Json* efa, f.get(s, sp, "efa_version", false));
     if (efa) {
@@ -320,10 +319,7 @@ Expected<void> apply_override(InstanceSpec& in, const std::string& figure, const
   } else if (figure == "network.gpudirect_rdma") {
     TT_TRY(in.gpudirect_rdma, read_bool(value, at));
   } else if (figure == "network.transport") {
-    TT_TRY(in.transport, read_enum<NetTransport>(value, at,
-                                                 {{"efa", NetTransport::Efa},
-                                                  {"infiniband", NetTransport::InfiniBand},
-                                                  {"tcp", NetTransport::Tcp}}));
+    TT_TRY(in.transport, read_enum(value, at, transport_name, kFileTransports));
   } else {
     return at.error(
         "cannot be overridden (overridable: gpu.memory_bandwidth_GBps, gpu.reduce_bandwidth_GBps, "

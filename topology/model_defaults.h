@@ -64,6 +64,19 @@ inline constexpr int kMaxGpusPerHost = 64;
 inline constexpr int kMaxNicsPerHost = 64;
 inline constexpr int kMaxSocketsPerHost = 8;
 
+/// The generic cluster of `topotune schedule --ranks N` (no catalog instance), on which its
+/// summary prints the closed-form time: round figures of an NVSwitch node with one 100 Gb/s
+/// NIC per GPU. ASSUMPTIONS, stated in the summary itself; no instance uses them.
+inline constexpr double kGenericNvSwitchGBps = 150;  ///< per GPU
+inline constexpr double kGenericNvSwitchLatencyUs = 2;
+inline constexpr double kGenericNicGbps = 100;  ///< one NIC per GPU
+inline constexpr double kGenericNicLatencyUs = 10;
+inline constexpr double kGenericPcieGBps = 25;  ///< PCIe 4.0 x16, GPU to CPU
+inline constexpr double kGenericPcieLatencyUs = 3;
+inline constexpr double kGenericNetToCpuLatencyUs = 12;  ///< NIC to a CPU parameter server
+inline constexpr double kGenericGpuReduceGBps = 500;
+inline constexpr double kGenericCpuReduceGBps = 20;
+
 /// Default per-link-class parameters (latency per hop, efficiency) for a placement.
 /// cluster: one non-blocking segment; partition/spread: an extra spine tier with more latency
 /// per hop. All ASSUMPTIONS (docs/model.md), to be fitted by calibration.

@@ -59,9 +59,9 @@ const char* placement_name(Placement p) {
 }
 
 Expected<Placement> parse_placement(const std::string& name) {
-  if (name == "cluster") return Placement::Cluster;
-  if (name == "partition") return Placement::Partition;
-  if (name == "spread") return Placement::Spread;
+  for (Placement p : {Placement::Cluster, Placement::Partition, Placement::Spread}) {
+    if (name == placement_name(p)) return p;
+  }
   return fail(Errc::InvalidArgument,
               "unknown placement '" + name + "' (expected cluster, partition or spread)");
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <string>
+#include <utility>
 
 namespace topotune::sched {
 
@@ -70,12 +71,21 @@ std::string normalise(std::string_view s) {
 }
 }  // namespace
 
+// Each parser accepts the enum's own names (collective_name, dtype_name: one table for both
+// directions) and, in its alias table, the other spellings nccl-tests and the frameworks use.
 Expected<Collective> parse_collective(std::string_view name) {
   const std::string n = normalise(name);
-  if (n == "allreduce" || n == "all_reduce") return Collective::Allreduce;
-  if (n == "reduce_scatter" || n == "reducescatter") return Collective::ReduceScatter;
-  if (n == "allgather" || n == "all_gather") return Collective::Allgather;
-  if (n == "broadcast" || n == "bcast") return Collective::Broadcast;
+  using C = Collective;
+  for (C c : {C::Allreduce, C::ReduceScatter, C::Allgather, C::Broadcast}) {
+    if (n == collective_name(c)) return c;
+  }
+  static constexpr std::pair<const char*, C> kAliases[] = {{"all_reduce", C::Allreduce},
+                                                           {"reducescatter", C::ReduceScatter},
+                                                           {"all_gather", C::Allgather},
+                                                           {"bcast", C::Broadcast}};
+  for (const auto& [alias, c] : kAliases) {
+    if (n == alias) return c;
+  }
   return fail(Errc::InvalidArgument,
               "unknown collective '" + std::string(name) +
                   "' (known: allreduce, reduce_scatter, allgather, broadcast)");
@@ -83,9 +93,16 @@ Expected<Collective> parse_collective(std::string_view name) {
 
 Expected<DataType> parse_dtype(std::string_view name) {
   const std::string n = normalise(name);
-  if (n == "fp32" || n == "float32" || n == "f32" || n == "float") return DataType::F32;
-  if (n == "fp16" || n == "float16" || n == "f16" || n == "half") return DataType::F16;
-  if (n == "bf16" || n == "bfloat16") return DataType::BF16;
+  using D = DataType;
+  for (D d : {D::F32, D::F16, D::BF16}) {
+    if (n == dtype_name(d)) return d;
+  }
+  static constexpr std::pair<const char*, D> kAliases[] = {
+      {"float32", D::F32}, {"f32", D::F32},  {"float", D::F32},    {"float16", D::F16},
+      {"f16", D::F16},     {"half", D::F16}, {"bfloat16", D::BF16}};
+  for (const auto& [alias, d] : kAliases) {
+    if (n == alias) return d;
+  }
   return fail(Errc::InvalidArgument,
               "unknown dtype '" + std::string(name) + "' (known: fp32, fp16, bf16)");
 }

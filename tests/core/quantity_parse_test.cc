@@ -58,6 +58,20 @@ TEST(FormatSize, NcclTestsStyle) {
   EXPECT_EQ(format_size(Bytes(1000)), "1000");
 }
 
+// Durations and rates are printed into a string of the needed length: a fixed 64-byte buffer
+// cut a long figure (1e100 s has 101 digits) without a word.
+TEST(FormatDuration, UnitsAndLongFiguresWhole) {
+  EXPECT_EQ(format_duration(Seconds(2.5e-6)), "2.50 us");
+  EXPECT_EQ(format_duration(Seconds(0.0125)), "12.500 ms");
+  EXPECT_EQ(format_duration(Seconds(3)), "3.000 s");
+  const std::string long_time = format_duration(Seconds(1e100));
+  EXPECT_EQ(long_time.size(), 101u + 6u);  // 101 digits, ".000 s"
+  EXPECT_EQ(long_time.substr(long_time.size() - 6), ".000 s");
+  EXPECT_EQ(format_rate(BytesPerSec(12.5e9)), "12.50 GB/s");
+  const std::string long_rate = format_rate(BytesPerSec(1e109));
+  EXPECT_EQ(long_rate.size(), 101u + 8u);  // 1e100 GB/s: 101 digits, ".00 GB/s"
+}
+
 TEST(SplitCommaList, ItemsInOrderEmptyOnesDropped) {
   using V = std::vector<std::string>;
   EXPECT_EQ(split_comma_list("ring,mpi"), (V{"ring", "mpi"}));

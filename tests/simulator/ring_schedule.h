@@ -1,8 +1,9 @@
 #pragma once
 // Hand-written ring allreduce schedules for the simulator tests (the simulator must run any
-// schedule, so its tests do not use the algorithm generators). Steps as in DESIGN.md sketch B:
-// n-1 reduce-scatter steps then n-1 allgather steps; at step s, ring position i sends chunk
-// (i - s) mod n to position i+1, after receiving its previous chunk.
+// schedule, so its tests do not use the algorithm generators). The ring of
+// algorithms/ring_allreduce.h with one channel and one chunk: n-1 reduce-scatter steps then
+// n-1 allgather steps; at step s, ring position i sends chunk (i - s) mod n to position i+1,
+// after receiving its previous chunk.
 
 #include <optional>
 #include <vector>

@@ -99,6 +99,32 @@ TEST(Loader, MissingAndMistypedFields) {
   EXPECT_TRUE(contains(error_of(d), "intra.fabric: 'nvswitches' is not one of"));
 }
 
+// The loader reads the names topology/names.cc writes, and lists them when a name is wrong.
+TEST(Loader, EnumFiguresUseTheNameTables) {
+  for (GpuArch a :
+       {GpuArch::Volta, GpuArch::Turing, GpuArch::Ampere, GpuArch::Hopper, GpuArch::Blackwell}) {
+    json d = fixture("p4d-fixture");
+    d["gpu"]["arch"]["value"] = arch_name(a);
+    auto r = parse_instance_json(d.dump(2), "p4d-fixture.json", "p4d-fixture");
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r->gpu.arch, a);
+  }
+  json d = fixture("p4d-fixture");
+  d["gpu"]["arch"]["value"] = "kepler";
+  EXPECT_TRUE(contains(error_of(d),
+                       "gpu.arch: 'kepler' is not one of volta, turing, ampere, hopper, blackwell"))
+      << error_of(d);
+  d = fixture("p4d-fixture");
+  d["intra"]["fabric"]["value"] = "nvswitches";
+  EXPECT_TRUE(
+      contains(error_of(d), "intra.fabric: 'nvswitches' is not one of nvswitch, nvlink_mesh, pcie"))
+      << error_of(d);
+  d = fixture("p4d-fixture");
+  d["network"]["transport"]["value"] = "roce";
+  EXPECT_TRUE(contains(error_of(d), "network.transport: 'roce' is not one of efa, infiniband, tcp"))
+      << error_of(d);
+}
+
 TEST(Loader, UnknownKeysAreRejected) {
   json d = fixture("p4d-fixture");
   d["gpu"]["cuont"] = {{"value", 8}, {"source", "typo"}};

@@ -17,6 +17,14 @@ int count_links(const Topology& t, LinkKind k) {
   return n;
 }
 
+TEST(Placement, NamesBothWays) {
+  for (Placement p : {Placement::Cluster, Placement::Partition, Placement::Spread}) {
+    EXPECT_EQ(*parse_placement(placement_name(p)), p);
+  }
+  EXPECT_EQ(parse_placement("rack").error().message,
+            "unknown placement 'rack' (expected cluster, partition or spread)");
+}
+
 TEST(Placement, ClusterIsOneSegmentWithoutSpine) {
   auto topo = build_topology(cluster_of(testing::p4d_like(), 8, Placement::Cluster));
   ASSERT_TRUE(topo);
