@@ -31,6 +31,7 @@
 
 #include "algorithms/rank_layout.h"
 #include "algorithms/registry.h"
+#include "core/string_printf.h"
 #include "simulator/simulator.h"
 #include "simulator/symmetry.h"
 #include "simulator/topology_network.h"
@@ -110,9 +111,7 @@ double largest_difference(const sim::SimResult& ours, const std::vector<double>&
 
 std::string ratio(double a, double b) {
   if (a >= 1e299 || b >= 1e299) return "-";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.0fx", a / b);
-  return text;
+  return string_printf("%.0fx", a / b);
 }
 
 void run_case(int ranks, const char* name, std::int64_t bytes, std::size_t max_simgrid) {

@@ -11,7 +11,7 @@ calibrate` on all entries but one, `topotune validate --calibration` on the held
   python3 scripts/accuracy.py                 # table (markdown) + leave-one-out + acceptance
   python3 scripts/accuracy.py --no-loo        # table only
   python3 scripts/accuracy.py --refit OUT     # fit on all entries, write OUT (a model file)
-  python3 scripts/accuracy.py --naive         # also the naive alpha-beta baseline of issue 5
+  python3 scripts/accuracy.py --naive         # also a naive alpha-beta baseline (below)
 
 Per-entry inputs are facts about each run, not parameters: the cluster it ran on (a catalog
 instance, or a cluster JSON under data/validation/clusters/<id>.json for clusters that are not
@@ -105,6 +105,10 @@ def gpus_per_thread(entry):
     m = re.search(r'-g (\d+)', json.dumps(entry.get('env') or {}))
     return int(m.group(1)) if m else 1
 
+def allreduce_busbw_factor(n):
+    """nccl-tests' allreduce busbw / algbw (its AllReduceGetBw): 2(n-1)/n."""
+    return 2 * (n - 1) / n
+
 def rows_with_times(entry):
     """The entry's rows, each with out-of-place and in-place times (derived for summaries)."""
     n = entry['ranks']
@@ -117,12 +121,12 @@ def rows_with_times(entry):
             for side in ('oop', 'ip'):
                 alg = r.get(side + '_algbw')
                 if alg is None and r.get(side + '_busbw') is not None:
-                    alg = r[side + '_busbw'] * n / (2 * (n - 1))
+                    alg = r[side + '_busbw'] / allreduce_busbw_factor(n)
                 if alg is None:
                     alg = r['oop_algbw'] if r.get('oop_algbw') is not None else \
-                        r['oop_busbw'] * n / (2 * (n - 1))
+                        r['oop_busbw'] / allreduce_busbw_factor(n)
                 r[side + '_algbw'] = alg
-                r[side + '_busbw'] = alg * 2 * (n - 1) / n
+                r[side + '_busbw'] = alg * allreduce_busbw_factor(n)
                 r[side + '_time_us'] = r['bytes'] / (alg * 1e3)
             width = 8 if r['type'] == 'double' else 4
             r['count'] = r['bytes'] // width
@@ -221,7 +225,7 @@ def calibrate(entries, paths, out, prior, build):
     return topotune(args, build)
 
 def naive(entry):
-    """Issue 5's naive alpha-beta: busbw = nominal NVLink (1 node) or per-node NIC rate,
+    """A naive alpha-beta baseline: busbw = nominal NVLink (1 node) or per-node NIC rate,
     10 us per ring step. Returns the median |busbw error| for sizes >= 1 MiB."""
     inst = instance_json(entry)
     n, nodes = entry['ranks'], cluster_args(entry)[1]
@@ -233,11 +237,11 @@ def naive(entry):
     for r in rows_with_times(entry):
         if r['bytes'] < (1 << 20):
             continue
-        t = 2 * (n - 1) * 10e-6 + r['bytes'] * 2 * (n - 1) / n / bw
+        t = 2 * (n - 1) * 10e-6 + r['bytes'] * allreduce_busbw_factor(n) / bw
         errs.append(abs(r['oop_time_us'] * 1e-6 / t - 1))
     return 100 * statistics.median(errs)
 
-# Acceptance, issue 15: the leave-one-cluster-out median |busbw error| for sizes >= 1 MiB,
+# Acceptance: the leave-one-cluster-out median |busbw error| for sizes >= 1 MiB,
 # over all entries' rows, at most TARGET_OVERALL; every entry's own median at most
 # TARGET_ENTRY. The script exits 1 when GATE_* (what CI enforces) fail; GATE_* equal the
 # targets only once the model reaches them (see README "Accuracy").
@@ -337,7 +341,7 @@ def main():
           'median %.1f%% (%s)' % (len(rows), overall, worst, worst_id))
     target = overall <= TARGET_OVERALL and worst <= TARGET_ENTRY
     gate = overall <= GATE_OVERALL and worst <= GATE_ENTRY
-    print('issue 15 target (overall <= %.0f%%, every entry <= %.0f%%): %s'
+    print('target (overall <= %.0f%%, every entry <= %.0f%%): %s'
           % (TARGET_OVERALL, TARGET_ENTRY, 'PASS' if target else 'FAIL'))
     if (GATE_OVERALL, GATE_ENTRY) != (TARGET_OVERALL, TARGET_ENTRY):
         print('CI gate (overall <= %.1f%%, every entry <= %.1f%%; below the target, see README): %s'

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -13,6 +12,7 @@
 #include "core/assert.h"
 #include "core/duplicate_key_check.h"
 #include "core/input_file.h"
+#include "core/string_printf.h"
 
 namespace topotune::algo {
 namespace {
@@ -113,10 +113,10 @@ const char* nic_class_name(NicClass c) { return kNicKeys[static_cast<int>(c)]; }
 
 Expected<NcclAlgo> parse_nccl_algo(const std::string& name) {
   const std::string n = lower(name);
-  if (n == "ring") return NcclAlgo::Ring;
-  if (n == "tree") return NcclAlgo::Tree;
-  if (n == "nvls") return NcclAlgo::Nvls;
-  if (n == "nvls_tree" || n == "nvlstree") return NcclAlgo::NvlsTree;
+  for (int a = 0; a < kNumNcclAlgos; ++a) {
+    if (n == kAlgoKeys[a]) return static_cast<NcclAlgo>(a);
+  }
+  if (n == "nvlstree") return NcclAlgo::NvlsTree;  // NCCL_ALGO's own spelling
   return fail(Errc::InvalidArgument,
               "unknown NCCL algorithm '" + name + "' (ring, tree, nvls, nvls_tree)");
 }
@@ -167,10 +167,8 @@ Expected<void> check_range(const ParamInfo& info, double value) {
   const double lo = info.fittable ? info.min / 10 : info.min;
   const double hi = info.fittable ? info.max * 10 : info.max;
   if (value >= lo && value <= hi) return {};
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "parameter '%s' must be in [%g, %g], got %g", info.name.c_str(),
-                lo, hi, value);
-  return fail(Errc::ParseError, buf);
+  return fail(Errc::ParseError, string_printf("parameter '%s' must be in [%g, %g], got %g",
+                                              info.name.c_str(), lo, hi, value));
 }
 
 }  // namespace

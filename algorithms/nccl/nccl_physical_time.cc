@@ -75,9 +75,9 @@ double searched(const Context& x) { return std::max(x.nc / 2.0, 0.5); }
 NcclPhysicalTime ring(const Context& x) {
   const int n = x.sys.ranks(), nodes = x.sys.nodes;
   const bool ar = x.coll == sched::Collective::Allreduce;
-  double volume =
-      ar ? 2.0 * (n - 1) / n : (x.coll == sched::Collective::Broadcast ? 1.0 : (n - 1.0) / n);
-  volume *= x.S;
+  // The bytes through every GPU per byte of the buffer are nccl-tests' busbw factor, which is
+  // defined as exactly that (2(n-1)/n for allreduce, (n-1)/n for allgather, 1 for broadcast).
+  const double volume = sched::busbw_factor(x.coll, n) * x.S;
   double engine = x.nc * x.b_simple_ch;
   if (x.proto == NcclProto::LL128) {
     engine = x.prm.ring_ll128_engine * searched(x) *
