@@ -1,10 +1,9 @@
 // topotune schedule: generate one algorithm's schedule and print it (JSON, docs/schedule.md)
-// or its summary (steps, transfers, bytes per rank, closed-form time).
+// or its summary (steps, transfers, bytes per rank, closed-form time) as a table or CSV.
 //
 //   topotune schedule --algo ring --ranks 8 --size 64M
 //   topotune schedule --algo hierarchical --inner tree --instance p4d.24xlarge --nodes 4 --size 1G
 #include <CLI/CLI.hpp>
-#include <cstdio>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -18,6 +17,7 @@
 #include "cli/algorithm_flags.h"
 #include "cli/commands.h"
 #include "cli/output_format.h"
+#include "cli/schedule_report.h"
 #include "core/quantity_parse.h"
 #include "core/string_printf.h"
 #include "topology/model_defaults.h"
@@ -95,39 +95,6 @@ Expected<Cluster> cluster_of(const ScheduleArgs& a, int channels) {
                  a.instance + " x " + std::to_string(a.nodes) + " (routes of the topology)"};
 }
 
-void print_table(const sched::Schedule& s, const Cluster& c, Expected<Seconds> closed,
-                 std::ostream& out) {
-  const sched::ScheduleStats st = sched::schedule_stats(s);
-  const auto& spec = s.spec();
-  std::string line;
-  line = string_printf("%-22s %s\n", "algorithm", s.algorithm().c_str());
-  out << line;
-  line = string_printf("%-22s %s of %s %s on %d ranks (%d hosts x %d GPUs)\n", "collective",
-                       sched::collective_name(spec.collective), format_size(spec.bytes).c_str(),
-                       sched::dtype_name(spec.dtype), spec.ranks, c.layout.hosts,
-                       c.layout.gpus_per_host);
-  out << line;
-  line = string_printf("%-22s %d\n%-22s %zu\n", "steps (DAG depth)", st.steps, "transfers",
-                       st.transfers);
-  out << line;
-  line = string_printf("%-22s min %s  max %s\n", "bytes sent per rank",
-                       format_size(st.min_sent_per_rank).c_str(),
-                       format_size(st.max_sent_per_rank).c_str());
-  out << line;
-  if (s.num_endpoints() > s.num_ranks()) {
-    line = string_printf("%-22s %d CPU server endpoints\n", "extra endpoints",
-                         s.num_endpoints() - s.num_ranks());
-    out << line;
-  }
-  if (closed) {
-    line = string_printf("%-22s %s on %s\n", "closed-form time", format_duration(*closed).c_str(),
-                         c.description.c_str());
-  } else {
-    line = string_printf("%-22s n/a (%s)\n", "closed-form time", closed.error().message.c_str());
-  }
-  out << line;
-}
-
 Expected<void> run_schedule(const ScheduleArgs& a, std::ostream& out) {
   sched::CollectiveSpec spec;
   TT_TRY(spec.collective, sched::parse_collective(a.collective));
@@ -143,14 +110,25 @@ Expected<void> run_schedule(const ScheduleArgs& a, std::ostream& out) {
     sched::ScheduleJson::write(s, out);
     return {};
   }
-  print_table(s, cluster, algorithm->closed_form(spec, cluster.layout, cluster.params), out);
-  if (s.size() <= kVerifyLimit || a.verify) {
-    TT_TRY_VOID(sched::verify(s).context("the generated schedule is wrong (a bug)"));
-    out << "verified               end state proved by the symbolic interpreter\n";
+  ScheduleSummary summary;
+  summary.algorithm = s.algorithm();
+  summary.spec = spec;
+  summary.hosts = cluster.layout.hosts;
+  summary.gpus_per_host = cluster.layout.gpus_per_host;
+  summary.stats = sched::schedule_stats(s);
+  summary.extra_endpoints = s.num_endpoints() - s.num_ranks();
+  if (Expected<Seconds> t = algorithm->closed_form(spec, cluster.layout, cluster.params)) {
+    summary.closed_form = *t;
   } else {
-    out << "verified               not checked (more than " << kVerifyLimit
-        << " transfers; --verify to prove it)\n";
+    summary.closed_form_unavailable = t.error().message;
   }
+  summary.cluster = cluster.description;
+  summary.verify_limit = kVerifyLimit;
+  summary.verified = s.size() <= kVerifyLimit || a.verify;
+  if (summary.verified) {
+    TT_TRY_VOID(sched::verify(s).context("the generated schedule is wrong (a bug)"));
+  }
+  print_schedule_summary(summary, a.format, out);
   return {};
 }
 
@@ -169,8 +147,9 @@ CommandRun setup_schedule(CLI::App& sub) {
   sub.add_option("--collective", a->collective,
                  "allreduce (default), reduce_scatter, allgather, broadcast");
   add_algorithm_flags(sub, a->algorithm);
-  add_format_option(sub, a->format, {OutputFormat::Table, OutputFormat::Json},
-                    "table (default) or json (the schedule, docs/schedule.md)");
+  add_format_option(sub, a->format, {OutputFormat::Table, OutputFormat::Json, OutputFormat::Csv},
+                    "table (default), json (the schedule, docs/schedule.md) or csv (the summary "
+                    "as one row)");
   sub.add_flag("--verify", a->verify,
                "prove the schedule with the symbolic interpreter even when large");
   sub.footer(

@@ -104,5 +104,47 @@ def check_validate():
             failures += 1
 
 
+def check_schedule(name, args):
+    """schedule's CSV is its summary as one row: checked against the schedule's JSON (counted
+    from its transfers) and against its own table's lines."""
+    global failures
+    try:
+        table = list(csv.DictReader(io.StringIO(run(args + ["--format", "csv"]))))
+        assert len(table) == 1, f"{len(table)} rows"
+        row = table[0]
+        j = json.loads(run(args + ["--format", "json"]))
+        text = run(args)
+        spec = j["spec"]
+        assert row["algorithm"] == j["algorithm"] and row["collective"] == spec["collective"], row
+        assert int(row["bytes"]) == spec["bytes"] and row["dtype"] == spec["dtype"], row
+        assert int(row["ranks"]) == spec["ranks"], row
+        assert int(row["transfers"]) == len(j["transfers"]), row
+        assert int(row["extra_endpoints"]) == len(j["endpoints"]), row
+        sent = [0] * spec["ranks"]
+        depth = []
+        for t in j["transfers"]:
+            if t["src"] < spec["ranks"]:
+                sent[t["src"]] += t["bytes"]
+            depth.append(1 + max((depth[d] for d in t["deps"]), default=0))
+        assert int(row["min_sent_bytes"]) == min(sent), (row, min(sent))
+        assert int(row["max_sent_bytes"]) == max(sent), (row, max(sent))
+        assert int(row["steps"]) == max(depth, default=0), row
+        hosts, gpus = int(row["hosts"]), int(row["gpus_per_host"])
+        assert f"on {spec['ranks']} ranks ({hosts} hosts x {gpus} GPUs)" in text, text
+        assert f"on {row['cluster']}\n" in text and float(row["closed_form_s"]) > 0, row
+        assert row["verified"] == "yes" and "proved by the symbolic interpreter" in text, row
+        print(f"PASS: {name}")
+    except (AssertionError, RuntimeError, ValueError) as e:
+        print(f"FAIL: {name}: {e}")
+        failures += 1
+
+
+check_schedule("schedule (generic cluster)", ["schedule", "--algo", "ring", "--ranks", "6",
+                                               "--size", "1000", "--dtype", "fp16"])
+check_schedule("schedule (CPU servers)", ["schedule", "--algo", "ps(k=2)", "--ps-placement", "cpu",
+                                          "--instance", "p4d.24xlarge", "--nodes", "2",
+                                          "--size", "1M"])
+
+
 check_validate()
 sys.exit(1 if failures else 0)
