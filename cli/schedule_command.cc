@@ -3,8 +3,11 @@
 //
 //   topotune schedule --algo ring --ranks 8 --size 64M
 //   topotune schedule --algo hierarchical --inner tree --instance p4d.24xlarge --nodes 4 --size 1G
+//   topotune schedule --algo ring --instance p5.48xlarge --nodes 8 --placement spread --size 1G
+//   topotune schedule --algo ring --cluster my.json --size 256M
 #include <CLI/CLI.hpp>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -15,11 +18,13 @@
 #include "algorithms/schedule/schedule_json.h"
 #include "algorithms/schedule/schedule_stats.h"
 #include "cli/algorithm_flags.h"
+#include "cli/cluster_flags.h"
 #include "cli/commands.h"
 #include "cli/output_format.h"
 #include "cli/schedule_report.h"
 #include "core/quantity_parse.h"
 #include "core/string_printf.h"
+#include "topology/cluster_spec.h"
 #include "topology/model_defaults.h"
 #include "topology/topology.h"
 
@@ -28,10 +33,9 @@ namespace {
 
 struct ScheduleArgs {
   std::string algo;
-  int ranks = -1;
-  int gpus_per_node = 1;
-  std::string instance;
-  int nodes = -1;
+  std::optional<int> ranks;          ///< --ranks: the generic cluster
+  std::optional<int> gpus_per_node;  ///< its hosts' size (default 1)
+  ClusterFlags cluster;              ///< or a catalog or file cluster, by the shared rule
   std::string size;
   std::string dtype = "fp32";
   std::string collective = "allreduce";
@@ -76,23 +80,38 @@ struct Cluster {
   std::string description;
 };
 
+// --ranks N is schedule's own alternative to the shared cluster flags (cluster_flags.h),
+// which keep their rule, messages and ranges here as in every command.
 Expected<Cluster> cluster_of(const ScheduleArgs& a, int channels) {
-  const bool by_ranks = a.ranks != -1, by_instance = !a.instance.empty();
-  if (by_ranks == by_instance) {
-    return fail(Errc::InvalidArgument, "give either --ranks N or --instance NAME --nodes N");
+  if (a.ranks && any_cluster_flag(a.cluster)) {
+    return fail(Errc::InvalidArgument,
+                "give either --ranks N or --instance NAME --nodes N (or --cluster FILE), not both");
   }
-  if (by_ranks) {
-    if (a.ranks < 1)
+  if (a.ranks) {
+    if (*a.ranks < 1)
       return fail(Errc::InvalidArgument,
-                  "--ranks must be at least 1, got " + std::to_string(a.ranks));
-    TT_TRY(algo::RankLayout layout, algo::flat_layout(a.ranks, a.gpus_per_node));
+                  "--ranks must be at least 1, got " + std::to_string(*a.ranks));
+    TT_TRY(algo::RankLayout layout, algo::flat_layout(*a.ranks, a.gpus_per_node.value_or(1)));
     return Cluster{std::move(layout), generic_params(), generic_description()};
   }
-  if (a.nodes < 1) return fail(Errc::InvalidArgument, "--instance needs --nodes N (at least 1)");
-  TT_TRY(topo::Topology t, topo::load_instance(a.instance, a.nodes));
+  if (!any_cluster_flag(a.cluster)) {
+    return fail(Errc::InvalidArgument,
+                "give either --ranks N or --instance NAME --nodes N (or --cluster FILE)");
+  }
+  if (a.gpus_per_node) {
+    return fail(Errc::InvalidArgument,
+                "--gpus-per-node would be ignored without --ranks (the cluster says it)");
+  }
+  TT_TRY(const topo::ClusterSpec spec, resolve_cluster(a.cluster));
+  TT_TRY(topo::Topology t, topo::build_topology(spec));
   TT_TRY(algo::RankLayout layout, algo::layout_from_topology(t, channels));
+  const std::string placement =
+      spec.placement == topo::Placement::Cluster
+          ? ""
+          : std::string(topo::placement_name(spec.placement)) + " placement, ";
   return Cluster{std::move(layout), algo::cost_params_from_topology(t),
-                 a.instance + " x " + std::to_string(a.nodes) + " (routes of the topology)"};
+                 spec.instance.name + " x " + std::to_string(spec.hosts) + " (" + placement +
+                     "routes of the topology)"};
 }
 
 Expected<void> run_schedule(const ScheduleArgs& a, std::ostream& out) {
@@ -137,11 +156,13 @@ Expected<void> run_schedule(const ScheduleArgs& a, std::ostream& out) {
 CommandRun setup_schedule(CLI::App& sub) {
   auto a = std::make_shared<ScheduleArgs>();
   sub.add_option("--algo", a->algo, "algorithm: " + algo::algorithm_names_text())->required();
-  sub.add_option("--ranks", a->ranks, "ranks of a generic cluster (with --gpus-per-node)");
-  sub.add_option("--gpus-per-node", a->gpus_per_node,
-                 "GPUs per host of the generic cluster (default 1)");
-  sub.add_option("--instance", a->instance, "catalog instance type (with --nodes)");
-  sub.add_option("--nodes", a->nodes, "number of instances");
+  sub.add_option_function<int>(
+      "--ranks", [a](int n) { a->ranks = n; },
+      "ranks of a generic cluster (with --gpus-per-node), instead of --instance or --cluster");
+  sub.add_option_function<int>(
+      "--gpus-per-node", [a](int n) { a->gpus_per_node = n; },
+      "GPUs per host of the generic cluster (default 1)");
+  add_cluster_flags(sub, a->cluster);
   sub.add_option("--size", a->size, "buffer size: 8, 64K, 256M, 4G (powers of 1024)")->required();
   sub.add_option("--dtype", a->dtype, "fp32 (default), fp16, bf16");
   sub.add_option("--collective", a->collective,
@@ -158,7 +179,8 @@ CommandRun setup_schedule(CLI::App& sub) {
       "  topotune schedule --algo 'hierarchical(dbtree)' --instance p4d.24xlarge --nodes 4 "
       "--size 1G\n"
       "  topotune schedule --algo 'ps(k=2)' --instance p4d.24xlarge --nodes 2 --size 64M "
-      "--format json");
+      "--format json\n"
+      "  topotune schedule --algo ring --cluster my.json --size 256M");
   return [a](std::ostream& out) { return run_schedule(*a, out); };
 }
 
