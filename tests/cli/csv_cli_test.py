@@ -146,5 +146,40 @@ check_schedule("schedule (CPU servers)", ["schedule", "--algo", "ps(k=2)", "--ps
                                           "--size", "1M"])
 
 
+def check_topo(name, args):
+    """topo's CSV is its link classes: each row is the JSON's links of that kind, counted, with
+    their smallest and largest nominal rate; efficiency and latency are the links' own."""
+    global failures
+    try:
+        table = list(csv.DictReader(io.StringIO(run(args + ["--format", "csv"]))))
+        links = json.loads(run(args + ["--format", "json"]))["links"]
+        kinds = []
+        for l in links:
+            if l["kind"] not in kinds:
+                kinds.append(l["kind"])
+        assert sorted(r["class"] for r in table) == sorted(kinds), (table, kinds)
+        for row in table:
+            mine = [l for l in links if l["kind"] == row["class"]]
+            assert int(row["links"]) == len(mine), row
+            assert float(row["nominal_min_Bps"]) == min(l["bandwidth_Bps"] for l in mine), row
+            assert float(row["nominal_max_Bps"]) == max(l["bandwidth_Bps"] for l in mine), row
+            assert any(float(row["latency_s"]) == l["latency_s"] for l in mine), row
+            eff = float(row["efficiency"])
+            assert any(abs(l["effective_bandwidth_Bps"] - eff * l["bandwidth_Bps"])
+                       <= 1e-9 * l["bandwidth_Bps"] for l in mine), row
+        text = run(args)
+        for row in table:
+            assert f"  {row['class']:<17} {int(row['links']):7d}  " in text, row["class"]
+        print(f"PASS: {name}")
+    except (AssertionError, RuntimeError, ValueError, KeyError) as e:
+        print(f"FAIL: {name}: {e}")
+        failures += 1
+
+
+check_topo("topo (link classes)", ["topo", "--instance", "p4d.24xlarge", "--nodes", "9",
+                                   "--placement", "spread"])
+check_topo("topo (two NVLink rates)", ["topo", "--instance", "p3.16xlarge", "--nodes", "2"])
+
+
 check_validate()
 sys.exit(1 if failures else 0)
