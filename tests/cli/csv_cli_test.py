@@ -181,5 +181,45 @@ check_topo("topo (link classes)", ["topo", "--instance", "p4d.24xlarge", "--node
 check_topo("topo (two NVLink rates)", ["topo", "--instance", "p3.16xlarge", "--nodes", "2"])
 
 
+def check_plan(name, args):
+    """plan's CSV is its table's rows: the ranked candidates (the JSON's first 15, in order)
+    and the two baselines, each the JSON's candidate in the table's units (the JSON keeps 6
+    significant digits, the CSV every digit)."""
+    global failures
+    try:
+        table = list(csv.DictReader(io.StringIO(run(args + ["--format", "csv"]))))
+        j = json.loads(run(args + ["--format", "json"]))
+        want = j["candidates"][:15] + j["baselines"]
+        assert len(table) == len(want), (len(table), len(want))
+        labels = [str(i + 1) for i in range(len(want) - 2)] + ["(a)", "(b)"]
+
+        def near(text, value, scale):
+            return abs(float(text) / scale - value) <= 5e-6 * abs(value)
+
+        for row, c, label in zip(table, want, labels):
+            assert row["rank"] == label and row["algorithm"] == c["algorithm"], (row, c)
+            assert row["framework"] == c["framework"] and row["dtype"] == c["comm_dtype"], row
+            assert float(row["bucket_MiB"]) * (1 << 20) == c["bucket_bytes"], row
+            assert near(row["allreduce_ms"], c["allreduce_s"], 1e3), row
+            assert near(row["step_ms"], c["step_time_s"], 1e3), row
+            assert near(row["exposed_ms"], c["exposed_comm_s"], 1e3), row
+            assert near(row["busbw_GBps"], c["busbw_GBps"], 1), row
+            assert row["runs_on"] == (",".join(c["frameworks"]) or "-"), row
+        text = run(args)
+        for row in table:
+            assert any(line.split()[:2] == [row["rank"], row["algorithm"]]
+                       for line in text.splitlines()), row
+        print(f"PASS: {name}")
+    except (AssertionError, RuntimeError, ValueError, KeyError) as e:
+        print(f"FAIL: {name}: {e}")
+        failures += 1
+
+
+check_plan("plan (ranked candidates and baselines)",
+           ["plan", "--instance", "p4d.24xlarge", "--nodes", "2"])
+check_plan("plan --framework horovod", ["plan", "--instance", "p4d.24xlarge", "--nodes", "2",
+                                        "--framework", "horovod", "--model", "resnet50"])
+
+
 check_validate()
 sys.exit(1 if failures else 0)
