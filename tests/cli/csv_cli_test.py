@@ -221,5 +221,66 @@ check_plan("plan --framework horovod", ["plan", "--instance", "p4d.24xlarge", "-
                                         "--framework", "horovod", "--model", "resnet50"])
 
 
+def check_calibrate():
+    """calibrate's CSV is each fit's runs, the fit named: checked against its own table (the
+    same runs in the same order, each error rounded as the table prints it) and for nothing
+    but rows (the table's '#' lines are table-only)."""
+    global failures
+    import os
+    import tempfile
+    rows = [{"algorithm": a, "bytes": b, "time_us": t} for a, b, t in (
+        ("ring", 1 << 20, 3100.0), ("ring", 8 << 20, 7900.0), ("ring", 64 << 20, 48000.0),
+        ("rhd", 1 << 20, 2500.0), ("rhd", 8 << 20, 8800.0), ("rhd", 64 << 20, 61000.0),
+        ("nccl", 1 << 20, 90.0), ("nccl", 8 << 20, 1500.0), ("nccl", 64 << 20, 9000.0))]
+    m = {"schema": "topotune.measurement/1", "source": "topotune-measure", "backend": "",
+         "collective": "allreduce", "ranks": 8, "nodes": 2, "rows": rows}
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "m.json")
+        with open(path, "w") as f:
+            json.dump(m, f)
+        args = ["calibrate", "--measured", path, "--instance", "g4dn.12xlarge", "--rounds", "2",
+                "--params", "base_latency_scale,net_latency_scale",
+                "--link-params", "network.efficiency", "-o", os.path.join(d, "cal.json")]
+        try:
+            out = run(args + ["--format", "csv"])
+            table = list(csv.DictReader(io.StringIO(out)))
+            assert "#" not in out, out
+            assert [r["fit"] for r in table] == ["nccl", "links"], table
+            text = [line for line in run(args).splitlines() if not line.startswith("#")]
+            assert len(text) == len(table), (text, table)
+            for row, line in zip(table, text):
+                want = (f"{row['run']:<44} {float(row['median_err_pct_large_before']):6.1f}% -> "
+                        f"{float(row['median_err_pct_large_after']):5.1f}%               "
+                        f"{float(row['median_err_pct_small_before']):6.1f}% -> "
+                        f"{float(row['median_err_pct_small_after']):5.1f}%")
+                assert line == want, (line, want)
+            # And against validate, which predicts the same rows with and without the file:
+            # the NCCL fit's errors before and after, the link fit's after.
+            cal = os.path.join(d, "cal.json")
+            for fit, keep in (("nccl", lambda r: r["algorithm"] == "nccl"),
+                              ("links", lambda r: r["algorithm"] != "nccl")):
+                part = dict(m, rows=[r for r in rows if keep(r)])
+                part_path = os.path.join(d, fit + ".json")
+                with open(part_path, "w") as f:
+                    json.dump(part, f)
+                row = next(r for r in table if r["fit"] == fit)
+                checks = [("after", ["--calibration", cal])]
+                if fit == "nccl":
+                    checks.append(("before", []))
+                for when, extra in checks:
+                    text = run(["validate", "--measured", part_path, "--instance",
+                                "g4dn.12xlarge"] + extra)
+                    median = next(line for line in text.splitlines()
+                                  if line.startswith("# sizes >= 1 MiB"))
+                    got = float(median.split("median |busbw error|")[1].split("%")[0])
+                    want = float(row[f"median_err_pct_large_{when}"])
+                    assert f"{got:.1f}" == f"{want:.1f}", (fit, when, got, want)
+            print("PASS: calibrate")
+        except (AssertionError, RuntimeError, ValueError, KeyError) as e:
+            print(f"FAIL: calibrate: {e}")
+            failures += 1
+
+
 check_validate()
+check_calibrate()
 sys.exit(1 if failures else 0)
