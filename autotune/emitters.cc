@@ -35,14 +35,14 @@ bool ddp_hook_runs(const AlgorithmChoice& a) {
 bool runs_as_ddp_hook(const Plan& plan) {
   const Candidate& rec = plan.report.recommendation;
   return !plan.keeps_defaults && plan.inputs.framework == Framework::Ddp &&
-         rec.framework == "ddp" && ddp_hook_runs(rec.algo) &&
+         rec.framework == Framework::Ddp && ddp_hook_runs(rec.algo) &&
          framework_runs(Framework::Ddp, rec.algo);
 }
 
 Runnable runnable(const Plan& plan) {
   const Candidate& rec = plan.report.recommendation;
   if (plan.keeps_defaults) return {nullptr, "the plan keeps the defaults: nothing is set"};
-  if (rec.algo.is_nccl() && rec.framework == "ddp") return {&rec, ""};
+  if (rec.algo.is_nccl() && rec.framework == Framework::Ddp) return {&rec, ""};
   if (runs_as_ddp_hook(plan)) {
     return {nullptr, "the plan runs " + rec.algo.name() +
                          " as topotune's DDP comm hook (ddp_snippet.py); NCCL keeps its own "

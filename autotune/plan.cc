@@ -45,10 +45,10 @@ ordered_json candidate_json(const Candidate& c) {
   ordered_json j;
   j["algorithm"] = c.algo.name();
   j["frameworks"] = frameworks_json(c.algo);
-  j["framework"] = c.framework;
+  j["framework"] = framework_name(c.framework);
   j["bucket_bytes"] = c.bucket_cap.value;
-  if (c.framework == "ddp") j["first_bucket_bytes"] = c.first_bucket.value;
-  if (c.framework == "horovod") j["cycle_time_s"] = r6(c.cycle_time.value);
+  if (c.framework == Framework::Ddp) j["first_bucket_bytes"] = c.first_bucket.value;
+  if (c.framework == Framework::Horovod) j["cycle_time_s"] = r6(c.cycle_time.value);
   j["comm_dtype"] = sched::dtype_name(c.dtype);
   j["step_time_s"] = r6(c.step.step.value);
   j["exposed_comm_s"] = r6(c.step.exposed_comm.value);
@@ -429,9 +429,10 @@ Expected<Plan> make_plan(PlanInputs inputs) {
   // Step 5: what NCCL runs for the buckets of the NCCL candidate the emitted files configure.
   if (nccl) {
     const Candidate& r = plan.report.recommendation;
-    TT_TRY(plan.nccl_rules,
-           nccl_rules(r.algo.is_nccl() && r.framework == "ddp" ? r : plan.report.baseline_ddp,
-                      screen));
+    TT_TRY(
+        plan.nccl_rules,
+        nccl_rules(r.algo.is_nccl() && r.framework == Framework::Ddp ? r : plan.report.baseline_ddp,
+                   screen));
   }
   return plan;
 }
@@ -473,7 +474,7 @@ std::string recommendation_sentence(const Plan& plan) {
   }
   const double gain = d.step.step.value / c.step.step.value;
   const std::string how = how_framework_runs(plan.inputs.framework, c.algo);
-  const std::string knobs = c.framework == "horovod"
+  const std::string knobs = c.framework == Framework::Horovod
                                 ? "fusion " + mib(c.bucket_cap) + ", cycle " + ms(c.cycle_time)
                                 : mib(c.bucket_cap) + " buckets";
   return "Use " + c.algo.name() + " (" + fw + ": " + how + ") with " + knobs + " and " +
@@ -512,7 +513,7 @@ std::string plan_to_json(const Plan& plan, int max_candidates) {
                      {"proto", n.proto},
                      {"channels", n.channels}});
   }
-  const bool rec_nccl = c.algo.is_nccl() && c.framework == "ddp";
+  const bool rec_nccl = c.algo.is_nccl() && c.framework == Framework::Ddp;
   j["nccl"] = {{"algorithm", (rec_nccl ? c : r.baseline_ddp).algo.name()}, {"buckets", rules}};
   ordered_json cands = ordered_json::array();
   const std::vector<const Candidate*> listed = listed_candidates(plan, max_candidates);

@@ -78,7 +78,8 @@ Expected<StoredPlan> read_stored(const ordered_json& j, const std::string& origi
   s.inputs.dtypes.clear();
   TT_TRY_VOID(read_lists(in, s.inputs).context(origin + ": inputs"));
   TT_TRY(s.inputs.backend, parse_plan_backend(in.value("backend", std::string("nccl"))));
-  TT_TRY(s.inputs.framework, parse_framework(in.value("framework", std::string("ddp"))));
+  TT_TRY(s.inputs.framework,
+         parse_framework(in.value("framework", std::string(framework_name(Framework::Ddp)))));
   if (!in.at("calibration").is_null()) s.inputs.calibration_record = in["calibration"].dump();
   // The parameters the plan was computed with (its calibration already applied).
   TT_TRY(s.inputs.nccl_params, algo::params_from_json(in.at("nccl_params").dump(),

@@ -18,7 +18,7 @@ class Evaluator {
 
   Expected<Candidate> ddp(const CollectiveTimer& timer, const AlgorithmChoice& algo,
                           sched::DataType dtype, Bytes first, Bytes cap) const {
-    Candidate c = base(algo, dtype, "ddp", timer);
+    Candidate c = base(algo, dtype, Framework::Ddp, timer);
     c.bucket_cap = cap;
     c.first_bucket = first;
     std::optional<Error> error;
@@ -29,7 +29,7 @@ class Evaluator {
 
   Expected<Candidate> horovod(const CollectiveTimer& timer, const AlgorithmChoice& algo,
                               sched::DataType dtype, Bytes threshold, Seconds cycle) const {
-    Candidate c = base(algo, dtype, "horovod", timer);
+    Candidate c = base(algo, dtype, Framework::Horovod, timer);
     c.bucket_cap = threshold;
     c.cycle_time = cycle;
     std::optional<Error> error;
@@ -40,7 +40,7 @@ class Evaluator {
   }
 
  private:
-  static Candidate base(const AlgorithmChoice& algo, sched::DataType dtype, const char* framework,
+  static Candidate base(const AlgorithmChoice& algo, sched::DataType dtype, Framework framework,
                         const CollectiveTimer& timer) {
     Candidate c;
     c.algo = algo;

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "autotune/collective_timer.h"
+#include "autotune/framework.h"
 #include "autotune/model_profile.h"
 #include "autotune/step_model.h"
 #include "simulator/training_step.h"
@@ -75,8 +76,8 @@ struct Candidate {
   Bytes bucket_cap{0};
   Bytes first_bucket{0};
   sched::DataType dtype = sched::DataType::F32;
-  std::string framework = "ddp";  ///< "ddp" or "horovod"
-  Seconds cycle_time{0};          ///< horovod only
+  Framework framework = Framework::Ddp;  ///< Ddp or Horovod: whose bucketing `step` simulates
+  Seconds cycle_time{0};                 ///< Horovod only
   sim::StepResult step;
   Seconds allreduce_all{0};  ///< one allreduce of all gradients at once
   double busbw = 0;          ///< bytes/s, nccl-tests definition, of that allreduce

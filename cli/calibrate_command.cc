@@ -4,8 +4,6 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -15,9 +13,11 @@
 #include "autotune/link_fit.h"
 #include "autotune/param_selection.h"
 #include "cli/algorithm_flags.h"
+#include "cli/calibrate_report.h"
 #include "cli/calibration_cases.h"
 #include "cli/commands.h"
 #include "cli/nccl_common.h"
+#include "cli/output_format.h"
 #include "cli/progress_line.h"
 #include "core/file_output.h"
 #include "core/quantity_parse.h"
@@ -35,42 +35,32 @@ struct CalibrateArgs {
   std::string output;
   std::string description;
   int rounds = 60;
+  OutputFormat format = OutputFormat::Table;
 };
-
-/// The per-run table of a fit: median |busbw error| before and after, per size class.
-void print_comparisons(std::ostream& out, const std::vector<tune::FitComparison>& rows) {
-  for (const tune::FitComparison& c : rows) {
-    out << string_printf("%-44s %6.1f%% -> %5.1f%%               %6.1f%% -> %5.1f%%\n",
-                         c.name.c_str(), 100 * c.before.median_large, 100 * c.after.median_large,
-                         100 * c.before.median_small, 100 * c.after.median_small);
-  }
-}
-
-constexpr const char* kComparisonHeader =
-    "# run                                        median|err| >=1MiB (before -> after)   "
-    "<1MiB (before -> after)\n";
 
 /// The link fit and its report; returns the "link_params" section.
 Expected<std::string> fit_links(const CalibrateArgs& a, const std::vector<tune::LinkFitCase>& cases,
-                                std::ostream& out) {
+                                CalibrateReport& report) {
   tune::LinkFitOptions opt;
   opt.parameters = split_comma_list(a.link_params);
   opt.max_rounds = std::min(a.rounds, 30);
   TT_TRY(const tune::LinkFitResult res, tune::fit_link_params(cases, opt));
-  TT_TRY(const std::vector<tune::FitComparison> rows, tune::compare_link_fit(cases, res));
-  out << string_printf(
-             "# link classes (flow simulator on %zu run(s)): loss %.5f -> %.5f, %d evaluations\n",
-             cases.size(), res.loss_before, res.loss_after, res.evaluations)
-      << kComparisonHeader;
-  print_comparisons(out, rows);
-  out << "#   link_params " << tune::link_params_section(res) << "\n";
+  FitSummary summary;
+  summary.fit = "links";
+  TT_TRY(summary.runs, tune::compare_link_fit(cases, res));
+  summary.above = {string_printf(
+      "# link classes (flow simulator on %zu run(s)): loss %.5f -> %.5f, %d evaluations\n",
+      cases.size(), res.loss_before, res.loss_after, res.evaluations)};
+  summary.below = {"#   link_params " + tune::link_params_section(res) + "\n"};
+  report.fit(summary);
   return tune::link_params_section(res);
 }
 
 /// The NCCL fit and its report; returns the fitted parameters.
 Expected<algo::NcclModelParams> fit_nccl(const CalibrateArgs& a,
                                          const std::vector<tune::CalibrationCase>& cases,
-                                         const algo::NcclModelParams& start, std::ostream& out) {
+                                         const algo::NcclModelParams& start,
+                                         CalibrateReport& report) {
   tune::CalibrationOptions opt;
   opt.max_rounds = a.rounds;
   ProgressLine progress("calibrate: loss evaluations");  // long fits say they are alive
@@ -78,26 +68,29 @@ Expected<algo::NcclModelParams> fit_nccl(const CalibrateArgs& a,
   TT_TRY(const tune::ParamSelection sel,
          tune::select_fit_params(cases, start, split_comma_list(a.params)));
   if (!sel.undetermined.empty()) {
-    out << "# not determined by these logs (kept at their start values):";
-    for (const std::string& n : sel.undetermined) out << " " << n;
-    out << "\n";
+    std::string line = "# not determined by these logs (kept at their start values):";
+    for (const std::string& n : sel.undetermined) line += " " + n;
+    report.note(line + "\n");
   }
   opt.parameters = sel.fit;
   if (opt.parameters.empty()) return fail(Errc::InvalidArgument, "the logs determine no parameter");
   TT_TRY(const tune::CalibrationResult res, tune::calibrate(cases, start, opt));
-  out << string_printf("# loss (mean squared log time error) %.5f -> %.5f, %d evaluations\n",
-                       res.loss_before, res.loss_after, res.evaluations)
-      << kComparisonHeader;
-  print_comparisons(out, tune::compare_nccl_fit(cases, start, res.params));
+  FitSummary summary;
+  summary.fit = "nccl";
+  summary.above = {
+      string_printf("# loss (mean squared log time error) %.5f -> %.5f, %d evaluations\n",
+                    res.loss_before, res.loss_after, res.evaluations)};
+  summary.runs = tune::compare_nccl_fit(cases, start, res.params);
   for (const tune::BoundHit& b : tune::params_at_bounds(res)) {
-    out << string_printf(
+    summary.below.push_back(string_printf(
         "# warning: %s ended at its %s bound (%g): the logs ask for a value outside its "
         "physical range, so another part of the model does not fit them\n",
-        b.name.c_str(), b.lower ? "lower" : "upper", b.value);
+        b.name.c_str(), b.lower ? "lower" : "upper", b.value));
   }
   for (const tune::FittedValue& f : tune::fitted_values(res)) {
-    out << string_printf("#   %-36s %.6g\n", f.name.c_str(), f.value);
+    summary.below.push_back(string_printf("#   %-36s %.6g\n", f.name.c_str(), f.value));
   }
+  report.fit(summary);
   return res.params;
 }
 
@@ -112,13 +105,14 @@ Expected<void> run_calibrate(const CalibrateArgs& a, std::ostream& out) {
   }
   TT_TRY(const CalibrationCases cases, load_calibration_cases(a.runs));
   TT_TRY(algo::NcclModelParams params, tune::load_nccl_model(a.start));
+  CalibrateReport report(a.format, out);
   std::string links;
   // Fitting both before writing: a failed fit leaves no file.
   if (!cases.nccl.empty()) {
-    TT_TRY(params, fit_nccl(a, cases.nccl, params, out));
+    TT_TRY(params, fit_nccl(a, cases.nccl, params, report));
   }
   if (!cases.links.empty()) {
-    TT_TRY(links, fit_links(a, cases.links, out));
+    TT_TRY(links, fit_links(a, cases.links, report));
   }
   std::vector<std::string> nccl_runs, link_runs;
   for (const auto& c : cases.nccl) nccl_runs.push_back(c.name);
@@ -127,7 +121,7 @@ Expected<void> run_calibrate(const CalibrateArgs& a, std::ostream& out) {
       a.description.empty() ? tune::calibration_description(nccl_runs, link_runs) : a.description;
   const std::string text = tune::calibration_file_text(params, description, links);
   TT_TRY_VOID(write_file_atomically(a.output, text).context("-o"));
-  out << "# written to " << a.output << "\n";
+  report.written(a.output);
   return {};
 }
 
@@ -153,6 +147,9 @@ CommandRun setup_calibrate(CLI::App& sub) {
   sub.add_option("--rounds", a->rounds, "coordinate-descent passes (default 60)");
   sub.add_option("--description", a->description, "description stored in the output file");
   sub.add_option("-o,--output", a->output, "calibration file to write")->required();
+  add_format_option(sub, a->format, {OutputFormat::Table, OutputFormat::Csv},
+                    "table (default) or csv (each fit's runs: median |busbw error| before and "
+                    "after, one row each)");
   return [a](std::ostream& out) { return run_calibrate(*a, out); };
 }
 

@@ -1,6 +1,6 @@
 #include "cli/calibration_cases.h"
 
-#include "autotune/validation.h"
+#include "autotune/calibration_cases.h"
 #include "cli/algorithm_flags.h"
 #include "cli/nccl_common.h"
 
@@ -31,69 +31,41 @@ Expected<RunCluster> run_cluster(const CalibrationRuns& a, std::size_t i, std::s
   return rc;
 }
 
+// Run i's NCCL rows on its system: the node count from the options or the log, the NCCL
+// version from the options ('' or none: the log's own), NCCL_ALGO from the options ('all':
+// unrestricted).
 Expected<tune::CalibrationCase> make_case(const CalibrationRuns& a, std::size_t i,
-                                          const rt::Measurement& m, const std::string& file) {
+                                          const rt::Measurement& m, const tune::MeasuredRun& run,
+                                          const std::string& file) {
   const std::size_t runs = a.logs.size() + a.measured.size();
   TT_TRY(const RunCluster rc, run_cluster(a, i, runs));
-  const std::string& inst = rc.instance;
-  TT_TRY(const algo::NcclSystem probe, resolve_nccl_system(inst, 1, rc.cluster));
+  TT_TRY(const algo::NcclSystem probe, resolve_nccl_system(rc.instance, 1, rc.cluster));
   TT_TRY(const int dflt_nodes, nodes_of(m, std::nullopt, probe.gpus_per_node));
   TT_TRY(const int nodes, nth(a.nodes, i, runs, "--nodes", dflt_nodes));
   TT_TRY(std::string ver, nth(a.versions, i, runs, "--nccl-version", std::string()));
-  if (ver.empty()) ver = m.nccl_version.value_or("");  // '' for a run: the log's own
+  if (ver.empty()) ver = m.nccl_version.value_or("");
   TT_TRY(std::string algo_list, nth(a.algos, i, runs, "--nccl-algo", std::string()));
   if (algo_list == "all") algo_list.clear();
-  tune::CalibrationCase c;
-  c.name = file;
-  TT_TRY(c.system, resolve_nccl_system(inst, nodes, rc.cluster));
-  c.system.gpus_per_thread = m.gpus_per_thread.value_or(1);
-  if (c.system.ranks() != m.ranks) {
-    return fail(Errc::InvalidArgument,
-                file + ": " + std::to_string(m.ranks) + " ranks in the log, " +
-                    std::to_string(c.system.ranks()) + " in " + c.system.instance);
-  }
+  TT_TRY(algo::NcclSystem system, resolve_nccl_system(rc.instance, nodes, rc.cluster));
+  system.gpus_per_thread = m.gpus_per_thread.value_or(1);
+  TT_TRY(tune::CalibrationCase c, tune::nccl_calibration_case(file, run, std::move(system)));
   TT_TRY(c.options, make_nccl_options(ver, algo_list, ""));
-  c.collective = m.collective;
-  for (const rt::MeasurementRow& r : m.rows) c.points.push_back({Bytes(r.bytes), r.time_us});
   return c;
 }
 
-/// A run of topotune's own algorithms: its cluster (the link parameters' start) and points.
+// Run i's other rows on its cluster (whose link parameters are the fit's start).
 Expected<tune::LinkFitCase> make_link_case(const CalibrationRuns& a, std::size_t i,
-                                           const rt::Measurement& m, const std::string& file) {
+                                           const rt::Measurement& m, const tune::MeasuredRun& run,
+                                           const std::string& file) {
   const std::size_t runs = a.logs.size() + a.measured.size();
   TT_TRY(const RunCluster rc, run_cluster(a, i, runs));
   TT_TRY(const topo::ClusterSpec probe, resolve_cluster_spec(rc.instance, 1, rc.cluster));
   TT_TRY(const int dflt_nodes, nodes_of(m, std::nullopt, probe.instance.num_gpus));
   TT_TRY(const int nodes, nth(a.nodes, i, runs, "--nodes", dflt_nodes));
-  tune::LinkFitCase c;
-  c.name = file;
-  TT_TRY(c.cluster, resolve_cluster_spec(rc.instance, nodes, rc.cluster));
-  const int ranks = c.cluster.hosts * c.cluster.instance.num_gpus;
-  if (ranks != m.ranks) {
-    return fail(Errc::InvalidArgument, file + ": " + std::to_string(m.ranks) + " ranks measured, " +
-                                           std::to_string(ranks) + " in " +
-                                           c.cluster.instance.name);
-  }
-  c.channels = m.channels.value_or(1);
-  c.chunks = m.chunks.value_or(1);
+  TT_TRY(topo::ClusterSpec cluster, resolve_cluster_spec(rc.instance, nodes, rc.cluster));
+  TT_TRY(tune::LinkFitCase c, tune::link_calibration_case(file, run, std::move(cluster)));
   TT_TRY(c.memory, simulation_budget());
-  c.collective = m.collective;
-  for (const rt::MeasurementRow& r : m.rows) {
-    c.points.push_back({r.algorithm, Bytes(r.bytes), r.dtype, r.time_us});
-  }
   return c;
-}
-
-/// Splits a run by model: `nccl` rows go to the NCCL fit, the others to the link fit.
-std::pair<rt::Measurement, rt::Measurement> split_rows(const rt::Measurement& m) {
-  rt::Measurement nccl = m, links = m;
-  nccl.rows.clear();
-  links.rows.clear();
-  for (const rt::MeasurementRow& r : m.rows) {
-    (tune::row_model(r.algorithm) == tune::RowModel::Nccl ? nccl : links).rows.push_back(r);
-  }
-  return {nccl, links};
 }
 
 }  // namespace
@@ -105,13 +77,13 @@ Expected<CalibrationCases> load_calibration_cases(const CalibrationRuns& a) {
     const std::string file = is_log ? a.logs[i] : a.measured[i - a.logs.size()];
     TT_TRY(const rt::Measurement m,
            load_measurement(is_log ? file : "", is_log ? "" : file).context(file));
-    const auto [nccl, links] = split_rows(m);
+    const auto [nccl, links] = tune::split_by_model(measured_run(m));
     if (!nccl.rows.empty()) {
-      TT_TRY(tune::CalibrationCase c, make_case(a, i, nccl, file));
+      TT_TRY(tune::CalibrationCase c, make_case(a, i, m, nccl, file));
       cases.nccl.push_back(std::move(c));
     }
     if (!links.rows.empty()) {
-      TT_TRY(tune::LinkFitCase c, make_link_case(a, i, links, file).context(file));
+      TT_TRY(tune::LinkFitCase c, make_link_case(a, i, m, links, file).context(file));
       cases.links.push_back(std::move(c));
     }
   }

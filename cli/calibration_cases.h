@@ -1,8 +1,9 @@
 #pragma once
 // The runs `topotune calibrate` fits, from its per-run options: each file (an nccl-tests log or
 // a measurement JSON) with its instance or cluster, node count, NCCL version and NCCL_ALGO
-// (one value for every run, or one per run), split by model: `nccl` rows become NCCL-model
-// cases (autotune/calibration.h), the other rows link-class cases (autotune/link_fit.h).
+// (one value for every run, or one per run). This file reads the files and resolves each
+// run's options and cluster; autotune/calibration_cases.h splits the rows by model (`nccl`
+// rows for the NCCL model, the others for the link classes) and checks and builds the cases.
 
 #include <string>
 #include <vector>

@@ -20,6 +20,10 @@ Expected<topo::ClusterSpec> with_nodes(const ClusterFlags& f, topo::ClusterSpec 
 
 }  // namespace
 
+bool any_cluster_flag(const ClusterFlags& f) {
+  return !f.instance.empty() || !f.cluster_file.empty() || !f.placement.empty() || f.nodes_given;
+}
+
 Expected<void> check_cluster_flags(const ClusterFlags& f) {
   if (!f.cluster_file.empty() && (!f.instance.empty() || !f.placement.empty())) {
     const std::string flag = f.instance.empty() ? "--placement" : "--instance";

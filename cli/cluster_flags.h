@@ -26,6 +26,10 @@ struct ClusterFlags {
 /// Adds the four flags to `sub` (--placement only when `with_placement`).
 void add_cluster_flags(CLI::App& sub, ClusterFlags& f, bool with_placement = true);
 
+/// True when any of the four flags was given: a command with its own alternative to a
+/// cluster (schedule's --ranks) refuses both, and resolves the flags by the rule otherwise.
+bool any_cluster_flag(const ClusterFlags& f);
+
 /// The rule's checks that need no file: flags that would be ignored, the node range.
 Expected<void> check_cluster_flags(const ClusterFlags& f);
 

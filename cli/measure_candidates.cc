@@ -11,18 +11,19 @@ namespace topotune::cli {
 namespace {
 
 Expected<sched::Schedule> schedule_for(const std::string& algorithm, Bytes size, int ranks,
-                                       sched::DataType dtype, const MeasureLayout& layout) {
+                                       sched::DataType dtype, const tune::MeasureLayout& layout) {
   sched::CollectiveSpec spec;
   spec.ranks = ranks;
   spec.dtype = dtype;
   spec.bytes = size;
-  return make_measure_schedule(algorithm, spec, layout);
+  return tune::make_measure_schedule(algorithm, spec, layout);
 }
 
 }  // namespace
 
 Expected<rt::Candidate> make_host_candidate(const std::string& algorithm, Bytes size,
-                                            sched::DataType dtype, const MeasureLayout& layout,
+                                            sched::DataType dtype,
+                                            const tune::MeasureLayout& layout,
                                             rt::MpiTransport& t) {
   if (algorithm == "mpi") {
     return rt::Candidate{"mpi", [&t, dtype](rt::BufferView b) { return t.allreduce(b, dtype); }};
@@ -33,7 +34,8 @@ Expected<rt::Candidate> make_host_candidate(const std::string& algorithm, Bytes 
 
 #ifdef TOPOTUNE_HAVE_NCCL_MPI
 Expected<rt::Candidate> make_device_candidate(const std::string& algorithm, Bytes size,
-                                              sched::DataType dtype, const MeasureLayout& layout,
+                                              sched::DataType dtype,
+                                              const tune::MeasureLayout& layout,
                                               rt::NcclBackend& backend) {
   rt::NcclTransport& t = *backend.transport;
   if (algorithm == "nccl") return rt::nccl_allreduce_candidate(t, dtype);
@@ -47,7 +49,8 @@ Expected<rt::Candidate> make_device_candidate(const std::string& algorithm, Byte
 #endif
 
 Expected<MeasureBackend> make_measure_backend(MeasureBackendKind kind, int warmup, int iterations,
-                                              sched::DataType dtype, const MeasureLayout& layout,
+                                              sched::DataType dtype,
+                                              const tune::MeasureLayout& layout,
                                               rt::MpiTransport& t) {
   MeasureBackend b;
   if (kind == MeasureBackendKind::Nccl) {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "algorithms/schedule/collective_spec.h"
-#include "cli/measure_schedules.h"
+#include "autotune/measure_schedules.h"
 #include "core/expected.h"
 #include "runtime/candidate.h"
 #include "runtime/harness.h"
@@ -22,14 +22,16 @@ namespace topotune::cli {
 /// `mpi` is MPI_Allreduce; any other name a schedule generated for `layout`, run by the host
 /// executor over `transport` (which must outlive the candidate).
 Expected<rt::Candidate> make_host_candidate(const std::string& algorithm, Bytes size,
-                                            sched::DataType dtype, const MeasureLayout& layout,
+                                            sched::DataType dtype,
+                                            const tune::MeasureLayout& layout,
                                             rt::MpiTransport& transport);
 
 #ifdef TOPOTUNE_HAVE_NCCL_MPI
 /// `nccl` is ncclAllReduce; any other name (but `mpi`) a schedule generated for `layout`, run
 /// by the device executor (`backend` must outlive the candidate).
 Expected<rt::Candidate> make_device_candidate(const std::string& algorithm, Bytes size,
-                                              sched::DataType dtype, const MeasureLayout& layout,
+                                              sched::DataType dtype,
+                                              const tune::MeasureLayout& layout,
                                               rt::NcclBackend& backend);
 #endif
 
@@ -53,7 +55,8 @@ struct MeasureBackend {
 /// and `iterations` per point. Errc::Unsupported for NCCL in a build without CUDA/NCCL.
 /// `transport` must outlive the backend.
 Expected<MeasureBackend> make_measure_backend(MeasureBackendKind kind, int warmup, int iterations,
-                                              sched::DataType dtype, const MeasureLayout& layout,
+                                              sched::DataType dtype,
+                                              const tune::MeasureLayout& layout,
                                               rt::MpiTransport& transport);
 
 }  // namespace topotune::cli

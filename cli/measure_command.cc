@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <set>
 
@@ -25,6 +26,7 @@
 #include "core/quantity_parse.h"
 #include "runtime/measure_loop.h"
 #include "runtime/mpi_transport.h"
+#include "topology/cluster_spec.h"
 
 namespace topotune::cli {
 namespace {
@@ -156,7 +158,12 @@ Expected<void> run_measure(const MeasureArgs& a, std::ostream& out) {
     if (Expected<void> c = check_output_path(a.out); !c) abort_job(me, c.error().context("--out"));
   }
   TT_TRY(std::vector<std::string> hosts, transport.processor_names());
-  TT_TRY(MeasureLayout layout, make_measure_layout(a.cluster, a.ranks_per_node, hosts));
+  std::optional<topo::ClusterSpec> cluster;  // --cluster decides the layout
+  if (!a.cluster.empty()) {
+    TT_TRY(cluster, topo::load_cluster_file(a.cluster));
+  }
+  TT_TRY(tune::MeasureLayout layout,
+         tune::make_measure_layout(std::move(cluster), a.cluster, a.ranks_per_node, hosts));
   layout.channels = a.channels;
   layout.chunks = a.chunks;
   TT_TRY(MeasureBackend backend, make_measure_backend(a.backend == "nccl" ? MeasureBackendKind::Nccl

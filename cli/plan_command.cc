@@ -11,7 +11,7 @@
 #include "cli/commands.h"
 #include "cli/output_format.h"
 #include "cli/plan_inputs.h"
-#include "cli/plan_table.h"
+#include "cli/plan_report.h"
 #include "core/file_output.h"
 #include "core/input_file.h"
 
@@ -78,7 +78,11 @@ Expected<void> run_plan(const PlanArgs& a, const CLI::App& app, std::ostream& ou
   TT_TRY(tune::Plan plan, compute_plan(a));
   // Files first: a failed write must not be followed by output that looks like success.
   if (!a.emit.empty()) TT_TRY_VOID(write_emitted(plan, a));
-  out << (a.format == OutputFormat::Json ? tune::plan_to_json(plan) : plan_table(plan));
+  if (a.format == OutputFormat::Json) {
+    out << tune::plan_to_json(plan);
+  } else {
+    print_plan_report(plan, a.format, out);
+  }
   return {};
 }
 
@@ -124,7 +128,9 @@ CommandRun setup_plan(CLI::App& sub) {
                  "parameters from `topotune calibrate`: NCCL's model for NCCL's algorithms, "
                  "the physical link parameters for topotune's (docs/calibration.md); recorded "
                  "in the plan");
-  add_format_option(sub, a->format, {OutputFormat::Table, OutputFormat::Json}, "table or json");
+  add_format_option(sub, a->format, {OutputFormat::Table, OutputFormat::Json, OutputFormat::Csv},
+                    "table (default), json (the plan, docs/planner.md), or csv (the table's "
+                    "candidates and baselines, one row each)");
   sub.add_option("--emit", a->emit,
                  "write configs: nccl-env, torchrun, ddp, horovod, sagemaker, all");
   sub.add_option("--out", a->out, "directory for --emit (files are written all or none)");

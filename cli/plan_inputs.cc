@@ -73,10 +73,11 @@ Expected<tune::PlanInputs> plan_inputs_from_args(const PlanArgs& a) {
     in.dtypes = {d};
   }
   TT_TRY(in.backend, tune::parse_plan_backend(a.backend));
-  const std::string framework = !a.framework.empty()                   ? a.framework
-                                : in.backend == tune::PlanBackend::Mpi ? "topotune"
-                                                                       : "ddp";
-  TT_TRY(in.framework, tune::parse_framework(framework).context("--framework"));
+  in.framework =
+      in.backend == tune::PlanBackend::Mpi ? tune::Framework::Topotune : tune::Framework::Ddp;
+  if (!a.framework.empty()) {
+    TT_TRY(in.framework, tune::parse_framework(a.framework).context("--framework"));
+  }
   for (const std::string& name : split_comma_list(a.algos)) {
     TT_TRY(tune::AlgoKind kind, tune::parse_algo_kind(name).context("--algos"));
     in.algorithm_kinds.push_back(kind);

@@ -1,11 +1,13 @@
 // topotune schedule: generate one algorithm's schedule and print it (JSON, docs/schedule.md)
-// or its summary (steps, transfers, bytes per rank, closed-form time).
+// or its summary (steps, transfers, bytes per rank, closed-form time) as a table or CSV.
 //
 //   topotune schedule --algo ring --ranks 8 --size 64M
 //   topotune schedule --algo hierarchical --inner tree --instance p4d.24xlarge --nodes 4 --size 1G
+//   topotune schedule --algo ring --instance p5.48xlarge --nodes 8 --placement spread --size 1G
+//   topotune schedule --algo ring --cluster my.json --size 256M
 #include <CLI/CLI.hpp>
-#include <cstdio>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -16,10 +18,13 @@
 #include "algorithms/schedule/schedule_json.h"
 #include "algorithms/schedule/schedule_stats.h"
 #include "cli/algorithm_flags.h"
+#include "cli/cluster_flags.h"
 #include "cli/commands.h"
 #include "cli/output_format.h"
+#include "cli/schedule_report.h"
 #include "core/quantity_parse.h"
 #include "core/string_printf.h"
+#include "topology/cluster_spec.h"
 #include "topology/model_defaults.h"
 #include "topology/topology.h"
 
@@ -28,10 +33,9 @@ namespace {
 
 struct ScheduleArgs {
   std::string algo;
-  int ranks = -1;
-  int gpus_per_node = 1;
-  std::string instance;
-  int nodes = -1;
+  std::optional<int> ranks;          ///< --ranks: the generic cluster
+  std::optional<int> gpus_per_node;  ///< its hosts' size (default 1)
+  ClusterFlags cluster;              ///< or a catalog or file cluster, by the shared rule
   std::string size;
   std::string dtype = "fp32";
   std::string collective = "allreduce";
@@ -76,56 +80,38 @@ struct Cluster {
   std::string description;
 };
 
+// --ranks N is schedule's own alternative to the shared cluster flags (cluster_flags.h),
+// which keep their rule, messages and ranges here as in every command.
 Expected<Cluster> cluster_of(const ScheduleArgs& a, int channels) {
-  const bool by_ranks = a.ranks != -1, by_instance = !a.instance.empty();
-  if (by_ranks == by_instance) {
-    return fail(Errc::InvalidArgument, "give either --ranks N or --instance NAME --nodes N");
+  if (a.ranks && any_cluster_flag(a.cluster)) {
+    return fail(Errc::InvalidArgument,
+                "give either --ranks N or --instance NAME --nodes N (or --cluster FILE), not both");
   }
-  if (by_ranks) {
-    if (a.ranks < 1)
+  if (a.ranks) {
+    if (*a.ranks < 1)
       return fail(Errc::InvalidArgument,
-                  "--ranks must be at least 1, got " + std::to_string(a.ranks));
-    TT_TRY(algo::RankLayout layout, algo::flat_layout(a.ranks, a.gpus_per_node));
+                  "--ranks must be at least 1, got " + std::to_string(*a.ranks));
+    TT_TRY(algo::RankLayout layout, algo::flat_layout(*a.ranks, a.gpus_per_node.value_or(1)));
     return Cluster{std::move(layout), generic_params(), generic_description()};
   }
-  if (a.nodes < 1) return fail(Errc::InvalidArgument, "--instance needs --nodes N (at least 1)");
-  TT_TRY(topo::Topology t, topo::load_instance(a.instance, a.nodes));
+  if (!any_cluster_flag(a.cluster)) {
+    return fail(Errc::InvalidArgument,
+                "give either --ranks N or --instance NAME --nodes N (or --cluster FILE)");
+  }
+  if (a.gpus_per_node) {
+    return fail(Errc::InvalidArgument,
+                "--gpus-per-node would be ignored without --ranks (the cluster says it)");
+  }
+  TT_TRY(const topo::ClusterSpec spec, resolve_cluster(a.cluster));
+  TT_TRY(topo::Topology t, topo::build_topology(spec));
   TT_TRY(algo::RankLayout layout, algo::layout_from_topology(t, channels));
+  const std::string placement =
+      spec.placement == topo::Placement::Cluster
+          ? ""
+          : std::string(topo::placement_name(spec.placement)) + " placement, ";
   return Cluster{std::move(layout), algo::cost_params_from_topology(t),
-                 a.instance + " x " + std::to_string(a.nodes) + " (routes of the topology)"};
-}
-
-void print_table(const sched::Schedule& s, const Cluster& c, Expected<Seconds> closed,
-                 std::ostream& out) {
-  const sched::ScheduleStats st = sched::schedule_stats(s);
-  const auto& spec = s.spec();
-  std::string line;
-  line = string_printf("%-22s %s\n", "algorithm", s.algorithm().c_str());
-  out << line;
-  line = string_printf("%-22s %s of %s %s on %d ranks (%d hosts x %d GPUs)\n", "collective",
-                       sched::collective_name(spec.collective), format_size(spec.bytes).c_str(),
-                       sched::dtype_name(spec.dtype), spec.ranks, c.layout.hosts,
-                       c.layout.gpus_per_host);
-  out << line;
-  line = string_printf("%-22s %d\n%-22s %zu\n", "steps (DAG depth)", st.steps, "transfers",
-                       st.transfers);
-  out << line;
-  line = string_printf("%-22s min %s  max %s\n", "bytes sent per rank",
-                       format_size(st.min_sent_per_rank).c_str(),
-                       format_size(st.max_sent_per_rank).c_str());
-  out << line;
-  if (s.num_endpoints() > s.num_ranks()) {
-    line = string_printf("%-22s %d CPU server endpoints\n", "extra endpoints",
-                         s.num_endpoints() - s.num_ranks());
-    out << line;
-  }
-  if (closed) {
-    line = string_printf("%-22s %s on %s\n", "closed-form time", format_duration(*closed).c_str(),
-                         c.description.c_str());
-  } else {
-    line = string_printf("%-22s n/a (%s)\n", "closed-form time", closed.error().message.c_str());
-  }
-  out << line;
+                 spec.instance.name + " x " + std::to_string(spec.hosts) + " (" + placement +
+                     "routes of the topology)"};
 }
 
 Expected<void> run_schedule(const ScheduleArgs& a, std::ostream& out) {
@@ -143,14 +129,25 @@ Expected<void> run_schedule(const ScheduleArgs& a, std::ostream& out) {
     sched::ScheduleJson::write(s, out);
     return {};
   }
-  print_table(s, cluster, algorithm->closed_form(spec, cluster.layout, cluster.params), out);
-  if (s.size() <= kVerifyLimit || a.verify) {
-    TT_TRY_VOID(sched::verify(s).context("the generated schedule is wrong (a bug)"));
-    out << "verified               end state proved by the symbolic interpreter\n";
+  ScheduleSummary summary;
+  summary.algorithm = s.algorithm();
+  summary.spec = spec;
+  summary.hosts = cluster.layout.hosts;
+  summary.gpus_per_host = cluster.layout.gpus_per_host;
+  summary.stats = sched::schedule_stats(s);
+  summary.extra_endpoints = s.num_endpoints() - s.num_ranks();
+  if (Expected<Seconds> t = algorithm->closed_form(spec, cluster.layout, cluster.params)) {
+    summary.closed_form = *t;
   } else {
-    out << "verified               not checked (more than " << kVerifyLimit
-        << " transfers; --verify to prove it)\n";
+    summary.closed_form_unavailable = t.error().message;
   }
+  summary.cluster = cluster.description;
+  summary.verify_limit = kVerifyLimit;
+  summary.verified = s.size() <= kVerifyLimit || a.verify;
+  if (summary.verified) {
+    TT_TRY_VOID(sched::verify(s).context("the generated schedule is wrong (a bug)"));
+  }
+  print_schedule_summary(summary, a.format, out);
   return {};
 }
 
@@ -159,18 +156,21 @@ Expected<void> run_schedule(const ScheduleArgs& a, std::ostream& out) {
 CommandRun setup_schedule(CLI::App& sub) {
   auto a = std::make_shared<ScheduleArgs>();
   sub.add_option("--algo", a->algo, "algorithm: " + algo::algorithm_names_text())->required();
-  sub.add_option("--ranks", a->ranks, "ranks of a generic cluster (with --gpus-per-node)");
-  sub.add_option("--gpus-per-node", a->gpus_per_node,
-                 "GPUs per host of the generic cluster (default 1)");
-  sub.add_option("--instance", a->instance, "catalog instance type (with --nodes)");
-  sub.add_option("--nodes", a->nodes, "number of instances");
+  sub.add_option_function<int>(
+      "--ranks", [a](int n) { a->ranks = n; },
+      "ranks of a generic cluster (with --gpus-per-node), instead of --instance or --cluster");
+  sub.add_option_function<int>(
+      "--gpus-per-node", [a](int n) { a->gpus_per_node = n; },
+      "GPUs per host of the generic cluster (default 1)");
+  add_cluster_flags(sub, a->cluster);
   sub.add_option("--size", a->size, "buffer size: 8, 64K, 256M, 4G (powers of 1024)")->required();
   sub.add_option("--dtype", a->dtype, "fp32 (default), fp16, bf16");
   sub.add_option("--collective", a->collective,
                  "allreduce (default), reduce_scatter, allgather, broadcast");
   add_algorithm_flags(sub, a->algorithm);
-  add_format_option(sub, a->format, {OutputFormat::Table, OutputFormat::Json},
-                    "table (default) or json (the schedule, docs/schedule.md)");
+  add_format_option(sub, a->format, {OutputFormat::Table, OutputFormat::Json, OutputFormat::Csv},
+                    "table (default), json (the schedule, docs/schedule.md) or csv (the summary "
+                    "as one row)");
   sub.add_flag("--verify", a->verify,
                "prove the schedule with the symbolic interpreter even when large");
   sub.footer(
@@ -179,7 +179,8 @@ CommandRun setup_schedule(CLI::App& sub) {
       "  topotune schedule --algo 'hierarchical(dbtree)' --instance p4d.24xlarge --nodes 4 "
       "--size 1G\n"
       "  topotune schedule --algo 'ps(k=2)' --instance p4d.24xlarge --nodes 2 --size 64M "
-      "--format json");
+      "--format json\n"
+      "  topotune schedule --algo ring --cluster my.json --size 256M");
   return [a](std::ostream& out) { return run_schedule(*a, out); };
 }
 

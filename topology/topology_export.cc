@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "core/memory_budget.h"
@@ -124,6 +125,27 @@ Bytes topology_json_memory(const Topology& topo) {
   constexpr std::int64_t kBytesPerElement = 1200;
   const auto elements = static_cast<std::int64_t>(topo.num_links() + topo.num_devices());
   return Bytes(saturating_mul(elements, kBytesPerElement));
+}
+
+std::vector<LinkClassSummary> link_classes(const Topology& topo) {
+  std::vector<LinkClassSummary> out;
+  for (int k = 0; k < kNumLinkKinds; ++k) {
+    LinkClassSummary c;
+    c.kind = static_cast<LinkKind>(k);
+    std::set<double> rates;
+    for (std::size_t i = 0; i < topo.num_links(); ++i) {
+      const Link& l = topo.link(LinkId(static_cast<std::int32_t>(i)));
+      if (l.kind != c.kind) continue;
+      ++c.links;
+      rates.insert(l.nominal.value);
+    }
+    if (c.links == 0) continue;
+    for (double r : rates) c.nominal.push_back(BytesPerSec(r));
+    c.efficiency = topo.spec().params(c.kind).efficiency;
+    c.latency = topo.spec().params(c.kind).latency;
+    out.push_back(std::move(c));
+  }
+  return out;
 }
 
 std::string topology_to_json(const Topology& topo) {

@@ -29,6 +29,20 @@ struct NvLinkDomain {
 };
 std::vector<NvLinkDomain> nvlink_domains(const Topology& topo);
 
+/// One link class as the topology uses it: its directed links (a full-duplex cable is two),
+/// their distinct nominal rates per direction, and the class's efficiency and per-hop latency
+/// (ClusterSpec::params, the model's assumptions or a calibration's).
+struct LinkClassSummary {
+  LinkKind kind = LinkKind::Pcie;
+  int links = 0;
+  std::vector<BytesPerSec> nominal;  ///< distinct, ascending
+  double efficiency = 0;
+  Seconds latency{0};
+};
+
+/// The classes that have at least one link, in LinkKind order.
+std::vector<LinkClassSummary> link_classes(const Topology& topo);
+
 /// The JSON document of `topotune topo --format json` (keys in docs/cluster.md).
 std::string topology_to_json(const Topology& topo);
 

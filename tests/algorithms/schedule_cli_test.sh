@@ -19,4 +19,24 @@ expect 2 "either --ranks N or --instance" --algo ring --size 1M
 expect 2 "do not fill hosts of 4" --algo ring --ranks 6 --gpus-per-node 4 --size 1M
 expect 2 "does not implement broadcast" --algo tree --ranks 4 --size 1M --collective broadcast
 expect 2 "unknown inner algorithm" --algo hierarchical --inner star --ranks 4 --size 1M
+# The cluster by the rule every command shares (cli/cluster_flags.h), --ranks being schedule's
+# own alternative: --cluster (its --nodes overriding the file's), --placement, the same
+# messages and ranges as the other commands.
+printf '{"schema": "topotune.cluster/1", "instance": "p4d.24xlarge", "nodes": 2}\n' > "$tmp/c.json"
+expect 0 "on 16 ranks (2 hosts x 8 GPUs)" --algo ring --cluster "$tmp/c.json" --size 64M
+expect 0 "12.174 ms on p4d.24xlarge x 2 (routes of the topology)" --algo ring --cluster "$tmp/c.json" --size 64M
+expect 0 "on 24 ranks (3 hosts x 8 GPUs)" --algo ring --cluster "$tmp/c.json" --nodes 3 --size 64M
+expect 0 "13.479 ms on p4d.24xlarge x 4 (spread placement, routes" --algo ring --instance p4d.24xlarge --nodes 4 --placement spread --size 64M
+expect 0 "12.797 ms on p4d.24xlarge x 4 (routes of the topology)" --algo ring --instance p4d.24xlarge --nodes 4 --size 64M
+expect 0 "on 8 ranks (1 hosts x 8 GPUs)" --algo ring --instance p4d.24xlarge --size 1M
+expect 2 "--nodes must be in 1..65536, got 0" --algo ring --instance p4d.24xlarge --nodes 0 --size 1M
+expect 2 "--nodes must be in 1..65536, got 65537" --algo ring --instance p4d.24xlarge --nodes 65537 --size 1M
+expect 2 "--placement needs --instance" --algo ring --placement spread --size 1M
+expect 2 "--placement would be ignored with --cluster (the file says it)" --algo ring --cluster "$tmp/c.json" --placement spread --size 1M
+expect 2 "--instance would be ignored with --cluster (the file says it)" --algo ring --cluster "$tmp/c.json" --instance p5.48xlarge --size 1M
+expect 2 "give --instance NAME --nodes N, or --cluster FILE" --algo ring --nodes 2 --size 1M
+expect 2 "unknown placement 'moon'" --algo ring --instance p4d.24xlarge --placement moon --size 1M
+expect 2 "--ranks N or --instance NAME --nodes N (or --cluster FILE), not both" --algo ring --ranks 8 --cluster "$tmp/c.json" --size 1M
+expect 2 "not both" --algo ring --ranks 8 --nodes 2 --size 1M
+expect 2 "--gpus-per-node would be ignored without --ranks" --algo ring --instance p4d.24xlarge --gpus-per-node 4 --size 1M
 cli_expect_finish "schedule CLI"

@@ -85,6 +85,19 @@ TEST(Tuner, FindsTheHandDerivedOptimum) {
   EXPECT_NEAR(report->baseline_horovod.step.step.value, 17e-3, 1e-12);
 }
 
+// Each candidate says whose bucketing its step simulated (the plan's JSON and the emitters
+// read it): DDP's for the screen and baseline (a), Horovod's for baseline (b) and the sweep.
+TEST(Tuner, CandidatesCarryTheFrameworkTheirStepSimulates) {
+  const ModelProfile m = eight_layers();
+  auto report = tune(request(m), FakeTimer{});
+  ASSERT_TRUE(report) << report.error().message;
+  for (const Candidate& c : report->candidates) EXPECT_EQ(c.framework, Framework::Ddp);
+  EXPECT_EQ(report->baseline_ddp.framework, Framework::Ddp);
+  EXPECT_EQ(report->baseline_horovod.framework, Framework::Horovod);
+  EXPECT_EQ(report->horovod_best.framework, Framework::Horovod);
+  EXPECT_GT(report->baseline_horovod.cycle_time.value, 0);
+}
+
 TEST(Tuner, WithinTheMarginFp32IsRecommended) {
   const ModelProfile m = eight_layers();
   TuneRequest r = request(m);

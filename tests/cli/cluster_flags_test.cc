@@ -55,5 +55,14 @@ TEST(ClusterFlags, NodeRangeAndMissingCluster) {
             "--placement needs --instance");
 }
 
+// schedule's --ranks is refused beside any of the four flags, --nodes alone included.
+TEST(ClusterFlags, AnyFlagCountsEachOfTheFour) {
+  EXPECT_FALSE(any_cluster_flag(parse("")));
+  EXPECT_TRUE(any_cluster_flag(parse("--instance p4d.24xlarge")));
+  EXPECT_TRUE(any_cluster_flag(parse("--cluster c.json")));
+  EXPECT_TRUE(any_cluster_flag(parse("--placement spread")));
+  EXPECT_TRUE(any_cluster_flag(parse("--nodes 1")));
+}
+
 }  // namespace
 }  // namespace topotune::cli

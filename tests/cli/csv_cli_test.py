@@ -104,5 +104,183 @@ def check_validate():
             failures += 1
 
 
+def check_schedule(name, args):
+    """schedule's CSV is its summary as one row: checked against the schedule's JSON (counted
+    from its transfers) and against its own table's lines."""
+    global failures
+    try:
+        table = list(csv.DictReader(io.StringIO(run(args + ["--format", "csv"]))))
+        assert len(table) == 1, f"{len(table)} rows"
+        row = table[0]
+        j = json.loads(run(args + ["--format", "json"]))
+        text = run(args)
+        spec = j["spec"]
+        assert row["algorithm"] == j["algorithm"] and row["collective"] == spec["collective"], row
+        assert int(row["bytes"]) == spec["bytes"] and row["dtype"] == spec["dtype"], row
+        assert int(row["ranks"]) == spec["ranks"], row
+        assert int(row["transfers"]) == len(j["transfers"]), row
+        assert int(row["extra_endpoints"]) == len(j["endpoints"]), row
+        sent = [0] * spec["ranks"]
+        depth = []
+        for t in j["transfers"]:
+            if t["src"] < spec["ranks"]:
+                sent[t["src"]] += t["bytes"]
+            depth.append(1 + max((depth[d] for d in t["deps"]), default=0))
+        assert int(row["min_sent_bytes"]) == min(sent), (row, min(sent))
+        assert int(row["max_sent_bytes"]) == max(sent), (row, max(sent))
+        assert int(row["steps"]) == max(depth, default=0), row
+        hosts, gpus = int(row["hosts"]), int(row["gpus_per_host"])
+        assert f"on {spec['ranks']} ranks ({hosts} hosts x {gpus} GPUs)" in text, text
+        assert f"on {row['cluster']}\n" in text and float(row["closed_form_s"]) > 0, row
+        assert row["verified"] == "yes" and "proved by the symbolic interpreter" in text, row
+        print(f"PASS: {name}")
+    except (AssertionError, RuntimeError, ValueError) as e:
+        print(f"FAIL: {name}: {e}")
+        failures += 1
+
+
+check_schedule("schedule (generic cluster)", ["schedule", "--algo", "ring", "--ranks", "6",
+                                               "--size", "1000", "--dtype", "fp16"])
+check_schedule("schedule (CPU servers)", ["schedule", "--algo", "ps(k=2)", "--ps-placement", "cpu",
+                                          "--instance", "p4d.24xlarge", "--nodes", "2",
+                                          "--size", "1M"])
+
+
+def check_topo(name, args):
+    """topo's CSV is its link classes: each row is the JSON's links of that kind, counted, with
+    their smallest and largest nominal rate; efficiency and latency are the links' own."""
+    global failures
+    try:
+        table = list(csv.DictReader(io.StringIO(run(args + ["--format", "csv"]))))
+        links = json.loads(run(args + ["--format", "json"]))["links"]
+        kinds = []
+        for l in links:
+            if l["kind"] not in kinds:
+                kinds.append(l["kind"])
+        assert sorted(r["class"] for r in table) == sorted(kinds), (table, kinds)
+        for row in table:
+            mine = [l for l in links if l["kind"] == row["class"]]
+            assert int(row["links"]) == len(mine), row
+            assert float(row["nominal_min_Bps"]) == min(l["bandwidth_Bps"] for l in mine), row
+            assert float(row["nominal_max_Bps"]) == max(l["bandwidth_Bps"] for l in mine), row
+            assert any(float(row["latency_s"]) == l["latency_s"] for l in mine), row
+            eff = float(row["efficiency"])
+            assert any(abs(l["effective_bandwidth_Bps"] - eff * l["bandwidth_Bps"])
+                       <= 1e-9 * l["bandwidth_Bps"] for l in mine), row
+        text = run(args)
+        for row in table:
+            assert f"  {row['class']:<17} {int(row['links']):7d}  " in text, row["class"]
+        print(f"PASS: {name}")
+    except (AssertionError, RuntimeError, ValueError, KeyError) as e:
+        print(f"FAIL: {name}: {e}")
+        failures += 1
+
+
+check_topo("topo (link classes)", ["topo", "--instance", "p4d.24xlarge", "--nodes", "9",
+                                   "--placement", "spread"])
+check_topo("topo (two NVLink rates)", ["topo", "--instance", "p3.16xlarge", "--nodes", "2"])
+
+
+def check_plan(name, args):
+    """plan's CSV is its table's rows: the ranked candidates (the JSON's first 15, in order)
+    and the two baselines, each the JSON's candidate in the table's units (the JSON keeps 6
+    significant digits, the CSV every digit)."""
+    global failures
+    try:
+        table = list(csv.DictReader(io.StringIO(run(args + ["--format", "csv"]))))
+        j = json.loads(run(args + ["--format", "json"]))
+        want = j["candidates"][:15] + j["baselines"]
+        assert len(table) == len(want), (len(table), len(want))
+        labels = [str(i + 1) for i in range(len(want) - 2)] + ["(a)", "(b)"]
+
+        def near(text, value, scale):
+            return abs(float(text) / scale - value) <= 5e-6 * abs(value)
+
+        for row, c, label in zip(table, want, labels):
+            assert row["rank"] == label and row["algorithm"] == c["algorithm"], (row, c)
+            assert row["framework"] == c["framework"] and row["dtype"] == c["comm_dtype"], row
+            assert float(row["bucket_MiB"]) * (1 << 20) == c["bucket_bytes"], row
+            assert near(row["allreduce_ms"], c["allreduce_s"], 1e3), row
+            assert near(row["step_ms"], c["step_time_s"], 1e3), row
+            assert near(row["exposed_ms"], c["exposed_comm_s"], 1e3), row
+            assert near(row["busbw_GBps"], c["busbw_GBps"], 1), row
+            assert row["runs_on"] == (",".join(c["frameworks"]) or "-"), row
+        text = run(args)
+        for row in table:
+            assert any(line.split()[:2] == [row["rank"], row["algorithm"]]
+                       for line in text.splitlines()), row
+        print(f"PASS: {name}")
+    except (AssertionError, RuntimeError, ValueError, KeyError) as e:
+        print(f"FAIL: {name}: {e}")
+        failures += 1
+
+
+check_plan("plan (ranked candidates and baselines)",
+           ["plan", "--instance", "p4d.24xlarge", "--nodes", "2"])
+check_plan("plan --framework horovod", ["plan", "--instance", "p4d.24xlarge", "--nodes", "2",
+                                        "--framework", "horovod", "--model", "resnet50"])
+
+
+def check_calibrate():
+    """calibrate's CSV is each fit's runs, the fit named: checked against its own table (the
+    same runs in the same order, each error rounded as the table prints it) and for nothing
+    but rows (the table's '#' lines are table-only)."""
+    global failures
+    import os
+    import tempfile
+    rows = [{"algorithm": a, "bytes": b, "time_us": t} for a, b, t in (
+        ("ring", 1 << 20, 3100.0), ("ring", 8 << 20, 7900.0), ("ring", 64 << 20, 48000.0),
+        ("rhd", 1 << 20, 2500.0), ("rhd", 8 << 20, 8800.0), ("rhd", 64 << 20, 61000.0),
+        ("nccl", 1 << 20, 90.0), ("nccl", 8 << 20, 1500.0), ("nccl", 64 << 20, 9000.0))]
+    m = {"schema": "topotune.measurement/1", "source": "topotune-measure", "backend": "",
+         "collective": "allreduce", "ranks": 8, "nodes": 2, "rows": rows}
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "m.json")
+        with open(path, "w") as f:
+            json.dump(m, f)
+        args = ["calibrate", "--measured", path, "--instance", "g4dn.12xlarge", "--rounds", "2",
+                "--params", "base_latency_scale,net_latency_scale",
+                "--link-params", "network.efficiency", "-o", os.path.join(d, "cal.json")]
+        try:
+            out = run(args + ["--format", "csv"])
+            table = list(csv.DictReader(io.StringIO(out)))
+            assert "#" not in out, out
+            assert [r["fit"] for r in table] == ["nccl", "links"], table
+            text = [line for line in run(args).splitlines() if not line.startswith("#")]
+            assert len(text) == len(table), (text, table)
+            for row, line in zip(table, text):
+                want = (f"{row['run']:<44} {float(row['median_err_pct_large_before']):6.1f}% -> "
+                        f"{float(row['median_err_pct_large_after']):5.1f}%               "
+                        f"{float(row['median_err_pct_small_before']):6.1f}% -> "
+                        f"{float(row['median_err_pct_small_after']):5.1f}%")
+                assert line == want, (line, want)
+            # And against validate, which predicts the same rows with and without the file:
+            # the NCCL fit's errors before and after, the link fit's after.
+            cal = os.path.join(d, "cal.json")
+            for fit, keep in (("nccl", lambda r: r["algorithm"] == "nccl"),
+                              ("links", lambda r: r["algorithm"] != "nccl")):
+                part = dict(m, rows=[r for r in rows if keep(r)])
+                part_path = os.path.join(d, fit + ".json")
+                with open(part_path, "w") as f:
+                    json.dump(part, f)
+                row = next(r for r in table if r["fit"] == fit)
+                checks = [("after", ["--calibration", cal])]
+                if fit == "nccl":
+                    checks.append(("before", []))
+                for when, extra in checks:
+                    text = run(["validate", "--measured", part_path, "--instance",
+                                "g4dn.12xlarge"] + extra)
+                    median = next(line for line in text.splitlines()
+                                  if line.startswith("# sizes >= 1 MiB"))
+                    got = float(median.split("median |busbw error|")[1].split("%")[0])
+                    want = float(row[f"median_err_pct_large_{when}"])
+                    assert f"{got:.1f}" == f"{want:.1f}", (fit, when, got, want)
+            print("PASS: calibrate")
+        except (AssertionError, RuntimeError, ValueError, KeyError) as e:
+            print(f"FAIL: calibrate: {e}")
+            failures += 1
+
+
 check_validate()
+check_calibrate()
 sys.exit(1 if failures else 0)

@@ -68,7 +68,7 @@ bad "--nodes must be in 1..65536, got -5" topo --instance p4d.24xlarge --nodes -
 "$bin" topo --instance p4d.24xlarge >"$tmp/one.txt"
 check "topo without --nodes is one node" "grep -q '^nodes  *1 ' $tmp/one.txt"
 bad "unknown placement 'rack'" topo --instance p4d.24xlarge --nodes 2 --placement rack
-bad "must be table, json or dot, got 'xml'" topo --instance p4d.24xlarge --nodes 2 --format xml
+bad "must be table, json, dot or csv, got 'xml'" topo --instance p4d.24xlarge --nodes 2 --format xml
 bad "cannot read" topo --cluster "$tmp/missing.json"
 printf '{"schema": "topotune.cluster/1",\n "nodes": 2,,\n}\n' >"$tmp/syntax.json"
 bad "syntax.json:2:13:" topo --cluster "$tmp/syntax.json"

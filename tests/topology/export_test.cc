@@ -94,6 +94,41 @@ TEST(Export, DotQuotesEveryName) {
   }
 }
 
+// The link classes `topo` tabulates: directed links per class, their distinct rates, and the
+// class's parameters. p4d-like x 3 in a partition: per host 8 GPUs x 2 directions of NVLink to
+// the switch fabric, 4 NICs x 2 directions to the rack's leaf; 3 racks, so leaf uplinks too.
+TEST(Export, LinkClassesCountDirectedLinksAndDistinctRates) {
+  auto topo = build_topology(cluster_of(testing::p4d_like(), 3, Placement::Partition));
+  ASSERT_TRUE(topo);
+  const auto classes = link_classes(*topo);
+  ASSERT_FALSE(classes.empty());
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < classes.size(); ++i) {
+    total += static_cast<std::size_t>(classes[i].links);
+    if (i > 0) {
+      EXPECT_LT(classes[i - 1].kind, classes[i].kind);  // LinkKind order
+    }
+    EXPECT_EQ(classes[i].efficiency, topo->spec().params(classes[i].kind).efficiency);
+    EXPECT_EQ(classes[i].latency, topo->spec().params(classes[i].kind).latency);
+  }
+  EXPECT_EQ(total, topo->num_links());
+  EXPECT_EQ(classes.front().kind, LinkKind::NvLink);
+  EXPECT_EQ(classes.front().links, 3 * 8 * 2);
+  EXPECT_EQ(classes.front().nominal, std::vector<BytesPerSec>{BytesPerSec(300e9)});
+  const auto net = std::find_if(classes.begin(), classes.end(), [](const LinkClassSummary& c) {
+    return c.kind == LinkKind::Network;
+  });
+  ASSERT_NE(net, classes.end());
+  EXPECT_EQ(net->links, 3 * 4 * 2);
+  EXPECT_EQ(classes.back().kind, LinkKind::Uplink);
+  // The p3 cube mesh joins some GPU pairs with two NVLinks: two distinct rates, ascending.
+  auto p3 = build_topology(cluster_of(testing::p3_like(), 1, Placement::Cluster));
+  ASSERT_TRUE(p3);
+  const auto mesh = link_classes(*p3);
+  ASSERT_EQ(mesh.front().kind, LinkKind::NvLink);
+  EXPECT_EQ(mesh.front().nominal, (std::vector<BytesPerSec>{BytesPerSec(25e9), BytesPerSec(50e9)}));
+}
+
 TEST(Export, UnknownFiguresNameTheirDefaults) {
   InstanceSpec s = testing::p4d_like();
   s.unknowns = {"host.cpu_reduce_GBps", "gpu.reduce_bandwidth_GBps"};

@@ -1,0 +1,115 @@
+#include "cli/plan_report.h"
+
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "autotune/nccl_timer.h"
+#include "cli/reporter.h"
+#include "core/string_printf.h"
+
+namespace topotune::cli {
+namespace {
+
+// Which stage produced a row: the rank stage (simulator) or the screen only.
+bool ranked(const tune::Candidate& c) { return c.timer.rfind("flow simulator", 0) == 0; }
+
+// What timed the row: the NCCL predictor for NCCL's own algorithms, else the stage.
+const char* timer_tag(const tune::Candidate& c) {
+  if (tune::is_nccl_algorithm(c.algo)) return "nccl-model";
+  return ranked(c) ? "sim" : "screen";
+}
+
+// The frameworks that run the row as emitted ("ddp,horovod"; "-" for none).
+std::string runs_on(const tune::Candidate& c) {
+  std::string s;
+  for (tune::Framework f : tune::frameworks_running(c.algo)) {
+    s += (s.empty() ? "" : ",") + std::string(tune::framework_name(f));
+  }
+  return s.empty() ? "-" : s;
+}
+
+// One candidate, in the table's units (MiB, ms, GB/s). `framework` (whose bucketing the step
+// simulated) is CSV-only: the table's header and the baselines' lines say it.
+const std::vector<Column>& plan_columns() {
+  static const std::vector<Column> columns = {
+      {"rank", "%-5s"},         {"algorithm", " %-24s"}, {"framework", ""},
+      {"bucket_MiB", " %-8g"},  {"dtype", " %-5s"},      {"allreduce_ms", " %12.2f"},
+      {"busbw_GBps", " %9.1f"}, {"step_ms", " %10.2f"},  {"exposed_ms", " %11.2f"},
+      {"timer", "  %-10s"},     {"runs_on", " %s"}};
+  return columns;
+}
+
+std::vector<Cell> cells(const std::string& label, const tune::Candidate& c) {
+  return {label,
+          c.algo.name(),
+          std::string(tune::framework_name(c.framework)),
+          c.bucket_cap.as_double() / (1 << 20),
+          std::string(sched::dtype_name(c.dtype)),
+          c.allreduce_all.value * 1e3,
+          c.busbw / 1e9,
+          c.step.step.value * 1e3,
+          c.step.exposed_comm.value * 1e3,
+          std::string(timer_tag(c)),
+          runs_on(c)};
+}
+
+std::string title(const tune::Plan& plan) {
+  const tune::PlanInputs& in = plan.inputs;
+  const tune::TuneReport& r = plan.report;
+  std::ostringstream o;
+  o << "topotune " << plan.version << " plan: model " << in.model.name << " ("
+    << in.model.trainable_params() << " trainable parameters, " << in.model.input << "), batch "
+    << in.compute.batch_per_gpu << "/GPU\n"
+    << "cluster: " << plan.cluster.nodes << " x " << plan.cluster.instance << " ("
+    << plan.cluster.shape.ranks() << " GPUs, " << plan.cluster.placement << " placement)\n"
+    << "timers: screen " << r.screen_timer << (r.rank_timer.empty() ? "" : ", rank " + r.rank_timer)
+    << "; " << r.evaluated << " DDP step simulations\n"
+    << "framework: " << tune::framework_name(in.framework)
+    << " (row 1 is the recommendation; the others in ranked order)\n\n"
+    << "rank  algorithm                bucket   dtype  allreduce_ms  busbw_GB/s  step_ms "
+       "exposed_ms  timer      runs on\n"
+    << "                                  (MiB)        (all grads)\n";
+  return o.str();
+}
+
+// Below the baselines: the Horovod knobs, the tuner's notes, and the recommendation.
+std::vector<std::string> footer(const tune::Plan& plan) {
+  const tune::TuneReport& r = plan.report;
+  const tune::Candidate& h = r.horovod_best;
+  std::vector<std::string> lines = {
+      string_printf("horovod best: fusion %g MiB, cycle %g ms, %s: step %.2f ms\n",
+                    h.bucket_cap.as_double() / (1 << 20), h.cycle_time.value * 1e3,
+                    h.algo.name().c_str(), h.step.step.value * 1e3)};
+  for (const std::string& n : r.notes) lines.push_back("note: " + n + "\n");
+  if (plan.replay_note) lines.push_back("replay: " + *plan.replay_note + "\n");
+  lines.push_back("\n" + tune::recommendation_sentence(plan) + "\n");
+  return lines;
+}
+
+}  // namespace
+
+void print_plan_report(const tune::Plan& plan, OutputFormat format, std::ostream& out, int rows) {
+  const tune::TuneReport& r = plan.report;
+  const std::unique_ptr<Reporter> reporter = Reporter::make(format, out);
+  reporter->begin({{title(plan)}, plan_columns()});
+  const std::vector<const tune::Candidate*> listed = tune::listed_candidates(plan, rows);
+  for (std::size_t i = 0; i < listed.size(); ++i) {
+    std::vector<std::string> notes;
+    // The simulator re-ranks the best screened candidates; the rest keep the screen's order.
+    const bool boundary =
+        i + 1 < listed.size() && i + 1 > 1 && ranked(*listed[i + 1]) != ranked(*listed[i]);
+    if (boundary) notes.push_back("      -- below: screened only, not simulated --\n");
+    if (i + 1 == listed.size()) notes.push_back("\nbaselines:\n");
+    reporter->row(cells(std::to_string(i + 1), *listed[i]), notes);
+  }
+  reporter->row(
+      cells("(a)", r.baseline_ddp),
+      {"      NCCL's own choice, DDP defaults (first bucket 1 MiB, then 25 MiB), fp32\n"});
+  reporter->row(cells("(b)", r.baseline_horovod),
+                {"      Horovod defaults (fusion 128 MiB, cycle 1 ms), fp32\n"});
+  reporter->end(footer(plan));
+}
+
+}  // namespace topotune::cli
