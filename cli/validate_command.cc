@@ -75,11 +75,9 @@ Expected<void> run_validate(const ValidateArgs& a, std::ostream& out) {
                  sched::collective_name(m.collective) + ", NCCL " + opts.version.str();
   report.warnings = tune::log_contradictions({m.gpu_names, m.nodes}, cluster, a.nodes.has_value());
   if (!a.nccl_tests.empty() && !opts.version.known) {
-    const int code = opts.version.code();
     report.warnings.push_back(
         "the log does not print its NCCL version: predicted as the latest modeled release, " +
-        std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." +
-        std::to_string(code % 100) +
+        algo::nccl_release_name(opts.version.code()) +
         "; releases choose different algorithms (docs/nccl-model.md, Versions), so give "
         "--nccl-version when you know the image's");
   }

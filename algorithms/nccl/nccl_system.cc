@@ -62,10 +62,12 @@ bool read_int(const std::string& s, std::size_t& pos, int& out) {
 
 }  // namespace
 
-std::string NcclVersion::str() const {
-  if (!known) return "latest";
-  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+std::string nccl_release_name(int code) {
+  return std::to_string(code / 10000) + "." + std::to_string(code / 100 % 100) + "." +
+         std::to_string(code % 100);
 }
+
+std::string NcclVersion::str() const { return known ? nccl_release_name(code()) : "latest"; }
 
 Expected<NcclVersion> parse_nccl_version(const std::string& text) {
   NcclVersion v;

@@ -15,6 +15,9 @@ constexpr int nccl_release_code(int major, int minor, int patch) {
   return major * 10000 + minor * 100 + patch;
 }
 
+/// "2.23.4" for the release code 22304.
+std::string nccl_release_name(int code);
+
 /// The newest release whose source the model was checked against (NVIDIA/nccl v2.30.7-1): what
 /// an unknown version means.
 inline constexpr int kLatestModeledRelease = nccl_release_code(2, 30, 7);
