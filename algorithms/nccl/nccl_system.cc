@@ -84,6 +84,12 @@ Expected<NcclVersion> parse_nccl_version(const std::string& text) {
     if (!read_int(text, pos, v.patch)) return bad();
   }
   if (pos < text.size() && text[pos] != '+' && text[pos] != '-') return bad();
+  // A release code holds minor and patch in two digits each (nccl_release_code); a larger
+  // figure would alias another release, and a huge major overflows the code.
+  if (v.major > 99 || v.minor > 99 || v.patch > 99) {
+    return fail(Errc::InvalidArgument,
+                "bad NCCL version '" + text + "' (major, minor and patch must each be 0..99)");
+  }
   v.known = true;
   return v;
 }

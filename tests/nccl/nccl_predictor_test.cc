@@ -46,6 +46,11 @@ TEST(NcclVersion, Parses) {
   EXPECT_EQ(parse_nccl_version("2.23").value().str(), "2.23.0");
   EXPECT_FALSE(parse_nccl_version("two").has_value());
   EXPECT_FALSE(parse_nccl_version("2.").has_value());
+  // Figures a release code cannot hold: 99999999.1 overflowed it, 2.100 aliased 3.0.
+  EXPECT_FALSE(parse_nccl_version("99999999.1").has_value());
+  EXPECT_FALSE(parse_nccl_version("2.100").has_value());
+  EXPECT_FALSE(parse_nccl_version("2.23.100").has_value());
+  EXPECT_EQ(parse_nccl_version("2.99.99").value().code(), 29999);
   EXPECT_TRUE(NcclVersion{}.at_least(9, 9));  // unknown = latest
   EXPECT_EQ(NcclVersion{}.code(), kLatestModeledRelease);
 }
