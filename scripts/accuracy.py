@@ -12,6 +12,10 @@ calibrate` on all entries but one, `topotune validate --calibration` on the held
   python3 scripts/accuracy.py --no-loo        # table only
   python3 scripts/accuracy.py --refit OUT     # fit on all entries, write OUT (a model file)
   python3 scripts/accuracy.py --naive         # also a naive alpha-beta baseline (below)
+  python3 scripts/accuracy.py --fix net_window=1 --rows rows.json
+                                              # an experiment: hold parameters at a value
+                                              # instead of fitting them; every held-out row
+                                              # (size, times, error, NCCL's choice) to a file
 
 Per-entry inputs are facts about each run, not parameters: the cluster it ran on (a catalog
 instance, or a cluster JSON under data/validation/clusters/<id>.json for clusters that are not
@@ -206,8 +210,13 @@ def write_prior(tmp):
                    'parameters': {k: {'value': v, 'source': 'prior'} for k, v in PRIOR.items()}}, f)
     return path
 
+# Parameters held at their PRIOR value instead of fitted (--fix); empty: fit every one.
+FIXED = set()
+
 def calibrate(entries, paths, out, prior, build):
     args = ['calibrate', '-o', out, '--start', prior]
+    if FIXED:
+        args += ['--params', ','.join(k for k in PRIOR if k not in FIXED)]
     for e, p in zip(entries, paths):
         args += ['--nccl-tests', p]
     for e in entries:
@@ -222,6 +231,16 @@ def calibrate(entries, paths, out, prior, build):
         args += ['--nccl-algo', nccl_algo(e) or 'all']
     for e in entries:
         args += ['--nccl-version', context_version(e)]
+    while FIXED:
+        # With an explicit --params, calibrate refuses a parameter no run of this subset
+        # depends on (a held-out entry may be the only one): fit without it, as the default does.
+        exe = os.path.join(build, 'cli', 'topotune')
+        r = subprocess.run([exe] + args, capture_output=True, text=True)
+        m = re.search(r"cannot determine '([^']+)'", r.stderr)
+        if r.returncode == 0 or not m:
+            break
+        i = args.index('--params') + 1
+        args[i] = ','.join(k for k in args[i].split(',') if k != m.group(1))
     return topotune(args, build)
 
 def naive(entry):
@@ -253,7 +272,17 @@ def loo_one(i, entries, paths, tmp, prior, build):
     rest = [k for k in range(len(entries)) if k != i]
     calibrate([entries[k] for k in rest], [paths[k] for k in rest], held, prior, build)
     text = topotune(validate_args(entries[i], paths[i], ['--calibration', held]), build)
-    return summary(text), large_errors(text)
+    return summary(text), large_errors(text), table_rows(entries[i], text)
+
+def table_rows(entry, text):
+    """Every row of validate's table as a dict (for --rows)."""
+    out = []
+    for line in text.splitlines():
+        f = line.split()
+        if len(f) >= 8 and f[0].isdigit():
+            out.append({'entry': entry['id'], 'bytes': int(f[0]), 'measured_us': float(f[2]),
+                        'predicted_us': float(f[3]), 'error_pct': float(f[6]), 'nccl': f[-1]})
+    return out
 
 def large_errors(text):
     """|busbw error| (%) of every row >= 1 MiB in validate's table."""
@@ -273,7 +302,19 @@ def main():
     ap.add_argument('--refit', metavar='OUT')
     ap.add_argument('--jobs', type=int, default=2, help='leave-one-out refits in parallel')
     ap.add_argument('--keep', metavar='DIR', help='keep the generated logs here')
+    ap.add_argument('--fix', metavar='NAME=VALUE', action='append', default=[],
+                    help='hold a parameter at VALUE instead of fitting it (repeatable)')
+    ap.add_argument('--rows', metavar='FILE', help='write every leave-one-out row here (JSON)')
     a = ap.parse_args()
+    for kv in a.fix:
+        name, _, value = kv.partition('=')
+        if name not in PRIOR:
+            ap.error('--fix %s: not a fitted parameter (one of %s)' % (kv, ', '.join(PRIOR)))
+        try:
+            PRIOR[name] = float(value)
+        except ValueError:
+            ap.error('--fix %s: VALUE must be a number' % kv)
+        FIXED.add(name)
     with open(a.data) as f:
         entries = json.load(f)
     tmp = a.keep or tempfile.mkdtemp(prefix='topotune-accuracy-')
@@ -333,6 +374,9 @@ def main():
           % statistics.median(s[1] for s in fitted))
     if a.no_loo:
         return
+    if a.rows:
+        with open(a.rows, 'w') as f:
+            json.dump([r for l in loo for r in l[2]], f, indent=1)
     rows = [x for l in loo for x in l[1]]
     overall = statistics.median(rows)
     worst = max(loo, key=lambda l: l[0][1])[0][1]
