@@ -167,12 +167,18 @@ def to_log(entry):
     out += ['# Out of bounds values : 0 OK', '# Avg bus bandwidth    : 0.0', '#']
     return '\n'.join(out) + '\n'
 
-def topotune(args, build):
-    exe = os.path.join(build, 'cli', 'topotune')
-    r = subprocess.run([exe] + args, capture_output=True, text=True)
+def run_topotune(args, build):
+    return subprocess.run([os.path.join(build, 'cli', 'topotune')] + args,
+                          capture_output=True, text=True)
+
+def checked(r, args):
+    """The stdout of a topotune run; the script stops with its message when it failed."""
     if r.returncode != 0:
         sys.exit('topotune %s failed: %s' % (' '.join(args), r.stderr.strip()))
     return r.stdout
+
+def topotune(args, build):
+    return checked(run_topotune(args, build), args)
 
 def summary(text):
     big = re.search(r'sizes >= 1 MiB: +(\d+), median \|busbw error\| +([\d.]+)%, max +([\d.]+)%', text)
@@ -231,17 +237,17 @@ def calibrate(entries, paths, out, prior, build):
         args += ['--nccl-algo', nccl_algo(e) or 'all']
     for e in entries:
         args += ['--nccl-version', context_version(e)]
-    while FIXED:
-        # With an explicit --params, calibrate refuses a parameter no run of this subset
-        # depends on (a held-out entry may be the only one): fit without it, as the default does.
-        exe = os.path.join(build, 'cli', 'topotune')
-        r = subprocess.run([exe] + args, capture_output=True, text=True)
+    r = run_topotune(args, build)
+    # With an explicit --params, calibrate refuses a parameter no run of this subset depends
+    # on (a held-out entry may be the only one): fit without it, as the default does.
+    while FIXED and r.returncode != 0:
         m = re.search(r"cannot determine '([^']+)'", r.stderr)
-        if r.returncode == 0 or not m:
+        if not m:
             break
         i = args.index('--params') + 1
         args[i] = ','.join(k for k in args[i].split(',') if k != m.group(1))
-    return topotune(args, build)
+        r = run_topotune(args, build)
+    return checked(r, args)
 
 def naive(entry):
     """A naive alpha-beta baseline: busbw = nominal NVLink (1 node) or per-node NIC rate,
@@ -272,26 +278,23 @@ def loo_one(i, entries, paths, tmp, prior, build):
     rest = [k for k in range(len(entries)) if k != i]
     calibrate([entries[k] for k in rest], [paths[k] for k in rest], held, prior, build)
     text = topotune(validate_args(entries[i], paths[i], ['--calibration', held]), build)
-    return summary(text), large_errors(text), table_rows(entries[i], text)
+    rows = table_rows(entries[i], text)
+    return summary(text), large_errors(rows), rows
 
 def table_rows(entry, text):
-    """Every row of validate's table as a dict (for --rows)."""
+    """Every row of validate's table as a dict (--rows writes them)."""
     out = []
     for line in text.splitlines():
         f = line.split()
-        if len(f) >= 8 and f[0].isdigit():
+        if len(f) >= 7 and f[0].isdigit():
             out.append({'entry': entry['id'], 'bytes': int(f[0]), 'measured_us': float(f[2]),
-                        'predicted_us': float(f[3]), 'error_pct': float(f[6]), 'nccl': f[-1]})
+                        'predicted_us': float(f[3]), 'error_pct': float(f[6]),
+                        'nccl': f[7] if len(f) > 7 else ''})
     return out
 
-def large_errors(text):
-    """|busbw error| (%) of every row >= 1 MiB in validate's table."""
-    out = []
-    for line in text.splitlines():
-        f = line.split()
-        if len(f) >= 7 and f[0].isdigit() and int(f[0]) >= (1 << 20):
-            out.append(abs(float(f[6])))
-    return out
+def large_errors(rows):
+    """|busbw error| (%) of every row >= 1 MiB of table_rows."""
+    return [abs(r['error_pct']) for r in rows if r['bytes'] >= (1 << 20)]
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
