@@ -317,9 +317,14 @@ def main():
             PRIOR[name] = float(value)
         except ValueError:
             ap.error('--fix %s: VALUE must be a number' % kv)
+        if not 0 <= PRIOR[name] < float('inf'):  # what a model file accepts (and not NaN)
+            ap.error('--fix %s: VALUE must be finite and >= 0' % kv)
         FIXED.add(name)
-    with open(a.data) as f:
-        entries = json.load(f)
+    try:
+        with open(a.data) as f:
+            entries = json.load(f)
+    except (OSError, ValueError) as e:
+        ap.error('--data %s: %s' % (a.data, e))
     tmp = a.keep or tempfile.mkdtemp(prefix='topotune-accuracy-')
     os.makedirs(tmp, exist_ok=True)
     paths = []
