@@ -245,7 +245,10 @@ def calibrate(entries, paths, out, prior, build):
         if not m:
             break
         i = args.index('--params') + 1
-        args[i] = ','.join(k for k in args[i].split(',') if k != m.group(1))
+        params = args[i].split(',')
+        if m.group(1) not in params:  # dropping nothing would rerun the same fit forever
+            break
+        args[i] = ','.join(k for k in params if k != m.group(1))
         r = run_topotune(args, build)
     return checked(r, args)
 
@@ -320,6 +323,10 @@ def main():
         if not 0 <= PRIOR[name] < float('inf'):  # what a model file accepts (and not NaN)
             ap.error('--fix %s: VALUE must be finite and >= 0' % kv)
         FIXED.add(name)
+    if a.rows and a.no_loo:
+        ap.error('--rows writes the leave-one-out rows: it cannot go with --no-loo')
+    if a.rows and not os.access(os.path.dirname(os.path.abspath(a.rows)), os.W_OK):
+        ap.error('--rows %s: its folder does not exist or is not writable' % a.rows)
     try:
         with open(a.data) as f:
             entries = json.load(f)

@@ -40,6 +40,10 @@ with tempfile.TemporaryDirectory() as d:
         assert r.returncode == 2 and message in r.stderr, (bad, r.returncode, r.stderr)
     r = accuracy(['--data', os.path.join(d, 'missing.json')])
     assert r.returncode == 2 and 'missing.json' in r.stderr, r.stderr
+    r = accuracy(['--data', data, '--no-loo', '--rows', os.path.join(d, 'r.json')])
+    assert r.returncode == 2 and 'cannot go with --no-loo' in r.stderr, r.stderr
+    r = accuracy(['--data', data, '--rows', os.path.join(d, 'no', 'such', 'r.json')])
+    assert r.returncode == 2 and 'not writable' in r.stderr, r.stderr
 
     keep, rows = os.path.join(d, 'keep'), os.path.join(d, 'rows.json')
     r = accuracy(['--data', data, '--keep', keep, '--rows', rows,
