@@ -1,9 +1,9 @@
 #include "autotune/emitters.h"
 
-#include <cctype>
 #include <cstdio>
 #include <sstream>
 
+#include "core/name_check.h"
 #include "topology/cluster_spec.h"
 
 namespace topotune::tune {
@@ -16,6 +16,15 @@ std::string fmt(const char* f, double x) {
 }
 
 std::string step_ms(const Candidate& c) { return fmt("%.3g ms", c.step.step.value * 1e3); }
+
+// Generated prose for a comment line: it quotes no input name today, but a newline in it
+// would end the comment, so anything outside printable ASCII becomes '?'.
+std::string comment_line(std::string text) {
+  for (char& ch : text) {
+    if (ch < 0x20 || ch >= 0x7f) ch = '?';
+  }
+  return text;
+}
 
 // What the NCCL and DDP files configure: the recommendation when it is a DDP candidate on
 // NCCL and not the defaults; else nothing, and why.
@@ -57,13 +66,15 @@ Runnable runnable(const Plan& plan) {
 std::string header(const Plan& plan, const char* c = "#", bool hook_runs_it = false) {
   const PlanInputs& in = plan.inputs;
   std::ostringstream o;
-  o << c << " topotune " << plan.version << " plan: " << in.model.name << " on "
-    << plan.cluster.nodes << " x " << plan.cluster.instance << " ("
+  o << c << " topotune " << plan.version << " plan: " << comment_text(in.model.name) << " on "
+    << plan.cluster.nodes << " x " << comment_text(plan.cluster.instance) << " ("
     << plan.cluster.nodes * plan.cluster.shape.gpus_per_host << " GPUs), batch "
     << in.compute.batch_per_gpu << " per GPU.\n"
-    << c << " " << recommendation_sentence(plan) << "\n";
+    << c << " Assumes NCCL " << nccl_version_words(in.nccl_version)
+    << (in.nccl_version.known ? "" : "; plan --nccl-version says which the job runs") << ".\n"
+    << c << " " << comment_line(recommendation_sentence(plan)) << "\n";
   const Runnable r = runnable(plan);
-  if (!r.why.empty() && !hook_runs_it) o << c << " NOTE: " << r.why << ".\n";
+  if (!r.why.empty() && !hook_runs_it) o << c << " NOTE: " << comment_line(r.why) << ".\n";
   return o.str();
 }
 
@@ -71,11 +82,6 @@ std::string nccl_algo_value(const AlgorithmChoice& a) {
   if (a.kind == AlgoKind::NcclRing) return "Ring";
   if (a.kind == AlgoKind::NcclTree) return "Tree";
   return "";
-}
-
-std::string lower(std::string s) {
-  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
 }
 
 // The same candidate with NCCL's own channel count, to say what the chosen count buys.
@@ -120,13 +126,13 @@ EnvSetting proto_setting(const Plan& plan, const Candidate& c) {
   if (!one) {
     return {"NCCL_PROTO", "",
             "NCCL_PROTO not set: the predictor has NCCL pick " + by_range +
-                "; one global value cannot say that (nccl_tuner.csv does)"};
+                "; one global value cannot say that"};
   }
   return {"NCCL_PROTO", rules.front().proto,
           rules.front().proto + " is the predictor's protocol for every bucket (" + by_range +
               ") with NCCL_ALGO=" + nccl_algo_value(c.algo) +
               "; pinned with the algorithm so NCCL runs what was predicted (it applies to every "
-              "collective: nccl_tuner.csv scopes it to the buckets)"};
+              "collective and size)"};
 }
 
 std::vector<EnvSetting> nccl_settings(const Plan& plan, const Candidate& c) {
@@ -139,8 +145,7 @@ std::vector<EnvSetting> nccl_settings(const Plan& plan, const Candidate& c) {
   } else {
     out.push_back({"NCCL_ALGO", algo,
                    algo + " is predicted fastest for this model's buckets (" + step_ms(c) +
-                       "); NCCL_ALGO applies to every collective and size (nccl_tuner.csv "
-                       "scopes it to the buckets)"});
+                       "); NCCL_ALGO applies to every collective and size"});
   }
   out.push_back(proto_setting(plan, c));
   const int own = plan.nccl_rules.empty() ? 0 : plan.nccl_rules.front().channels;
@@ -175,37 +180,12 @@ std::string nccl_env(const Plan& plan) {
     o << "# " << e.why << ".\n";
     if (!e.value.empty()) o << e.name << "=" << e.value << "\n";
   }
-  o << "# To apply the plan only to the buckets' allreduce sizes instead of global settings, "
-       "build NCCL's ext-tuner/example plugin and set\n"
-    << "# NCCL_TUNER_PLUGIN=/path/to/libnccl-tuner-example.so "
-       "NCCL_TUNER_CONFIG_FILE=nccl_tuner.csv\n";
-  return o.str();
-}
-
-std::string nccl_tuner_csv(const Plan& plan) {
-  std::ostringstream o;
-  o << header(plan)
-    << "# NCCL ext-tuner/example format: "
-       "coll,min_bytes,max_bytes,algo,proto,channels,nNodes,nRanks,numPipeOps,regBuff\n";
-  const Runnable r = runnable(plan);
-  if (!r.candidate ||
-      (nccl_algo_value(r.candidate->algo).empty() && r.candidate->algo.channels <= 0)) {
-    return o.str() + "# No rule: NCCL's own choice is predicted best.\n";
-  }
-  const int nodes = plan.cluster.nodes;
-  const int ranks = nodes * plan.cluster.shape.gpus_per_host;
-  const int channels = r.candidate->algo.channels;
-  o << "# allreduce of the plan's bucket sizes, one row per size range with the algorithm and "
-       "protocol the predictor has NCCL run for "
-    << r.candidate->algo.name() << "; channels "
-    << (channels > 0 ? std::to_string(channels) + " (the plan's count)"
-                     : std::string("-1 (NCCL's own count)"))
-    << "; numPipeOps/regBuff -1 = any; this node and rank count only\n";
-  for (const NcclBucketRule& rule : plan.nccl_rules) {
-    o << "allreduce," << rule.min_bytes << "," << rule.max_bytes << "," << rule.algo << ","
-      << lower(rule.proto) << "," << (channels > 0 ? channels : -1) << "," << nodes << "," << ranks
-      << ",-1,-1\n";
-  }
+  // No tuner file: NCCL's ext-tuner/example plugin sets *nChannels = 1 before looking for a
+  // matching row (NVIDIA/nccl ext-tuner/example/plugin.c, pluginGetCollInfo), so loading it
+  // with the plan's rows would run every other collective and size on one channel.
+  o << "# Every setting above applies to every collective and size of the job. No tuner "
+       "plugin is configured: NCCL's ext-tuner/example would cut every size its file does not "
+       "match to one channel.\n";
   return o.str();
 }
 
@@ -239,7 +219,7 @@ std::string torchrun_sh(const Plan& plan) {
   }
   o << "# --nnodes=" << plan.cluster.nodes
     << ": the plan's node count; --nproc_per_node=" << plan.cluster.shape.gpus_per_host
-    << ": one process per GPU of a " << plan.cluster.instance << ".\n"
+    << ": one process per GPU of a " << comment_text(plan.cluster.instance) << ".\n"
     << "exec torchrun --nnodes=" << plan.cluster.nodes
     << " --nproc_per_node=" << plan.cluster.shape.gpus_per_host
     << " --node_rank=\"${NODE_RANK:?}\" --master_addr=\"${MASTER_ADDR:?}\" --master_port=29500 "
@@ -314,8 +294,10 @@ std::string horovod_env(const Plan& plan) {
   const PlanInputs& in = plan.inputs;
   const Candidate* h = horovod_pick(plan);
   std::ostringstream o;
-  o << "# topotune " << plan.version << " plan: " << in.model.name << " on " << plan.cluster.nodes
-    << " x " << plan.cluster.instance << ", for Horovod (the algorithms searched: --algos).\n";
+  o << "# topotune " << plan.version << " plan: " << comment_text(in.model.name) << " on "
+    << plan.cluster.nodes << " x " << comment_text(plan.cluster.instance)
+    << ", for Horovod (the algorithms searched: --algos), assuming NCCL "
+    << nccl_version_words(in.nccl_version) << ".\n";
   if (!h) {
     return o.str() + "# Keep Horovod's defaults (predicted step " +
            step_ms(plan.report.baseline_horovod) +
@@ -353,7 +335,9 @@ std::string environment_dict(const Plan& plan, const Candidate* c) {
   }
   std::string out = "environment = {\n";
   for (const EnvSetting& e : all) {
-    if (!e.value.empty()) out += "    \"" + e.name + "\": \"" + e.value + "\",\n";
+    if (!e.value.empty()) {
+      out += "    " + python_string_literal(e.name) + ": " + python_string_literal(e.value) + ",\n";
+    }
   }
   return out + "}\n";
 }
@@ -363,12 +347,13 @@ std::string sagemaker_py(const Plan& plan) {
   std::ostringstream o;
   o << header(plan);
   if (plan.cluster.sagemaker_name.empty()) {
-    return o.str() + "# " + plan.cluster.instance +
+    return o.str() + "# " + comment_text(plan.cluster.instance) +
            " is not a SageMaker instance type: there is no estimator to configure.\n"
            "distribution = None\n";
   }
-  o << "# The plan's instance type.\ninstance_type = \"" << plan.cluster.sagemaker_name
-    << "\"\n# The plan's node count.\ninstance_count = " << plan.cluster.nodes << "\n";
+  o << "# The plan's instance type.\ninstance_type = "
+    << python_string_literal(plan.cluster.sagemaker_name)
+    << "\n# The plan's node count.\ninstance_count = " << plan.cluster.nodes << "\n";
   const Runnable r = runnable(plan);
   o << "# Pass to the estimator as environment=environment: NCCL's settings (nccl.env says "
        "why) and EFA's launch variables.\n"
@@ -405,7 +390,6 @@ Expected<std::vector<EmittedFile>> emit(const Plan& plan, const std::string& kin
   const bool all = kind == "all";
   if (all || kind == "nccl-env") {
     out.push_back({"nccl.env", nccl_env(plan)});
-    out.push_back({"nccl_tuner.csv", nccl_tuner_csv(plan)});
   }
   if (all || kind == "torchrun") out.push_back({"torchrun.sh", torchrun_sh(plan)});
   if (all || kind == "ddp") out.push_back({"ddp_snippet.py", ddp_snippet(plan)});

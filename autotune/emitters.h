@@ -8,10 +8,8 @@
 // step time.
 //
 //   nccl-env   -> nccl.env (NCCL_ALGO, NCCL_PROTO, NCCL_MIN/MAX_NCHANNELS where the plan fixes
-//                 them, else "not set" and why, and how to apply the plan per size range) +
-//                 nccl_tuner.csv (NCCL's example tuner-plugin format, one row per bucket-size
-//                 range with the predicted algorithm, protocol and the plan's channel count:
-//                 coll,min_bytes,max_bytes,algo,proto,channels,nNodes,nRanks,numPipeOps,regBuff)
+//                 them, else "not set" and why). No tuner-plugin file: NCCL's ext-tuner/example
+//                 runs every size its file does not match on one channel.
 //   torchrun   -> torchrun.sh (launch line for the nodes, sourcing nccl.env)
 //   ddp        -> ddp_snippet.py (bucket_cap_mb, first bucket, gradient_as_bucket_view, the
 //                 bf16/fp16 compression hook)

@@ -8,6 +8,7 @@
 #include "autotune/embedded_models.h"
 #include "core/duplicate_key_check.h"
 #include "core/input_file.h"
+#include "core/name_check.h"
 
 namespace topotune::tune {
 namespace {
@@ -103,6 +104,8 @@ Expected<void> parse_header(const json& j, ModelProfile& m) {
     return bad("profile", "needs a non-empty string 'name'");
   }
   m.name = j["name"].get<std::string>();
+  // The name is written into the emitted launch files: a closed character set keeps it data.
+  if (auto ok = check_name(m.name, "'name'"); !ok) return bad("profile", ok.error().message);
   m.description = j.value("description", "");
   m.input = j.value("input", "");
   if (j.contains("measured_batch_per_gpu")) {

@@ -4,7 +4,8 @@ namespace topotune::tune {
 
 Expected<std::unique_ptr<ModelTimers>> ModelTimers::create(const topo::ClusterSpec& spec,
                                                            const algo::NcclModelParams& params,
-                                                           bool nccl_transport) {
+                                                           bool nccl_transport,
+                                                           algo::NcclVersion version) {
   std::unique_ptr<ModelTimers> m(new ModelTimers());
   m->spec_ = spec;
   TT_TRY(m->system_, algo::nccl_system_from_cluster(spec));
@@ -13,7 +14,7 @@ Expected<std::unique_ptr<ModelTimers>> ModelTimers::create(const topo::ClusterSp
   const ShapeDefaults costs = nccl_transport ? software_costs(params, m->system_) : ShapeDefaults{};
   TT_TRY(ClosedFormTimer own, ClosedFormTimer::create(spec, costs, &m->fabric_));
   m->closed_form_ = std::make_unique<ClosedFormTimer>(std::move(own));
-  m->nccl_ = std::make_unique<NcclTimer>(m->system_, params, *m->closed_form_);
+  m->nccl_ = std::make_unique<NcclTimer>(m->system_, params, *m->closed_form_, version);
   return m;
 }
 

@@ -43,10 +43,12 @@ class ModelTimers {
   /// Probes the fabric and builds the screen timers for `spec` with `params`. `nccl_transport`
   /// false: topotune's schedules run without NCCL (`--backend mpi`), so they pay the stated
   /// ShapeDefaults assumptions instead of NCCL's software costs. Errors: the topology
-  /// builder's, a cluster the NCCL model cannot describe.
+  /// builder's, a cluster the NCCL model cannot describe. `version`: the NCCL release whose
+  /// choices the NCCL timer reproduces (unknown: the latest modeled).
   static Expected<std::unique_ptr<ModelTimers>> create(const topo::ClusterSpec& spec,
                                                        const algo::NcclModelParams& params,
-                                                       bool nccl_transport = true);
+                                                       bool nccl_transport = true,
+                                                       algo::NcclVersion version = {});
 
   /// The flow simulator over the whole cluster (rank stage) on top of screen()
   /// (nccl backend) or of closed_form(); it must not outlive this object.

@@ -7,10 +7,10 @@ namespace topotune::tune {
 bool is_nccl_algorithm(const AlgorithmChoice& a) { return a.is_nccl(); }
 
 NcclTimer::NcclTimer(algo::NcclSystem system, algo::NcclModelParams params,
-                     const CollectiveTimer& other)
-    : system_(std::move(system)), params_(std::move(params)), other_(other) {}
+                     const CollectiveTimer& other, algo::NcclVersion version)
+    : system_(std::move(system)), params_(std::move(params)), other_(other), version_(version) {}
 
-int NcclTimer::max_channels() const { return algo::nccl_max_channels(algo::kLatestModeledRelease); }
+int NcclTimer::max_channels() const { return algo::nccl_max_channels(version_.code()); }
 
 std::string NcclTimer::name() const {
   return "NCCL predictor (nccl:default/nccl:ring/nccl:tree) + " + other_.name();
@@ -24,6 +24,7 @@ const algo::NcclPredictor& NcclTimer::predictor(const AlgorithmChoice& a) const 
   const auto key = std::make_pair(a.kind, a.channels);
   if (auto it = predictors_.find(key); it != predictors_.end()) return it->second;
   algo::NcclOptions o;
+  o.version = version_;
   if (a.kind == AlgoKind::NcclRing) o.algos = {algo::NcclAlgo::Ring};
   if (a.kind == AlgoKind::NcclTree) o.algos = {algo::NcclAlgo::Tree};
   // The plan emits NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS = channels.

@@ -19,7 +19,9 @@ namespace topotune::tune {
 
 class NcclTimer final : public CollectiveTimer {
  public:
-  NcclTimer(algo::NcclSystem system, algo::NcclModelParams params, const CollectiveTimer& other);
+  /// `version`: the NCCL release whose choices are reproduced (unknown: the latest modeled).
+  NcclTimer(algo::NcclSystem system, algo::NcclModelParams params, const CollectiveTimer& other,
+            algo::NcclVersion version = {});
 
   std::string name() const override;
   Expected<Seconds> allreduce(const AlgorithmChoice& algo, Bytes bytes) const override;
@@ -30,7 +32,7 @@ class NcclTimer final : public CollectiveTimer {
   /// Errc::Unsupported for a choice that is not NCCL's.
   Expected<algo::NcclCandidate> chosen(const AlgorithmChoice& algo, Bytes bytes) const;
 
-  /// MAXCHANNELS of the latest modeled NCCL release: the most channels NCCL can run.
+  /// MAXCHANNELS of the timer's NCCL release: the most channels NCCL can run.
   int max_channels() const;
 
  private:
@@ -39,6 +41,7 @@ class NcclTimer final : public CollectiveTimer {
   algo::NcclSystem system_;
   algo::NcclModelParams params_;
   const CollectiveTimer& other_;
+  algo::NcclVersion version_;
   /// One predictor per (NCCL_ALGO restriction, channel count), built on first use.
   mutable std::map<std::pair<AlgoKind, int>, algo::NcclPredictor> predictors_;
 };

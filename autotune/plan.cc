@@ -92,6 +92,8 @@ ordered_json inputs_json(const Plan& plan) {
   j["dtypes"] = dtypes;
   if (in.backend != PlanBackend::Nccl) j["backend"] = plan_backend_name(in.backend);
   j["framework"] = framework_name(in.framework);
+  // "latest": the newest release the replaying binary models, as the plan itself assumed.
+  j["nccl_version"] = in.nccl_version.known ? in.nccl_version.str() : "latest";
   if (!in.algorithm_kinds.empty()) {
     ordered_json kinds = ordered_json::array();
     for (AlgoKind k : in.algorithm_kinds) kinds.push_back(algo_kind_name(k));
@@ -416,7 +418,8 @@ Expected<Plan> make_plan(PlanInputs inputs) {
   // One model of time: every candidate on the same topology and parameters.
   const bool nccl = plan.inputs.backend == PlanBackend::Nccl;
   TT_TRY(const std::unique_ptr<ModelTimers> timers,
-         ModelTimers::create(plan.inputs.cluster, plan.inputs.nccl_params, nccl));
+         ModelTimers::create(plan.inputs.cluster, plan.inputs.nccl_params, nccl,
+                             plan.inputs.nccl_version));
   const NcclTimer& screen = timers->screen();
   const CollectiveTimer& screen_timer =
       nccl ? static_cast<const CollectiveTimer&>(screen) : timers->closed_form();
@@ -456,6 +459,11 @@ std::vector<const Candidate*> listed_candidates(const Plan& plan, int max) {
     if (!same_configuration(c, rec)) out.push_back(&c);
   }
   return out;
+}
+
+std::string nccl_version_words(const algo::NcclVersion& v) {
+  const std::string name = algo::nccl_release_name(v.code());
+  return v.known ? name : name + " (the latest modeled release)";
 }
 
 std::string recommendation_sentence(const Plan& plan) {
@@ -514,7 +522,9 @@ std::string plan_to_json(const Plan& plan, int max_candidates) {
                      {"channels", n.channels}});
   }
   const bool rec_nccl = c.algo.is_nccl() && c.framework == Framework::Ddp;
-  j["nccl"] = {{"algorithm", (rec_nccl ? c : r.baseline_ddp).algo.name()}, {"buckets", rules}};
+  j["nccl"] = {{"version", nccl_version_words(plan.inputs.nccl_version)},
+               {"algorithm", (rec_nccl ? c : r.baseline_ddp).algo.name()},
+               {"buckets", rules}};
   ordered_json cands = ordered_json::array();
   const std::vector<const Candidate*> listed = listed_candidates(plan, max_candidates);
   for (std::size_t i = 0; i < listed.size(); ++i) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "algorithms/nccl/nccl_params.h"
+#include "algorithms/nccl/nccl_version.h"
 #include "autotune/cluster_shape.h"
 #include "autotune/framework.h"
 #include "autotune/model_profile.h"
@@ -74,6 +75,9 @@ struct PlanInputs {
   /// The NCCL predictor's parameters: the built-in fit (data/nccl_model.json,
   /// topotune.nccl_model/2) unless a calibration or a replayed plan says otherwise.
   algo::NcclModelParams nccl_params = algo::default_params();
+  /// The NCCL release whose choices the predictor reproduces (--nccl-version); unknown: the
+  /// latest modeled release. A plan records the release it used, so a replay keeps it.
+  algo::NcclVersion nccl_version;
   std::string calibration_record;  ///< the --calibration file's JSON, recorded; "" = none
 };
 
@@ -174,6 +178,10 @@ Expected<void> check_compute(const ComputeParams& c);
 
 /// One sentence: what to use and what it buys.
 std::string recommendation_sentence(const Plan& plan);
+
+/// "2.18.5", or "2.30.7 (the latest modeled release)" when the plan was given none: what the
+/// report, the JSON and the emitted files say the plan assumed.
+std::string nccl_version_words(const algo::NcclVersion& v);
 
 /// The framework's defaults the recommendation is compared with: Horovod's for horovod,
 /// NCCL's own choice with DDP's buckets otherwise.

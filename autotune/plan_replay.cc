@@ -80,6 +80,16 @@ Expected<StoredPlan> read_stored(const ordered_json& j, const std::string& origi
   TT_TRY(s.inputs.backend, parse_plan_backend(in.value("backend", std::string("nccl"))));
   TT_TRY(s.inputs.framework,
          parse_framework(in.value("framework", std::string(framework_name(Framework::Ddp)))));
+  if (in.contains("nccl_version")) {  // plans written before --nccl-version: the latest
+    if (!in["nccl_version"].is_string()) {
+      return fail(Errc::InvalidArgument, origin + ": inputs.nccl_version must be a string");
+    }
+    const std::string v = in["nccl_version"].get<std::string>();
+    if (v != "latest") {
+      TT_TRY(s.inputs.nccl_version,
+             algo::parse_nccl_version(v).context(origin + ": inputs.nccl_version"));
+    }
+  }
   if (!in.at("calibration").is_null()) s.inputs.calibration_record = in["calibration"].dump();
   // The parameters the plan was computed with (its calibration already applied).
   TT_TRY(s.inputs.nccl_params, algo::params_from_json(in.at("nccl_params").dump(),

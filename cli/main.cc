@@ -23,6 +23,7 @@
 #include "cli/commands.h"
 #include "cli/decimal_options.h"
 #include "core/closest_name.h"
+#include "core/name_check.h"
 #include "core/version.h"
 
 namespace topotune::cli {
@@ -64,7 +65,7 @@ int exit_code_for(const Error& e) {
 }
 
 int report(const Error& e) {
-  std::fprintf(stderr, "topotune: error: %s\n", e.message.c_str());
+  std::fprintf(stderr, "topotune: error: %s\n", terminal_text(e.message).c_str());
   return exit_code_for(e);
 }
 
@@ -93,8 +94,8 @@ void suggest(const std::vector<std::pair<CLI::App*, CommandRun>>& runs, int argc
   if (sub == nullptr) {
     if (first.starts_with("-")) return;
     if (auto s = closest_name(first, names)) {
-      std::fprintf(stderr, "topotune: unknown command '%s': did you mean '%s'?\n", argv[1],
-                   s->c_str());
+      std::fprintf(stderr, "topotune: unknown command '%s': did you mean '%s'?\n",
+                   terminal_text(argv[1]).c_str(), s->c_str());
     }
     return;
   }
@@ -110,8 +111,8 @@ void suggest(const std::vector<std::pair<CLI::App*, CommandRun>>& runs, int argc
                                                : token.find('=') - 2));
     if (std::find(flags.begin(), flags.end(), name) != flags.end()) continue;
     if (auto s = closest_name(name, flags)) {
-      std::fprintf(stderr, "topotune: unknown flag '--%s': did you mean '--%s'?\n", name.c_str(),
-                   s->c_str());
+      std::fprintf(stderr, "topotune: unknown flag '--%s': did you mean '--%s'?\n",
+                   terminal_text(name).c_str(), s->c_str());
     }
   }
 }
@@ -135,7 +136,8 @@ int run(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     // The same prefix as every other error, so scripts and users find one shape of message.
-    std::cerr << "topotune: error: " << e.what() << "\nRun with --help for more information.\n";
+    std::cerr << "topotune: error: " << terminal_text(e.what())
+              << "\nRun with --help for more information.\n";
     suggest(runs, argc, argv);
     return 2;
   }

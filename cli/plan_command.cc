@@ -24,9 +24,10 @@ Expected<void> check_flags(const CLI::App& app) {
   if (given("--out") && !given("--emit")) {
     return fail(Errc::InvalidArgument, "--out needs --emit KIND (without it nothing is written)");
   }
-  for (const char* f : {"--instance", "--nodes", "--placement", "--cluster", "--model",
-                        "--batch-per-gpu", "--dtype", "--algos", "--backend", "--framework",
-                        "--compute-efficiency", "--peak-tflops", "--calibration"}) {
+  for (const char* f :
+       {"--instance", "--nodes", "--placement", "--cluster", "--model", "--batch-per-gpu",
+        "--dtype", "--algos", "--backend", "--framework", "--compute-efficiency", "--peak-tflops",
+        "--calibration", "--nccl-version"}) {
     if (given("--replay") && given(f)) {
       return fail(Errc::InvalidArgument, std::string(f) +
                                              " would be ignored with --replay "
@@ -128,6 +129,10 @@ CommandRun setup_plan(CLI::App& sub) {
                  "parameters from `topotune calibrate`: NCCL's model for NCCL's algorithms, "
                  "the physical link parameters for topotune's (docs/calibration.md); recorded "
                  "in the plan");
+  sub.add_option("--nccl-version", a->nccl_version,
+                 "the NCCL release the job runs, e.g. 2.18.5: NCCL's choices (algorithm, "
+                 "protocol, channels) are predicted as that release makes them (default: the "
+                 "latest modeled release; the plan says which it assumed)");
   add_format_option(sub, a->format, {OutputFormat::Table, OutputFormat::Json, OutputFormat::Csv},
                     "table (default), json (the plan, docs/planner.md), or csv (the table's "
                     "candidates and baselines, one row each)");

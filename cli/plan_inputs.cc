@@ -56,6 +56,9 @@ Expected<tune::PlanInputs> plan_inputs_from_args(const PlanArgs& a) {
   if (!a.calibration.empty()) {
     TT_TRY_VOID(tune::set_plan_calibration(in, calibration, "calibration"));
   }
+  if (!a.nccl_version.empty()) {
+    TT_TRY(in.nccl_version, algo::parse_nccl_version(a.nccl_version).context("--nccl-version"));
+  }
   TT_TRY(in.model, tune::load_model_profile(a.model));
   in.compute.batch_per_gpu = a.batch;
   in.compute.efficiency = a.efficiency;

@@ -25,6 +25,7 @@ struct PlanArgs {
   double efficiency = tune::kDefaultComputeEfficiency;
   double peak_tflops = 0;
   std::string calibration;
+  std::string nccl_version;  ///< empty: the latest modeled release
   OutputFormat format = OutputFormat::Table;
   std::string emit;
   std::string out;

@@ -64,6 +64,8 @@ std::string title(const tune::Plan& plan) {
     << in.compute.batch_per_gpu << "/GPU\n"
     << "cluster: " << plan.cluster.nodes << " x " << plan.cluster.instance << " ("
     << plan.cluster.shape.ranks() << " GPUs, " << plan.cluster.placement << " placement)\n"
+    << "nccl: " << tune::nccl_version_words(in.nccl_version)
+    << (in.nccl_version.known ? "" : "; --nccl-version says which the job runs") << "\n"
     << "timers: screen " << r.screen_timer << (r.rank_timer.empty() ? "" : ", rank " + r.rank_timer)
     << "; " << r.evaluated << " DDP step simulations\n"
     << "framework: " << tune::framework_name(in.framework)

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/name_check.h"
 #include "topology/embedded_instances.h"
 #include "topology/instance_loader.h"
 
@@ -41,7 +42,7 @@ Expected<InstanceSpec> InstanceCatalog::load(const std::string& name) const {
       if (!candidate.empty() && e.name == candidate)
         return parse_instance_json(e.text, "data/instances/" + e.name + ".json", e.name);
   }
-  std::string msg = "unknown instance '" + name + "'";
+  std::string msg = "unknown instance '" + display_text(name) + "'";
   const std::vector<std::string> near = suggestions(name);
   if (!near.empty()) {
     msg += " (did you mean ";

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/input_file.h"
+#include "core/name_check.h"
 #include "topology/instance_loader_detail.h"
 #include "topology/instance_validate.h"
 #include "topology/model_defaults.h"
@@ -264,7 +265,10 @@ Expected<InstanceSpec> read_instance(const Json& v, const JsonPath& at,
         .error("expected \"" + std::string(kInstanceSchema) + "\", got \"" + schema + "\"");
   InstanceSpec in;
   TT_TRY(in.name, read_string(v["name"], at / "name"));
-  if (in.name.empty()) return (at / "name").error("must not be empty");
+  // Instance names reach emitted launch files and the terminal: a closed character set.
+  if (auto ok = check_name(in.name, "instance name"); !ok) {
+    return (at / "name").error(ok.error().message);
+  }
   if (!expected_name.empty() && in.name != expected_name)
     return (at / "name")
         .error("\"" + in.name + "\" does not match the file name \"" + expected_name + "\"");
@@ -279,6 +283,9 @@ Expected<InstanceSpec> read_instance(const Json& v, const JsonPath& at,
     TT_TRY(const Json* sm, f.get(v, at, "sagemaker_name", false));
     if (sm && !sm->is_null()) {
       TT_TRY(in.sagemaker_name, read_string(*sm, at / "sagemaker_name"));
+      if (auto ok = check_name(*in.sagemaker_name, "sagemaker_name"); !ok) {
+        return (at / "sagemaker_name").error(ok.error().message);
+      }
     }
   }
   TT_TRY_VOID(read_gpu(v["gpu"], at / "gpu", f));

@@ -29,6 +29,7 @@ import importlib
 import json
 import os
 import statistics
+import string
 import sys
 import time
 
@@ -205,6 +206,24 @@ def build_profile(spec, batch, device, shape, steps, warmup, name=None):
     }
 
 
+NAME_CHARACTERS = frozenset(string.ascii_letters + string.digits + " ._-+:/(),")
+MAX_NAME_LENGTH = 128
+
+
+def name_problem(name):
+    """Why `name` cannot be a profile name (None when it can), as core/name_check.h rules."""
+    shown = repr(name[:80])
+    if not name:
+        return "the profile name must not be empty"
+    if len(name) > MAX_NAME_LENGTH:
+        return f"the profile name {shown} is {len(name)} characters, more than {MAX_NAME_LENGTH}"
+    for i, ch in enumerate(name):
+        if ch not in NAME_CHARACTERS:
+            return (f"the profile name {shown} has {ch!r} at position {i + 1}; a name may hold "
+                    "letters, digits, space and . _ - + : / ( ) ,")
+    return None
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python3 -m topotune.profile", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -218,6 +237,11 @@ def main(argv=None):
                     help="one sample's shape when the model has no example_input()")
     ap.add_argument("--name", help="profile name (default: the model name)")
     a = ap.parse_args(argv)
+    # The name is written into plans and the launch files topotune emits: the same closed
+    # character set as topotune's own check (core/name_check.h), checked before profiling.
+    bad_name = name_problem(a.name if a.name is not None else a.model.split(":")[-1])
+    if bad_name:
+        ap.error(bad_name)
     if a.batch < 1 or a.steps < 1 or a.warmup < 0:
         ap.error("--batch and --steps must be >= 1, --warmup >= 0")
     shape = tuple(int(s) for s in a.input_shape.split(",") if s)

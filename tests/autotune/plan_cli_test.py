@@ -78,13 +78,29 @@ class PlanCliTest(unittest.TestCase):
             self.assertIn("is a directory", p.stderr)
             self.assertEqual(os.listdir(d), ["horovod.env"])
 
+    def test_nccl_version_changes_what_nccl_is_told(self):
+        """NCCL 2.18.5 picks tree for p4d x 4's 32 MiB buckets: no NCCL_ALGO=Ring for it."""
+        runs = {}
+        for version in (None, "2.18.5"):
+            extra = ["--nccl-version", version] if version else []
+            p = plan("--instance", "p4d.24xlarge", "--nodes", "4", "--format", "json", *extra)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            runs[version] = json.loads(p.stdout)
+        self.assertEqual(runs[None]["recommendation"]["algorithm"], "nccl:ring")
+        self.assertNotEqual(runs["2.18.5"]["recommendation"]["algorithm"], "nccl:ring")
+        self.assertEqual(runs["2.18.5"]["nccl"]["version"], "2.18.5")
+        self.assertIn("tree", [b["algo"] for b in runs["2.18.5"]["nccl"]["buckets"]])
+        bad = plan("--instance", "p4d.24xlarge", "--nodes", "4", "--nccl-version", "2.x")
+        self.assertEqual(bad.returncode, 2)
+        self.assertIn("--nccl-version", bad.stderr)
+
     def test_emit_all_and_replay(self):
         with tempfile.TemporaryDirectory() as d:
             p = plan("--instance", "p4d.24xlarge", "--nodes", "4", "--format", "json",
                      "--emit", "all", "--out", d)
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertEqual(sorted(os.listdir(d)),
-                             ["ddp_snippet.py", "horovod.env", "nccl.env", "nccl_tuner.csv",
+                             ["ddp_snippet.py", "horovod.env", "nccl.env",
                               "sagemaker_distribution.py", "torchrun.sh"])
             path = os.path.join(d, "plan.json")
             with open(path, "w", encoding="utf-8") as f:

@@ -6,6 +6,7 @@
 
 #include "algorithms/rank_layout.h"
 #include "autotune/emitters.h"
+#include "autotune/model_timers.h"
 #include "autotune/nccl_timer.h"
 #include "autotune/schedule_algorithm.h"
 #include "autotune/simulator_timer.h"
@@ -121,7 +122,7 @@ TEST(Emitters, AllFilesWithAWhyForEveryValue) {
   ASSERT_TRUE(plan);
   auto files = emit(*plan, "all");
   ASSERT_TRUE(files);
-  ASSERT_EQ(files->size(), 6u);
+  ASSERT_EQ(files->size(), 5u);
   for (const EmittedFile& f : *files) {
     // Every assignment line is preceded by a comment line (or carries one).
     std::istringstream in(f.content);
@@ -156,8 +157,8 @@ TEST(Emitters, UnknownKindIsAnError) {
   EXPECT_EQ(files.error().code, Errc::InvalidArgument);
 }
 
-// A plan that fixes the algorithm, one protocol and a channel count emits all three, and the
-// tuner-plugin CSV has one row per size range with them.
+// A plan that fixes the algorithm, one protocol and a channel count emits all three, and no
+// tuner-plugin file.
 TEST(Emitters, ProtocolAndChannelsOfTheChosenNcclPlan) {
   auto plan = make_plan(inputs(4));
   ASSERT_TRUE(plan);
@@ -172,9 +173,10 @@ TEST(Emitters, ProtocolAndChannelsOfTheChosenNcclPlan) {
   EXPECT_NE(env.find("\nNCCL_PROTO=LL128\n"), std::string::npos) << env;
   EXPECT_NE(env.find("\nNCCL_MIN_NCHANNELS=16\n"), std::string::npos) << env;
   EXPECT_NE(env.find("\nNCCL_MAX_NCHANNELS=16\n"), std::string::npos) << env;
-  const std::string csv = file(*files, "nccl_tuner.csv");
-  EXPECT_NE(csv.find("\nallreduce,1000,2000,ring,ll128,16,4,32,-1,-1\n"), std::string::npos) << csv;
-  EXPECT_NE(csv.find("\nallreduce,3000,9000,ring,ll128,16,4,32,-1,-1\n"), std::string::npos);
+  // No tuner-plugin file: NCCL's example tuner would run every unmatched size on one channel.
+  for (const EmittedFile& f : *files) EXPECT_EQ(f.name, "nccl.env");
+  EXPECT_NE(env.find("No tuner plugin is configured"), std::string::npos) << env;
+  EXPECT_EQ(env.find("NCCL_TUNER_PLUGIN"), std::string::npos) << env;
   // Two protocols: no global NCCL_PROTO, and the reason names both ranges.
   p.nccl_rules[1].proto = "Simple";
   files = emit(p, "nccl-env");
@@ -182,8 +184,6 @@ TEST(Emitters, ProtocolAndChannelsOfTheChosenNcclPlan) {
   const std::string two = file(*files, "nccl.env");
   EXPECT_EQ(two.find("\nNCCL_PROTO="), std::string::npos);
   EXPECT_NE(two.find("LL128 for 1000-2000 bytes, Simple for 3000-9000 bytes"), std::string::npos);
-  EXPECT_NE(file(*files, "nccl_tuner.csv").find("allreduce,3000,9000,ring,simple,16"),
-            std::string::npos);
   // NCCL's own choice with its own channels: nothing is set, and each says why.
   Plan own_choice = *plan;
   own_choice.report.recommendation.algo = *parse_algorithm_choice("nccl:default");
@@ -435,6 +435,48 @@ TEST(Plan, AReplayThatRecommendsDifferentlySaysSo) {
                                      "0.0.1"),
             std::string::npos)
       << *other->replay_note;
+}
+
+}  // namespace
+}  // namespace topotune::tune
+
+namespace topotune::tune {
+namespace {
+
+// On p4d x 4 at 32 MiB, NCCL_ALGO=Ring beats the latest release's own choice but loses to
+// 2.18.5's (predict: ring 2112 us; tree 2766 us latest, 1990 us 2.18.5): the plan's timer follows
+// the release it is given, the plan records it so that a replay keeps it, and the emitted
+// files say which release they assume.
+TEST(PlanInputs, TheNcclReleaseChangesNcclsChoiceAndIsRecorded) {
+  PlanInputs in = inputs(4);
+  const algo::NcclVersion v2185 = *algo::parse_nccl_version("2.18.5");
+  const AlgorithmChoice nccl_default = *parse_algorithm_choice("nccl:default");
+  const AlgorithmChoice nccl_ring = *parse_algorithm_choice("nccl:ring");
+  const Bytes size(32 << 20);
+  auto latest = ModelTimers::create(in.cluster, in.nccl_params, true);
+  auto old = ModelTimers::create(in.cluster, in.nccl_params, true, v2185);
+  ASSERT_TRUE(latest && old);
+  // The latest release's own choice (tree, 2766 us) loses to NCCL_ALGO=Ring (2112 us) ...
+  const NcclTimer& now = (*latest)->screen();
+  EXPECT_LT(now.allreduce(nccl_ring, size)->value, now.allreduce(nccl_default, size)->value);
+  // ... where 2.18.5's own choice (tree, 1990 us) beats it.
+  const NcclTimer& then = (*old)->screen();
+  EXPECT_EQ(then.chosen(nccl_default, size)->algo, algo::NcclAlgo::Tree);
+  EXPECT_LT(then.allreduce(nccl_default, size)->value, then.allreduce(nccl_ring, size)->value);
+  in.nccl_version = v2185;
+  auto plan = make_plan(in);
+  ASSERT_TRUE(plan) << plan.error().message;
+  const std::string text = plan_to_json(*plan);
+  EXPECT_NE(text.find("\"nccl_version\": \"2.18.5\""), std::string::npos);
+  auto stored = read_plan_json(text, "plan.json");
+  ASSERT_TRUE(stored) << stored.error().message;
+  EXPECT_EQ(stored->inputs.nccl_version.str(), "2.18.5");
+  const std::string env = file(*emit(*plan, "nccl-env"), "nccl.env");
+  EXPECT_NE(env.find("# Assumes NCCL 2.18.5."), std::string::npos) << env;
+  const std::string current = file(*emit(*make_plan(inputs(4)), "nccl-env"), "nccl.env");
+  EXPECT_NE(current.find("# Assumes NCCL 2.30.7 (the latest modeled release); plan --nccl-version"),
+            std::string::npos)
+      << current;
 }
 
 }  // namespace

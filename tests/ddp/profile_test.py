@@ -85,6 +85,18 @@ def main():
     check(slow >= 0.045 and slow == max(l["backward_time_s"] for l in p["layers"]),
           f"tiny: the sleeping layer's backward is measured ({slow * 1e3:.1f} ms >= 45 ms)")
     plan(topotune, tiny, 4)
+
+    # A --name that would be code in the files topotune emits is refused before profiling.
+    for bad in ("evil\ntouch pwned #", "\x1b[31mred", 'a"b'):
+        out = os.path.join(tmp, "named.json")
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.path.dirname(os.path.abspath(__file__)) + os.pathsep + env["PYTHONPATH"]
+        run = subprocess.run([sys.executable, "-m", "topotune.profile", "tiny_model:make",
+                              "--batch", "2", "--name", bad, "--out", out],
+                             capture_output=True, text=True, env=env)
+        check(run.returncode == 2 and "profile name" in run.stderr
+              and "\x1b" not in run.stderr and not os.path.exists(out),
+              f"--name {bad!r} refused: {run.stderr.strip().splitlines()[-1:]}")
     return 1 if failures else 0
 
 
