@@ -53,6 +53,24 @@ Expected<void> apply_calibration_text(const std::string& text, const std::string
   return apply_calibration(c, spec, origin);
 }
 
+Expected<LinkCalibration> load_start_calibration(const std::string& path) {
+  TT_TRY(const std::string text, read_input_file(path, "calibration file"));
+  TT_TRY(LinkCalibration start, parse_link_calibration(text, path, algo::default_params()));
+  if (!start.link_params_json.empty()) {
+    topo::ClusterSpec scratch;  // only the section's checks matter here, not a cluster
+    TT_TRY_VOID(topo::apply_link_params_json(start.link_params_json, path, scratch));
+  }
+  return start;
+}
+
+std::string merge_link_params(const std::string& start, const std::string& fitted) {
+  if (start.empty() || fitted.empty()) return start.empty() ? fitted : start;
+  // Both were written by link_params_section or checked by load_start_calibration.
+  nlohmann::ordered_json merged = nlohmann::ordered_json::parse(start);
+  merged.merge_patch(nlohmann::ordered_json::parse(fitted));
+  return merged.dump();
+}
+
 std::string calibration_file_text(const algo::NcclModelParams& params,
                                   const std::string& description,
                                   const std::string& link_params_json) {

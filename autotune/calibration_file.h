@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "algorithms/nccl/nccl_params.h"
+#include "autotune/link_calibration.h"
 #include "core/expected.h"
 #include "topology/cluster_spec.h"
 
@@ -27,6 +28,16 @@ Expected<void> apply_calibration_file(const std::string& path, topo::ClusterSpec
 /// command that also embeds the text: a pipe or FIFO can be read only once.
 Expected<void> apply_calibration_text(const std::string& text, const std::string& origin,
                                       topo::ClusterSpec& spec);
+
+/// `calibrate --start FILE`, read once: its NCCL parameters on the built-in fit and its
+/// "link_params" section, checked as a cluster file's section is (an invalid one is refused,
+/// it was dropped unread), so that calibrate carries it into the file it writes.
+Expected<LinkCalibration> load_start_calibration(const std::string& path);
+
+/// The "link_params" section of a calibration fitted from `start`: the start's section with
+/// the fitted one's classes and fields written over it (a JSON merge patch: what the new fit
+/// determined wins, what it did not fit is kept). Either may be "" (none); "" if both are.
+std::string merge_link_params(const std::string& start, const std::string& fitted);
 
 /// The file's text: the parameters with `description`, then `link_params_json` (a JSON
 /// object's text, as link_params_section writes it) as "link_params" unless it is empty.

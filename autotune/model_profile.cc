@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "autotune/embedded_models.h"
+#include "autotune/json_integer.h"
 #include "core/duplicate_key_check.h"
 #include "core/input_file.h"
 #include "core/name_check.h"
@@ -109,11 +110,10 @@ Expected<void> parse_header(const json& j, ModelProfile& m) {
   m.description = j.value("description", "");
   m.input = j.value("input", "");
   if (j.contains("measured_batch_per_gpu")) {
-    const json& b = j["measured_batch_per_gpu"];
-    if (!b.is_number_integer() || b.get<std::int64_t>() <= 0) {
-      return bad("profile", "'measured_batch_per_gpu' must be a positive integer");
-    }
-    m.measured_batch = static_cast<int>(b.get<std::int64_t>());
+    TT_TRY(const std::int64_t batch,
+           json_integer(j["measured_batch_per_gpu"], "'measured_batch_per_gpu'", 1, kMaxBatchPerGpu)
+               .context("profile"));
+    m.measured_batch = static_cast<int>(batch);  // in [1, 2^20]
   }
   for (const char* key : {"layers", "params"}) {
     if (!j.contains(key) || !j[key].is_array() || j[key].empty()) {

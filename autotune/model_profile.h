@@ -35,6 +35,10 @@ struct ParamTensor {
   bool trainable = true;  ///< false: requires_grad=False, no gradient, not in any bucket
 };
 
+/// The largest batch per GPU, of a plan and of a profile's measured_batch_per_gpu (2^20):
+/// the step model scales measured times by batch / measured batch, both within [1, 2^20].
+inline constexpr int kMaxBatchPerGpu = 1 << 20;
+
 struct ModelProfile {
   std::string name;
   std::string description;

@@ -168,12 +168,16 @@ inline constexpr std::size_t kMaxPlanDtypes = 3;
 inline constexpr std::size_t kMaxPlanAlgorithms = 8;
 inline constexpr std::size_t kMaxPlanBuckets = 64;
 inline constexpr std::int64_t kMaxPlanBucketBytes = std::int64_t{1} << 40;
-inline constexpr int kMaxBatchPerGpu = 1 << 20;
 inline constexpr double kMaxPeakFlops = 1e17;  ///< FLOP/s per GPU: 100 PFLOP/s
+/// FLOP/s per GPU when given (0 is "the GPU's own"): 1 GFLOP/s, the 0.001 TFLOPS floor of
+/// instance files' rates.
+inline constexpr double kMinPeakFlops = 1e9;
+/// Achieved / peak compute: 0.1 % is far below any training run, and keeps step times finite.
+inline constexpr double kMinComputeEfficiency = 1e-3;
 /// Fails unless the lists of `in` are within the bounds above.
 Expected<void> check_plan_lists(const PlanInputs& in);
-/// Fails unless batch per GPU is in [1, kMaxBatchPerGpu], peak FLOP/s finite in
-/// [0, kMaxPeakFlops] (0: the GPU's own) and efficiency in (0, 1].
+/// Fails unless batch per GPU is in [1, kMaxBatchPerGpu], peak FLOP/s is 0 (the GPU's own)
+/// or in [kMinPeakFlops, kMaxPeakFlops] and efficiency in [kMinComputeEfficiency, 1].
 Expected<void> check_compute(const ComputeParams& c);
 
 /// One sentence: what to use and what it buys.

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "autotune/json_integer.h"
 #include "autotune/plan.h"
 #include "core/duplicate_key_check.h"
 
@@ -52,10 +53,21 @@ Expected<void> read_lists(const ordered_json& in, PlanInputs& out) {
   if (in.contains("bucket_caps")) {
     TT_TRY_VOID(check_array(in.at("bucket_caps"), "bucket_caps", kMaxPlanBuckets));
     for (const auto& b : in.at("bucket_caps")) {
-      out.bucket_caps.push_back(Bytes(b.get<std::int64_t>()));
+      TT_TRY(const std::int64_t cap, json_integer(b, "bucket_caps", 1, kMaxPlanBucketBytes));
+      out.bucket_caps.push_back(Bytes(cap));
     }
   }
   return check_plan_lists(out);
+}
+
+// Each figure as the JSON type it must be: `true` or 1.5 is no batch size (docs/limits.md).
+Expected<void> read_compute(const ordered_json& cp, ComputeParams& out) {
+  TT_TRY(const std::int64_t batch,
+         json_integer(cp.at("batch_per_gpu"), "batch_per_gpu", 1, kMaxBatchPerGpu));
+  out.batch_per_gpu = static_cast<int>(batch);  // in [1, 2^20]
+  TT_TRY(out.peak_flops, json_number(cp.at("peak_flops"), "peak_flops"));
+  TT_TRY(out.efficiency, json_number(cp.at("efficiency"), "efficiency"));
+  return check_compute(out);
 }
 
 Expected<StoredPlan> read_stored(const ordered_json& j, const std::string& origin) {
@@ -72,9 +84,7 @@ Expected<StoredPlan> read_stored(const ordered_json& j, const std::string& origi
   }
   s.inputs.simulate = in.at("simulate").get<bool>();
   const ordered_json& cp = in.at("compute");
-  s.inputs.compute = {cp.at("batch_per_gpu").get<int>(), cp.at("peak_flops").get<double>(),
-                      cp.at("efficiency").get<double>()};
-  TT_TRY_VOID(check_compute(s.inputs.compute).context(origin + ": inputs.compute"));
+  TT_TRY_VOID(read_compute(cp, s.inputs.compute).context(origin + ": inputs.compute"));
   s.inputs.dtypes.clear();
   TT_TRY_VOID(read_lists(in, s.inputs).context(origin + ": inputs"));
   TT_TRY(s.inputs.backend, parse_plan_backend(in.value("backend", std::string("nccl"))));
@@ -98,7 +108,9 @@ Expected<StoredPlan> read_stored(const ordered_json& j, const std::string& origi
          parse_model_profile(in.at("model_profile").dump(), origin + " (model_profile)"));
   const ordered_json& rec = j.at("recommendation");
   s.algorithm = rec.at("algorithm").get<std::string>();
-  s.bucket_bytes = rec.at("bucket_bytes").get<std::int64_t>();
+  TT_TRY(s.bucket_bytes,
+         json_integer(rec.at("bucket_bytes"), "bucket_bytes", 1, kMaxPlanBucketBytes)
+             .context(origin + ": recommendation"));
   s.comm_dtype = rec.at("comm_dtype").get<std::string>();
   s.version = j.at("version").get<std::string>();
   return s;
@@ -112,11 +124,14 @@ Expected<void> check_compute(const ComputeParams& c) {
                 "batch per GPU must be in [1, " + std::to_string(kMaxBatchPerGpu) + "]");
   }
   // 0 means "the GPU's own figure"; 1e17 FLOP/s is 100 PFLOP/s per GPU, far above any GPU.
-  if (!std::isfinite(c.peak_flops) || c.peak_flops < 0 || c.peak_flops > kMaxPeakFlops) {
-    return fail(Errc::InvalidArgument, "peak FLOP/s must be finite and in [0, 1e17]");
+  // The lower bounds keep compute times finite: 1e-320 FLOP/s or an efficiency of 1e-320
+  // would make every step inf (and NaN in the overlap shares).
+  const bool own_peak = c.peak_flops == 0;
+  if (!own_peak && !(c.peak_flops >= kMinPeakFlops && c.peak_flops <= kMaxPeakFlops)) {
+    return fail(Errc::InvalidArgument, "peak FLOP/s must be 0 or in [1e9, 1e17]");
   }
-  if (!(c.efficiency > 0 && c.efficiency <= 1)) {
-    return fail(Errc::InvalidArgument, "compute efficiency must be in (0, 1]");
+  if (!(c.efficiency >= kMinComputeEfficiency && c.efficiency <= 1)) {
+    return fail(Errc::InvalidArgument, "compute efficiency must be in [0.001, 1]");
   }
   return {};
 }

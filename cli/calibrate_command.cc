@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "autotune/calibration.h"
+#include "autotune/calibration_file.h"
 #include "autotune/fit_report.h"
 #include "autotune/link_fit.h"
 #include "autotune/param_selection.h"
@@ -104,7 +105,11 @@ Expected<void> run_calibrate(const CalibrateArgs& a, std::ostream& out) {
     return fail(Errc::InvalidArgument, "--description is not valid UTF-8");
   }
   TT_TRY(const CalibrationCases cases, load_calibration_cases(a.runs));
-  TT_TRY(algo::NcclModelParams params, tune::load_nccl_model(a.start));
+  tune::LinkCalibration start{algo::default_params(), ""};
+  if (!a.start.empty()) {
+    TT_TRY(start, tune::load_start_calibration(a.start).context("--start"));
+  }
+  algo::NcclModelParams params = start.model;
   CalibrateReport report(a.format, out);
   std::string links;
   // Fitting both before writing: a failed fit leaves no file.
@@ -119,7 +124,9 @@ Expected<void> run_calibrate(const CalibrateArgs& a, std::ostream& out) {
   for (const auto& c : cases.links) link_runs.push_back(c.name);
   const std::string description =
       a.description.empty() ? tune::calibration_description(nccl_runs, link_runs) : a.description;
-  const std::string text = tune::calibration_file_text(params, description, links);
+  // The start's link classes are kept unless this fit determined them (docs/calibration.md).
+  const std::string text = tune::calibration_file_text(
+      params, description, tune::merge_link_params(start.link_params_json, links));
   TT_TRY_VOID(write_file_atomically(a.output, text).context("-o"));
   report.written(a.output);
   return {};

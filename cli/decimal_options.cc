@@ -2,6 +2,9 @@
 
 #include <CLI/CLI.hpp>
 #include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <limits>
 #include <string>
 
 namespace topotune::cli {
@@ -18,6 +21,14 @@ std::string to_plain_decimal(std::string& text) {
   }
   const std::size_t first = text.find_first_not_of('0', i);
   text = text.substr(0, i) + (first == std::string::npos ? "0" : text.substr(first));
+  // Every integer flag is an int; 11 characters hold "-2147483648" and fewer digits.
+  const bool fits = text.size() <= 11 && std::stoll(text) >= std::numeric_limits<int>::min() &&
+                    std::stoll(text) <= std::numeric_limits<int>::max();
+  if (!fits) {
+    return "'" + text + "' is out of range (an integer flag holds " +
+           std::to_string(std::numeric_limits<int>::min()) + " to " +
+           std::to_string(std::numeric_limits<int>::max()) + ")";
+  }
   return {};
 }
 
@@ -27,6 +38,19 @@ bool is_integer_option(const CLI::Option& opt) {
 }
 
 }  // namespace
+
+CLI::Validator finite_range(double lo, double hi) {
+  char range[64];
+  std::snprintf(range, sizeof range, "[%g, %g]", lo, hi);
+  return CLI::Validator(
+      [lo, hi, range = std::string(range)](std::string& text) -> std::string {
+        double v = 0;
+        const bool number = CLI::detail::lexical_cast(text, v);
+        if (number && std::isfinite(v) && v >= lo && v <= hi) return {};
+        return "'" + text + "' must be a finite number in " + range;
+      },
+      std::string("FLOAT in ") + range);
+}
 
 void require_decimal_integers(CLI::App& app) {
   for (CLI::Option* opt : app.get_options()) {

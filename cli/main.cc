@@ -23,6 +23,7 @@
 #include "cli/commands.h"
 #include "cli/decimal_options.h"
 #include "core/closest_name.h"
+#include "core/memory_budget.h"
 #include "core/name_check.h"
 #include "core/version.h"
 
@@ -71,6 +72,9 @@ int report(const Error& e) {
 
 /// Runs one parsed command; a buffered command's output is printed only if it succeeded.
 int run_command(const CommandInfo& info, const CommandRun& run) {
+  // Environment settings are input like flags: refused by every command, not only by those
+  // that happen to size memory (plan ignored TOPOTUNE_MEMORY_LIMIT_MB=abc, simulate refused it).
+  if (auto env = check_memory_limit_variable(); !env) return report(env.error());
   std::ostringstream buffer;
   const Expected<void> result = run(info.streams ? std::cout : buffer);
   if (!result) return report(result.error());

@@ -19,6 +19,7 @@
 #include <set>
 
 #include "cli/commands.h"
+#include "cli/decimal_options.h"
 #include "cli/measure_candidates.h"
 #include "cli/measure_report.h"
 #include "cli/output_format.h"
@@ -89,14 +90,16 @@ CommandRun setup_measure(CLI::App& sub) {
       ->check(CLI::PositiveNumber);
   sub.add_option("--dtype", args->dtype, "fp32, fp16 or bf16")->capture_default_str();
   sub.add_option("--timeout", args->timeout_s,
-                 "Seconds without progress after which the run fails (a rank died or hangs)")
+                 "Seconds without progress after which the run fails (a rank died or hangs), "
+                 "0.001 to 1e6")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(finite_range(0.001, 1e6));
   sub.add_option("--out", args->out, "Write the measurement JSON here (only on success)");
   add_format_option(sub, args->format, {OutputFormat::Table, OutputFormat::Json, OutputFormat::Csv},
                     "table, json or csv (stdout of rank 0)");
   sub.add_option("--ranks-per-node", args->ranks_per_node,
-                 "Ranks per host of the layout the schedules are generated for");
+                 "Ranks per host of the layout the schedules are generated for (1 to 1048576)")
+      ->check(CLI::Range(1, 1 << 20));
   sub.add_option("--cluster", args->cluster,
                  "Cluster JSON (e.g. written by `topotune emulate up`) describing the layout");
   sub.add_option("--channels", args->channels, "Algorithm option: parallel rings/trees")

@@ -63,12 +63,13 @@ Expected<tune::PlanInputs> plan_inputs_from_args(const PlanArgs& a) {
   in.compute.batch_per_gpu = a.batch;
   in.compute.efficiency = a.efficiency;
   in.compute.peak_flops = a.peak_tflops > 0 ? a.peak_tflops * 1e12 : 0;  // 0: the GPU's
-  if (!(a.efficiency > 0 && a.efficiency <= 1)) {
-    return fail(Errc::InvalidArgument, "--compute-efficiency must be in (0, 1]");
+  if (!(a.efficiency >= tune::kMinComputeEfficiency && a.efficiency <= 1)) {
+    return fail(Errc::InvalidArgument, "--compute-efficiency must be in [0.001, 1]");
   }
-  // inf or 1e300 would write a plan its own --replay refuses.
-  if (!(a.peak_tflops >= 0 && a.peak_tflops <= tune::kMaxPeakFlops / 1e12)) {
-    return fail(Errc::InvalidArgument, "--peak-tflops must be in [0, 100000]");
+  // inf or 1e300 would write a plan its own --replay refuses; 1e-320 would make steps inf.
+  if (a.peak_tflops != 0 && !(a.peak_tflops >= tune::kMinPeakFlops / 1e12 &&
+                              a.peak_tflops <= tune::kMaxPeakFlops / 1e12)) {
+    return fail(Errc::InvalidArgument, "--peak-tflops must be 0 or in [0.001, 100000]");
   }
   TT_TRY_VOID(tune::check_compute(in.compute));
   if (a.dtype != "auto") {

@@ -106,6 +106,13 @@ Expected<PredictReport> predict_nccl(const PredictArgs& a, sched::Collective col
              "protocol\n",
              "#        (B)    (elements)                 (us)  (GB/s)  (GB/s)\n"};
   for (const Bytes b : sizes) {
+    // The same contract as every other command's collective (docs/limits.md): at most 1 TiB,
+    // whole fp32 elements, as the table's count column reports them.
+    sched::CollectiveSpec spec_of_size;
+    spec_of_size.collective = coll;
+    spec_of_size.ranks = sys.ranks();
+    spec_of_size.bytes = b;
+    TT_TRY_VOID(spec_of_size.check().context("--sizes"));
     TT_TRY(algo::NcclPrediction p, predictor.predict(coll, b, a.explain));
     PredictRow row{b.value,
                    p.chosen.time.us(),

@@ -117,13 +117,20 @@ std::optional<Bytes> parse_meminfo_available(const std::string& meminfo) {
   return std::nullopt;
 }
 
-Expected<Bytes> available_memory() {
+Expected<void> check_memory_limit_variable() {
   std::string bad;
-  const std::optional<std::int64_t> cap = env_mib("TOPOTUNE_MEMORY_LIMIT_MB", bad);
+  env_mib("TOPOTUNE_MEMORY_LIMIT_MB", bad);
   if (!bad.empty()) {
     return fail(Errc::InvalidArgument,
                 "TOPOTUNE_MEMORY_LIMIT_MB='" + bad + "' is not a positive whole number of MiB");
   }
+  return {};
+}
+
+Expected<Bytes> available_memory() {
+  TT_TRY_VOID(check_memory_limit_variable());
+  std::string bad;
+  const std::optional<std::int64_t> cap = env_mib("TOPOTUNE_MEMORY_LIMIT_MB", bad);
   std::optional<Bytes> avail;
   if (auto text = read_input_file("/proc/meminfo", "memory information", Bytes(1 << 20))) {
     avail = parse_meminfo_available(*text);

@@ -21,6 +21,11 @@ namespace topotune {
 /// the variable, 16 GiB. An unusable TOPOTUNE_MEMORY_LIMIT_MB fails with InvalidArgument.
 Expected<Bytes> available_memory();
 
+/// Fails with InvalidArgument when TOPOTUNE_MEMORY_LIMIT_MB is set but is not a whole number
+/// of MiB in range: one rule for every command (the CLI checks it before any command runs,
+/// so a command that never sizes memory refuses it as `simulate` does).
+Expected<void> check_memory_limit_variable();
+
 /// The process's resident size (/proc/self/statm), if readable: long runs compare it with
 /// their budget as they grow, where an estimate made beforehand cannot see the peak.
 std::optional<Bytes> resident_memory();

@@ -126,9 +126,13 @@ Expected<void> check_measurement_row(const MeasurementRow& r) {
                           r.time_us_p10.value_or(0),
                           r.time_us_p90.value_or(0)};
   for (double t : times) {
-    if (!(t >= 0 && t <= kMaxMeasuredTimeUs)) {
-      return fail(Errc::ParseError, "times must be in [0, 1e12] us");
+    if (!(t >= 0 && t <= kMaxMeasuredTimeUs) || (t > 0 && t < kMinMeasuredTimeUs)) {
+      return fail(Errc::ParseError, "times must be 0 or in [0.001, 1e12] us");
     }
+  }
+  if (r.bytes > 0 && r.time_us < kMinMeasuredTimeUs) {  // else validate would drop the row
+    return fail(Errc::ParseError,
+                "a row of " + std::to_string(r.bytes) + " bytes needs a time of at least 0.001 us");
   }
   for (double bw : {r.algbw_GBps, r.busbw_GBps}) {
     if (!std::isfinite(bw) || bw < 0) return fail(Errc::ParseError, "bandwidths must be >= 0");

@@ -25,6 +25,9 @@ inline constexpr int kMaxMeasuredChunks = 65536;
 inline constexpr std::size_t kMaxMeasuredRows = std::size_t{1} << 20;
 inline constexpr std::int64_t kMaxMeasuredBytes = std::int64_t{1} << 40;
 inline constexpr double kMaxMeasuredTimeUs = 1e12;
+/// The resolution of a measured time (1 ns): a positive time below it is no measurement, and
+/// a denormal one (5e-324 us) makes bandwidths inf. A row that moved bytes needs at least it.
+inline constexpr double kMinMeasuredTimeUs = 1e-3;
 
 struct MeasurementRow;
 struct Measurement;
@@ -33,8 +36,8 @@ struct Measurement;
 /// reader applies it (the JSON reader and the nccl-tests parser), so what one reads the other
 /// reads back.
 Expected<void> check_measurement_header(const Measurement& m);
-/// Fails unless the row's bytes are at most 1 TiB, its times finite in [0, 1e12] us and its
-/// bandwidths finite and non-negative.
+/// Fails unless the row's bytes are at most 1 TiB, its times 0 or in [1e-3, 1e12] us (its
+/// time at least 1e-3 us when it moved bytes) and its bandwidths finite and non-negative.
 Expected<void> check_measurement_row(const MeasurementRow& r);
 
 struct MeasurementRow {

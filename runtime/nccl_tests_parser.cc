@@ -82,6 +82,19 @@ bool to_double(std::string_view s, double& out) {
   return !copy.empty() && end == copy.c_str() + copy.size() && std::isfinite(out);
 }
 
+/// A token that reads as a number in any notation ("8", "-8", "0x10", "8.5", "1e3"): a line
+/// that starts with one is a result row, to be read or refused, never skipped as a banner.
+bool is_numeric(std::string_view s) {
+  if (s.empty() || !(std::isdigit(static_cast<unsigned char>(s[0])) || s[0] == '-' || s[0] == '+' ||
+                     s[0] == '.')) {
+    return false;
+  }
+  const std::string copy(s);
+  char* end = nullptr;
+  std::strtod(copy.c_str(), &end);
+  return end == copy.c_str() + copy.size();
+}
+
 std::optional<sched::Collective> collective_from_text(std::string_view s) {
   if (s.find("all_reduce") != std::string_view::npos) return sched::Collective::Allreduce;
   if (s.find("all_gather") != std::string_view::npos) return sched::Collective::Allgather;
@@ -132,14 +145,27 @@ void add_gpu_name(const std::vector<std::string_view>& tok, std::vector<std::str
     names.push_back(name);
 }
 
-/// A "#" line: the run header, a Rank line, or the table's column header.
-void read_comment(std::string_view body, State& st) {
-  const auto tok = split(body);
-  if (tok.empty()) return;
+/// "nGpus N" of the run header: GPUs per thread, refused unless in [1, 2^20] as the
+/// measurement reader refuses it (0, -1 or 99999999999999999999 were ignored).
+Expected<void> read_ngpus(const std::vector<std::string_view>& tok, State& st) {
   for (std::size_t i = 0; i + 1 < tok.size(); ++i) {
+    if (tok[i] != "nGpus") continue;
     int v = 0;
-    if (tok[i] == "nGpus" && to_number(tok[i + 1], v) && v > 0) st.m.gpus_per_thread = v;
+    if (!all_digits(tok[i + 1]) || !to_number(tok[i + 1], v) || v < 1 || v > kMaxMeasuredRanks) {
+      return fail(Errc::ParseError, "nGpus: gpus_per_thread must be in [1, " +
+                                        std::to_string(kMaxMeasuredRanks) + "], got '" +
+                                        std::string(tok[i + 1]) + "'");
+    }
+    st.m.gpus_per_thread = v;
   }
+  return {};
+}
+
+/// A "#" line: the run header, a Rank line, or the table's column header.
+Expected<void> read_comment(std::string_view body, State& st) {
+  const auto tok = split(body);
+  if (tok.empty()) return {};
+  TT_TRY_VOID(read_ngpus(tok, st));
   if (tok[0] == "Rank" && tok.size() > 1) {
     int r = 0;
     if (to_number(tok[1], r)) st.ranks_seen.insert(r);
@@ -147,7 +173,7 @@ void read_comment(std::string_view body, State& st) {
       if (tok[i] == "on") st.hosts.insert(std::string(tok[i + 1]));
     }
     add_gpu_name(tok, st.m.gpu_names);
-    return;
+    return {};
   }
   bool has_size = false, has_count = false;
   int times = 0;
@@ -165,6 +191,7 @@ void read_comment(std::string_view body, State& st) {
     layout.in_place = times >= 2;
     st.layout = layout;
   }
+  return {};
 }
 
 /// Guesses the layout from a row's field count when no header was seen.
@@ -201,7 +228,11 @@ Expected<void> read_row(const std::vector<std::string_view>& tok, std::size_t li
   row.dtype = sched::parse_dtype(tok[2]).value_or(sched::DataType::F32);
   std::size_t c = 3 + (l.redop ? 1 : 0) + (l.root ? 1 : 0);
   double t = 0, ip_t = 0;
-  if (!to_double(tok[c], t) || t < 0) return where("bad time '" + std::string(tok[c]) + "'");
+  // nccl-tests prints every time it measured, at least a launch (microseconds); 0 or a
+  // denormal is no measurement, and would make the bandwidths derived from it inf.
+  if (!to_double(tok[c], t) || t < kMinMeasuredTimeUs) {
+    return where("bad time '" + std::string(tok[c]) + "' (must be at least 0.001 us)");
+  }
   if (!to_double(tok[c + 1], row.algbw_GBps) || !to_double(tok[c + 2], row.busbw_GBps)) {
     return where("bad algbw/busbw");
   }
@@ -209,8 +240,9 @@ Expected<void> read_row(const std::vector<std::string_view>& tok, std::size_t li
   std::int64_t wrong = 0;
   if (l.wrong_is_count && to_number(tok[c + 3], wrong)) row.errors = wrong;
   if (l.in_place) {
-    if (!to_double(tok[c + 4], ip_t) || ip_t < 0) {
-      return where("bad in-place time '" + std::string(tok[c + 4]) + "'");
+    if (!to_double(tok[c + 4], ip_t) || ip_t < kMinMeasuredTimeUs) {
+      return where("bad in-place time '" + std::string(tok[c + 4]) +
+                   "' (must be at least 0.001 us)");
     }
     row.in_place_time_us = ip_t;
     std::int64_t ip_wrong = 0;
@@ -275,14 +307,15 @@ Expected<Measurement> parse_nccl_tests(std::string_view text, const NcclTestsPar
     read_version(line, st);
     const auto tok = split(line);
     if (tok.empty()) continue;
+    Expected<void> read = {};
     if (tok[0].front() == '#') {
-      read_comment(line.substr(line.find('#') + 1), st);
-      continue;
+      if (auto c = read_comment(line.substr(line.find('#') + 1), st); !c) {
+        read = fail(c.error().code, "line " + std::to_string(line_no) + ": " + c.error().message);
+      }
+    } else if (is_numeric(tok[0])) {  // else NCCL INFO lines, "...", banners
+      read = read_row(tok, line_no, st);
     }
-    if (!all_digits(tok[0])) continue;  // NCCL INFO lines, "...", banners
-    if (auto r = read_row(tok, line_no, st); !r) {
-      return Unexpected(Error(r.error().code, opt.origin + ":" + r.error().message));
-    }
+    if (!read) return Unexpected(Error(read.error().code, opt.origin + ":" + read.error().message));
   }
   TT_TRY_VOID(finish(st, opt));
   return std::move(st.m);

@@ -110,7 +110,9 @@ Expected<void> read_link_params(const Json& v, const JsonPath& at, ClusterSpec& 
     }
     if (const Json* e = detail::find_member(*p, "efficiency")) {
       TT_TRY(out.efficiency, detail::read_number(*e, pp / "efficiency", true));
-      if (out.efficiency > 1) return (pp / "efficiency").error("must be in (0, 1]");
+      if (!(out.efficiency >= kMinEfficiency && out.efficiency <= 1)) {
+        return (pp / "efficiency").error("must be in [0.001, 1]");
+      }
     }
   }
   return {};

@@ -39,6 +39,11 @@ struct LinkClassParams {
   double efficiency = 1.0;
 };
 
+/// The lowest efficiency any input may state, of a link class here or of the NCCL model's
+/// parameters: 0.1 % of a nominal rate is below any link that works, and a denormal
+/// (5e-324) would turn times into inf and shares into NaN (docs/limits.md).
+inline constexpr double kMinEfficiency = 1e-3;
+
 /// The network outside the hosts: leaves, a spine when there is more than one leaf, and a
 /// super-spine when the racks are grouped into pods.
 /// A rack (a scalable unit) is a block of consecutive hosts. Its NICs meet either one switch

@@ -43,7 +43,10 @@ int nccl_run_channels(const NcclLaunchInputs& in, NcclAlgo a, NcclProto p, doubl
     // from 2.26.2).
     double cell = rel >= R(2, 29, 0) ? 16384 : rel >= R(2, 23, 0) ? 8192 : 256;
     if (p == NcclProto::LL && rel >= R(2, 26, 0)) cell /= 4;
-    nc = std::max(1, std::min(nc, static_cast<int>(std::ceil(bytes / cell))));
+    // Compared as doubles: ceil(bytes / cell) passes INT_MAX at 512 GiB with 256-byte cells,
+    // and a cast of it to int would wrap (undefined) and halve the channel count.
+    const double cells = std::ceil(bytes / cell);
+    if (cells < nc) nc = std::max(1, static_cast<int>(cells));
   }
   return nc;
 }

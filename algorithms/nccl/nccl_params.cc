@@ -13,6 +13,7 @@
 #include "core/duplicate_key_check.h"
 #include "core/input_file.h"
 #include "core/string_printf.h"
+#include "topology/cluster_spec.h"
 
 namespace topotune::algo {
 namespace {
@@ -160,9 +161,11 @@ namespace {
 // never at 0 where the fitting bound is positive (latencies 1e308 or max_channels 0 are refused).
 Expected<void> check_range(const ParamInfo& info, double value) {
   if (info.name.find("efficiency") != std::string::npos) {
-    if (value > 0 && value <= 1) return {};
-    return fail(Errc::ParseError,
-                "parameter '" + info.name + "' must be in (0, 1], got " + std::to_string(value));
+    // 0.1 % of a nominal rate is below any link that works; a denormal (5e-324) would make
+    // times inf and shares NaN.
+    if (value >= topo::kMinEfficiency && value <= 1) return {};
+    return fail(Errc::ParseError, string_printf("parameter '%s' must be in [0.001, 1], got %g",
+                                                info.name.c_str(), value));
   }
   const double lo = info.fittable ? info.min / 10 : info.min;
   const double hi = info.fittable ? info.max * 10 : info.max;

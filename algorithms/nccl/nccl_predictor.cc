@@ -135,6 +135,10 @@ NcclCandidate NcclPredictor::evaluate(sched::Collective c, Bytes bytes, NcclAlgo
 Expected<NcclPrediction> NcclPredictor::predict(sched::Collective c, Bytes bytes,
                                                 bool explain) const {
   if (bytes.value < 0) return fail(Errc::InvalidArgument, "negative size");
+  if (bytes.value > kMaxBufferBytes) {  // the limit every collective has (core/units.h)
+    return fail(Errc::InvalidArgument, "size " + std::to_string(bytes.value) +
+                                           " is more than the 1 TiB limit (docs/limits.md)");
+  }
   NcclPrediction out;
   out.bytes = bytes;
   const double b = static_cast<double>(std::max<std::int64_t>(bytes.value, 1));

@@ -104,6 +104,27 @@ TEST(ModelProfile, MeasuredTimes) {
   EXPECT_DOUBLE_EQ(m->layers[0].backward_time->value, 0.002);
 }
 
+TEST(ModelProfile, MeasuredBatchIsAJsonIntegerInRange) {
+  // Issue 32: read through static_cast<int>, 4294967304 was used as 8, 2^31 went negative and
+  // 2^40 became 0 (inf and NaN step times).
+  for (const char* batch : {"4294967304", "2147483648", "1099511627776", "18446744073709551615",
+                            "0", "-8", "true", "1.5", "8e0", "1048577"}) {
+    auto m = parse(profile(R"({"name":"a","backward_time_s":0.1})",
+                           R"({"name":"w","numel":6,"layer":0})",
+                           std::string(R"("measured_batch_per_gpu":)") + batch + ","));
+    ASSERT_FALSE(m) << batch;
+    EXPECT_NE(m.error().message.find(
+                  "profile: 'measured_batch_per_gpu' must be an integer in [1, 1048576], got "),
+              std::string::npos)
+        << m.error().message;
+  }
+  auto edge =
+      parse(profile(R"({"name":"a","backward_time_s":0.1})", R"({"name":"w","numel":6,"layer":0})",
+                    R"("measured_batch_per_gpu":1048576,)"));
+  ASSERT_TRUE(edge) << edge.error().message;
+  EXPECT_EQ(*edge->measured_batch, 1 << 20);
+}
+
 TEST(ModelProfile, MissingFileIsNotFound) {
   auto m = load_model_profile("/nonexistent/model.json");
   ASSERT_FALSE(m);

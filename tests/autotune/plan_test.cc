@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+#include <tuple>
+
 #include "algorithms/rank_layout.h"
 #include "autotune/emitters.h"
 #include "autotune/model_timers.h"
@@ -107,6 +110,39 @@ TEST(Plan, BadPlanJsonIsAnError) {
   EXPECT_FALSE(read_plan_json("{}", "p.json"));
   EXPECT_FALSE(read_plan_json("not json", "p.json"));
   EXPECT_FALSE(read_plan_json(R"({"schema":"topotune.plan/1"})", "p.json"));
+}
+
+TEST(Plan, ReplayNumbersAreReadAsTheirJsonTypesInRange) {
+  // Issue 32: batch_per_gpu took true, 1.5 and wrapped values; bucket_caps [1e300] became
+  // -9223372036854775808; recommendation.bucket_bytes 1e300 was accepted.
+  using J = nlohmann::ordered_json;
+  auto plan = make_plan(inputs(2));
+  ASSERT_TRUE(plan) << plan.error().message;
+  const J good = J::parse(plan_to_json(*plan));
+  ASSERT_TRUE(read_plan_json(good.dump(), "p.json"));
+  const std::string batch = "batch_per_gpu must be an integer in [1, 1048576], got ";
+  const std::string cap = "must be an integer in [1, 1099511627776], got ";
+  const std::tuple<const char*, J, std::string> cases[] = {
+      {"/inputs/compute/batch_per_gpu", true, batch + "true"},
+      {"/inputs/compute/batch_per_gpu", 1.5, batch + "1.5"},
+      {"/inputs/compute/batch_per_gpu", 4294967304LL, batch + "4294967304"},
+      {"/inputs/compute/batch_per_gpu", 2147483648LL, batch + "2147483648"},
+      {"/inputs/compute/batch_per_gpu", 0, batch + "0"},
+      {"/inputs/bucket_caps", J::array({1e300}), "bucket_caps " + cap + "1e+300"},
+      {"/inputs/bucket_caps", J::array({-1}), "bucket_caps " + cap + "-1"},
+      {"/recommendation/bucket_bytes", 1e300, "bucket_bytes " + cap + "1e+300"},
+      {"/recommendation/bucket_bytes", 2199023255552LL, "bucket_bytes " + cap + "2199023255552"},
+      {"/inputs/compute/efficiency", true, "efficiency must be a number, got true"},
+      {"/inputs/compute/efficiency", 5e-324, "compute efficiency must be in [0.001, 1]"},
+      {"/inputs/compute/peak_flops", 1e-300, "peak FLOP/s must be 0 or in [1e9, 1e17]"},
+  };
+  for (const auto& [pointer, value, needle] : cases) {
+    J j = good;
+    j[J::json_pointer(pointer)] = value;
+    const auto stored = read_plan_json(j.dump(), "p.json");
+    ASSERT_FALSE(stored) << pointer << " = " << value.dump();
+    EXPECT_NE(stored.error().message.find(needle), std::string::npos) << stored.error().message;
+  }
 }
 
 std::string file(const std::vector<EmittedFile>& files, const std::string& name) {

@@ -85,7 +85,7 @@ PY
 expect 0 "recommend" plan --replay "$tmp/plan.json"
 expect 2 "dtypes has 100000 entries, more than the 3 allowed" plan --replay "$tmp/dtypes.json"
 expect 2 "duplicate key 'nodes'" plan --replay "$tmp/dup.json"
-expect 2 "--peak-tflops must be in [0, 100000]" plan --instance p4d.24xlarge --nodes 2 --peak-tflops inf
+expect 2 "--peak-tflops must be 0 or in [0.001, 100000]" plan --instance p4d.24xlarge --nodes 2 --peak-tflops inf
 expect 2 "lists a value twice" plan --instance p4d.24xlarge --nodes 2 --algos ring,ring
 # Duplicate keys in cluster and measurement files; counts, times and rates in range.
 printf '{"schema": "topotune.cluster/1", "instance": "p4d.24xlarge", "nodes": 2, "nodes": 64}' > "$tmp/cdup.json"
@@ -99,14 +99,14 @@ echo "$m, \"rows\": [{\"algorithm\": \"ring\", \"bytes\": 1048576, \"time_us\": 
 expect 0 "sizes >= 1 MiB" validate --instance p4d.24xlarge --measured "$tmp/m.json"
 expect 2 "duplicate key 'ranks'" validate --instance p4d.24xlarge --measured "$tmp/mdup.json"
 expect 2 "channels must be in [1, 1024], got 1025" validate --instance p4d.24xlarge --measured "$tmp/mch.json"
-expect 2 "rows[0]: times must be in [0, 1e12] us" validate --instance p4d.24xlarge --measured "$tmp/mtime.json"
+expect 2 "rows[0]: times must be 0 or in [0.001, 1e12] us" validate --instance p4d.24xlarge --measured "$tmp/mtime.json"
 echo "$m, \"channels\": 1024, \"chunks\": 65536, $row}" > "$tmp/mcc.json"
 expect 2 "more than a schedule can hold" validate --instance p4d.24xlarge --measured "$tmp/mcc.json"
 expect 2 "more than a schedule can hold" calibrate --instance p4d.24xlarge --measured "$tmp/mcc.json" -o "$tmp/out.json"
 expect 2 "--gpus-per-thread must be in [1, 1024]" validate --instance p4d.24xlarge --measured "$tmp/m.json" --gpus-per-thread 0
 log=$(dirname "$0")/../../fuzz/corpus/nccl_tests_parser_fuzz/dgx_a100_4n_ib_deepops_slurm.txt
 awk '!done && /^ +[0-9]+ +[0-9]+ +float/ {$6 = "1e308"; done = 1} {print}' "$log" > "$tmp/big.txt"
-expect 2 "times must be in [0, 1e12] us" validate --instance p4d.24xlarge --nccl-tests "$tmp/big.txt"
+expect 2 "times must be 0 or in [0.001, 1e12] us" validate --instance p4d.24xlarge --nccl-tests "$tmp/big.txt"
 printf '{"schema": "topotune.cluster/1", "instance": "p4d.24xlarge", "nodes": 2, "overrides": {"network.nic_Gbps": 5e-324}}' > "$tmp/nic.json"
 expect 2 "nic_Gbps: must be in [0.001, 1e7], got 5e-324" predict --cluster "$tmp/nic.json"
 # A 30 MB instance name is refused before the did-you-mean search (it took 15.6 s).

@@ -88,7 +88,7 @@ TEST(LinkCalibration, BadFilesAreErrorsNamingTheKey) {
             std::string::npos);
   EXPECT_NE(err(R"("parameters": {"nvlink_eficiency": 0.5})").find("unknown parameter"),
             std::string::npos);
-  EXPECT_NE(err(R"("parameters": {"net_efficiency.efa_srd": 1.5})").find("must be in (0, 1]"),
+  EXPECT_NE(err(R"("parameters": {"net_efficiency.efa_srd": 1.5})").find("must be in [0.001, 1]"),
             std::string::npos);
   EXPECT_NE(err(R"("parameters": {"nvlink_efficiency": "high"})").find("must be a number"),
             std::string::npos);

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tests/nccl/test_systems.h"
 
 namespace topotune::algo {
@@ -199,6 +201,34 @@ TEST(NcclPhenomena, TimeGrowsWithSizeForOneChoice) {
     EXPECT_GE(t, last * 0.999) << b;
     last = t;
   }
+}
+
+TEST(NcclPhenomena, BusbwFollowsItsTrendUpToTheTerabyteLimit) {
+  // 2.22.3's cells are 256 B: ceil(512 GiB / 256) = 2^31 cells, which a cast to int wrapped,
+  // so NCCL seemed to launch one channel and busbw halved inside the 1 TiB limit (issue 32).
+  // Past 1 GiB a ring is bandwidth-bound: busbw stays within 2 % of the 1 GiB..256 GiB range.
+  for (const char* release : {"2.22.3", "2.23.4", "2.29.2"}) {
+    NcclOptions o = version(release);
+    o.algos = {NcclAlgo::Ring};
+    const NcclSystem sys = p4d(2);
+    double lo = 1e300, hi = 0;
+    for (std::int64_t b = std::int64_t{1} << 30; b <= std::int64_t{1} << 38; b *= 2) {
+      const NcclPrediction pr = predict(sys, Bytes(b), o);
+      lo = std::min(lo, pr.busbw_GBps);
+      hi = std::max(hi, pr.busbw_GBps);
+    }
+    for (const std::int64_t b : {std::int64_t{1} << 39, std::int64_t{1} << 40}) {
+      const NcclPrediction pr = predict(sys, Bytes(b), o);
+      EXPECT_GE(pr.busbw_GBps, lo * 0.98) << release << " at " << b << " B";
+      EXPECT_LE(pr.busbw_GBps, hi * 1.02) << release << " at " << b << " B";
+      EXPECT_EQ(pr.chosen.channels, predict(sys, Bytes(std::int64_t{1} << 38), o).chosen.channels)
+          << release;
+    }
+  }
+  // Past the limit the predictor refuses instead of computing (predict --sizes 2^63-1).
+  EXPECT_FALSE(NcclPredictor(p4d(2), default_params(), {})
+                   .predict(Collective::Allreduce, Bytes((std::int64_t{1} << 40) + 4))
+                   .has_value());
 }
 
 TEST(NcclChannels, UserBoundsApplyToTheCommunicator) {

@@ -171,6 +171,63 @@ TEST(NcclTestsParser, HeaderCountsOutOfRangeAreRefusedAsTheJsonReaderDoes) {
   EXPECT_TRUE(parse_nccl_tests(log, {}).has_value());
 }
 
+// Replaces the first `from` in kModern with `to` and parses the result as "m.log".
+Expected<Measurement> modern_with(const std::string& from, const std::string& to) {
+  std::string log = kModern;
+  const auto at = log.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) log.replace(at, from.size(), to);
+  NcclTestsParseOptions o;
+  o.origin = "m.log";
+  return parse_nccl_tests(log, o);
+}
+
+TEST(NcclTestsParser, RowsWithNonDecimalSizesAreRefusedNotSkipped) {
+  // Issue 32: a row whose size was "-8", "0x10" or "8.5" was skipped as a banner line, so the
+  // log silently lost it. The 1 MiB row is line 18.
+  for (const char* size : {"-1048576", "0x100000", "1048576.5", "1e6"}) {
+    const auto m = modern_with("     1048576        262144", std::string(" ") + size + " 262144");
+    ASSERT_FALSE(m.has_value()) << size;
+    EXPECT_EQ(m.error().message.rfind("m.log:line 18: bad size", 0), 0u) << m.error().message;
+  }
+  // Launcher banners and NCCL INFO lines that start with digits are still not rows.
+  EXPECT_TRUE(modern_with("dgx-h100-01:41051", "10.0.0.1:41051").has_value());
+}
+
+TEST(NcclTestsParser, TimesBelowOneNanosecondAreRefused) {
+  // Time 0 dropped the row in validate; 5e-324 made its busbw inf (issue 32).
+  for (const char* t : {"0", "0.0000", "5e-324", "0.0009"}) {
+    const auto m = modern_with("27.37", t);
+    ASSERT_FALSE(m.has_value()) << t;
+    EXPECT_EQ(m.error().message.rfind("m.log:line 18: bad time", 0), 0u) << m.error().message;
+    const auto ip = modern_with("26.93", t);
+    ASSERT_FALSE(ip.has_value()) << t;
+    EXPECT_NE(ip.error().message.find("line 18: bad in-place time"), std::string::npos)
+        << ip.error().message;
+  }
+  EXPECT_TRUE(modern_with("27.37", "0.001").has_value());
+}
+
+TEST(NcclTestsParser, NGpusOutOfRangeIsRefusedWithItsLine) {
+  for (const char* n : {"0", "-1", "99999999999999999999", "1.5", "x"}) {
+    const auto m = modern_with("nGpus 1 ", std::string("nGpus ") + n + " ");
+    ASSERT_FALSE(m.has_value()) << n;
+    EXPECT_EQ(m.error().message.rfind("m.log:line 1: nGpus: gpus_per_thread must be in", 0), 0u)
+        << m.error().message;
+  }
+}
+
+TEST(MeasurementJson, DenormalAndZeroTimesAreRefused) {
+  const std::string good = to_json(parse_nccl_tests(kModern, {}).value());
+  for (const char* t : {"5e-324", "0.0", "0"}) {
+    std::string text = good;
+    const std::string from = "\"time_us\": 27.37";
+    ASSERT_NE(text.find(from), std::string::npos);
+    text.replace(text.find(from), from.size(), std::string("\"time_us\": ") + t);
+    EXPECT_FALSE(measurement_from_json(text, "x").has_value()) << t;
+  }
+}
+
 TEST(MeasurementJson, IntegerFieldsMustBeIntegersInRange) {
   // Found by measurement_fuzz under UBSan: "ranks": 1e300 was cast to int (undefined
   // behaviour), and an integer past int's range wrapped (2^32 + 8 read as 8).

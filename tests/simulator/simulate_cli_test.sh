@@ -116,7 +116,7 @@ printf '{"schema": "topotune.nccl_model/2", "parameters": {}, "links": {}}\n' > 
 printf '{"schema": "topotune.nccl_model/2", "parameters": {}, "link_params": {"network": {"latency_us": -1}}}\n' > "$tmp/lp.json"
 one=(--cluster "$tmp/one-gpu.json" --algo ring --size 1M)
 expect 2 "unknown parameter 'net_eficiency.infiniband'" "${one[@]}" --calibration "$tmp/typo.json"
-expect 2 "'net_efficiency.infiniband' must be in (0, 1]" "${one[@]}" --calibration "$tmp/bad.json"
+expect 2 "'net_efficiency.infiniband' must be in [0.001, 1]" "${one[@]}" --calibration "$tmp/bad.json"
 expect 2 "unknown key 'links'" "${one[@]}" --calibration "$tmp/key.json"
 expect 2 "link_params.network.latency_us" "${one[@]}" --calibration "$tmp/lp.json"
 expect 2 "cannot read" "${one[@]}" --calibration "$tmp/missing.json"

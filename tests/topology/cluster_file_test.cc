@@ -72,7 +72,7 @@ TEST(ClusterFile, Errors) {
                        "must be > 0"));
   EXPECT_TRUE(
       contains(error_of(head + R"("nodes": 2, "link_params": {"nvlink": {"efficiency": 1.5}}})"),
-               "link_params.nvlink.efficiency: must be in (0, 1]"));
+               "link_params.nvlink.efficiency: must be in [0.001, 1]"));
   EXPECT_TRUE(contains(error_of(head + R"("nodes": 2, "fabric": {"oversubscription": 0.5}})"),
                        "fabric.oversubscription: must be in 1..1000"));
   EXPECT_TRUE(contains(error_of(R"({"schema": "topotune.cluster/1", "instance": "p4d.24xl",
