@@ -4,7 +4,7 @@
 // `true` becomes 1, 1.5 becomes 1, 1e300 is undefined behaviour, 4294967304 read as an int
 // becomes 8 and 2^31 becomes negative. A field read here must be a JSON integer (not a
 // float, not a boolean) inside [lo, hi], checked before any conversion (docs/limits.md).
-// A template over the JSON type, as core/duplicate_key_check.h: profiles use nlohmann::json,
+// A template over the JSON type, as core/checked_json.h: profiles use nlohmann::json,
 // replays ordered_json.
 
 #include <cstdint>

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "algorithms/nccl/nccl_system.h"
+#include "core/checked_json.h"
 #include "core/units.h"
 
 namespace topotune::tune {
@@ -13,8 +14,9 @@ Expected<LinkCalibration> parse_link_calibration(const std::string& text, const 
   // params_from_json checks the schema, the top-level keys and every parameter.
   TT_TRY(out.model, algo::params_from_json(text, origin, base));
   try {
-    const nlohmann::json j = nlohmann::json::parse(text);
-    if (j.contains("link_params")) out.link_params_json = j.at("link_params").dump();
+    const Expected<nlohmann::json> j = parse_checked_json<nlohmann::json>(text);
+    if (!j) return fail(Errc::ParseError, origin + ": " + j.error().message);
+    if (j->contains("link_params")) out.link_params_json = j->at("link_params").dump();
   } catch (const nlohmann::json::exception& e) {
     return fail(Errc::ParseError, origin + ": " + e.what());
   }

@@ -7,7 +7,7 @@
 
 #include "autotune/embedded_models.h"
 #include "autotune/json_integer.h"
-#include "core/duplicate_key_check.h"
+#include "core/checked_json.h"
 #include "core/input_file.h"
 #include "core/name_check.h"
 
@@ -187,11 +187,10 @@ std::int64_t ModelProfile::trainable_params() const {
 Expected<ModelProfile> parse_model_profile(const std::string& text, const std::string& origin) {
   // The JSON library throws on malformed text and on type mismatches; both become errors here.
   try {
-    DuplicateKeyCheck<json> dup;
-    const json j = json::parse(text, dup.callback());
-    if (dup.found()) return fail(Errc::ParseError, origin + ": " + dup.message());
-    auto m = parse_json(j).context(origin);
-    if (m) m->json = j.dump();
+    const Expected<json> j = parse_checked_json<json>(text);
+    if (!j) return fail(Errc::ParseError, origin + ": " + j.error().message);
+    auto m = parse_json(*j).context(origin);
+    if (m) m->json = j->dump();
     return m;
   } catch (const json::exception& e) {
     return fail(Errc::ParseError, origin + ": " + e.what());

@@ -108,7 +108,9 @@ ordered_json inputs_json(const Plan& plan) {
                                                    : ordered_json::parse(in.calibration_record);
   j["nccl_params"] = ordered_json::parse(
       algo::params_to_json(in.nccl_params, "NCCL predictor parameters of this plan"));
-  j["model_profile"] = ordered_json::parse(in.model.json);
+  // The profile is a dump of nlohmann::json (keys sorted) whose top level may hold any number
+  // of keys the schema ignores: ordered_json would parse it in time quadratic in them.
+  j["model_profile"] = ordered_json(nlohmann::json::parse(in.model.json));
   return j;
 }
 

@@ -8,12 +8,15 @@
 
 #include "autotune/json_integer.h"
 #include "autotune/plan.h"
-#include "core/duplicate_key_check.h"
+#include "core/checked_json.h"
 
 namespace topotune::tune {
 namespace {
 
 using nlohmann::ordered_json;
+
+// Keys of one object in a plan (docs/limits.md): its largest, nccl_params.parameters, has 80.
+constexpr std::size_t kMaxPlanObjectKeys = 256;
 
 Expected<void> check_array(const ordered_json& v, const char* key, std::size_t max) {
   if (!v.is_array()) return fail(Errc::ParseError, std::string(key) + ": expected an array");
@@ -168,10 +171,12 @@ Expected<Plan> replay_plan(const StoredPlan& stored) {
 Expected<StoredPlan> read_plan_json(const std::string& text, const std::string& origin) {
   // The JSON library throws on malformed text and missing keys; both become errors here.
   try {
-    DuplicateKeyCheck<ordered_json> dup;
-    const ordered_json j = ordered_json::parse(text, dup.callback());
-    if (dup.found()) return fail(Errc::ParseError, origin + ": " + dup.message());
-    return read_stored(j, origin);
+    // ordered_json keeps the records' key order (they are replayed verbatim), at a cost
+    // quadratic in the keys of one object: bounded well above a plan's largest (80).
+    const Expected<ordered_json> j =
+        parse_checked_json<ordered_json>(text, {.max_object_keys = kMaxPlanObjectKeys});
+    if (!j) return fail(Errc::ParseError, origin + ": " + j.error().message);
+    return read_stored(*j, origin);
   } catch (const nlohmann::json::exception& e) {
     return fail(Errc::ParseError, origin + ": " + e.what());
   }

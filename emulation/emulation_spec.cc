@@ -4,7 +4,7 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 
-#include "core/duplicate_key_check.h"
+#include "core/checked_json.h"
 
 namespace topotune::emu {
 namespace {
@@ -49,9 +49,9 @@ std::string emulation_state_json(const EmulationSpec& s) {
 Expected<EmulationSpec> parse_emulation_state(const std::string& text, const std::string& origin,
                                               const std::string& dir) {
   try {
-    DuplicateKeyCheck<json> dup;
-    const json j = json::parse(text, dup.callback());
-    if (dup.found()) return fail(Errc::ParseError, origin + ": " + dup.message());
+    const Expected<json> checked = parse_checked_json<json>(text);
+    if (!checked) return fail(Errc::ParseError, origin + ": " + checked.error().message);
+    const json& j = *checked;
     if (j.value("schema", std::string()) != kStateSchema)
       return fail(Errc::ParseError, origin + ": wrong schema");
     EmulationSpec s;

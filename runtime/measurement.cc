@@ -9,7 +9,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "core/duplicate_key_check.h"
+#include "core/checked_json.h"
 
 namespace topotune::rt {
 namespace {
@@ -164,9 +164,9 @@ std::string to_json(const Measurement& m) {
 Expected<Measurement> measurement_from_json(const std::string& text, const std::string& origin) {
   json j;
   try {
-    DuplicateKeyCheck<json> dup;
-    j = json::parse(text, dup.callback());
-    if (dup.found()) return fail(Errc::ParseError, origin + ": " + dup.message());
+    Expected<json> checked = parse_checked_json<json>(text);
+    if (!checked) return fail(Errc::ParseError, origin + ": " + checked.error().message);
+    j = std::move(*checked);
   } catch (const json::exception& e) {  // parse_error, or out_of_range for 2e308
     return fail(Errc::ParseError, origin + ": malformed JSON: " + e.what());
   }

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <string_view>
 
-#include "core/duplicate_key_check.h"
+#include "core/checked_json.h"
 
 namespace topotune::topo::detail {
 
@@ -44,9 +44,8 @@ std::string short_reason(std::string_view what) {
 
 Expected<Json> parse_json_text(const std::string& text, const std::string& origin) {
   try {
-    DuplicateKeyCheck<Json> dup;
-    Json doc = Json::parse(text, dup.callback());
-    if (dup.found()) return fail(Errc::ParseError, origin + ": " + dup.message());
+    Expected<Json> doc = parse_checked_json<Json>(text);
+    if (!doc) return fail(Errc::ParseError, origin + ": " + doc.error().message);
     return doc;
   } catch (const Json::parse_error& e) {
     const auto [line, column] = line_column(text, e.byte);

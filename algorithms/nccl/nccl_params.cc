@@ -10,7 +10,7 @@
 
 #include "algorithms/nccl/embedded_nccl_model.h"
 #include "core/assert.h"
-#include "core/duplicate_key_check.h"
+#include "core/checked_json.h"
 #include "core/input_file.h"
 #include "core/string_printf.h"
 #include "topology/cluster_spec.h"
@@ -179,13 +179,13 @@ Expected<void> check_range(const ParamInfo& info, double value) {
 Expected<NcclModelParams> params_from_json(const std::string& text, const std::string& origin,
                                            const NcclModelParams& base) {
   nlohmann::json j;
-  DuplicateKeyCheck<nlohmann::json> dup;
   try {
-    j = nlohmann::json::parse(text, dup.callback());
+    Expected<nlohmann::json> checked = parse_checked_json<nlohmann::json>(text);
+    if (!checked) return fail(Errc::ParseError, origin + ": " + checked.error().message);
+    j = std::move(*checked);
   } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 2e308
     return fail(Errc::ParseError, origin + ": malformed JSON: " + e.what());
   }
-  if (dup.found()) return fail(Errc::ParseError, origin + ": " + dup.message());
   // A schema that is not a string ({"schema": 5}) is "not an NCCL model file", not a throw.
   if (j.is_object() && j.contains("schema") && j.at("schema") == "topotune.nccl_model/1") {
     return fail(Errc::ParseError,

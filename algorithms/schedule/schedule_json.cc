@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "algorithms/schedule/validate.h"
-#include "core/duplicate_key_check.h"
+#include "core/checked_json.h"
 
 namespace topotune::sched {
 namespace {
@@ -159,9 +159,9 @@ void ScheduleJson::write(const Schedule& s, std::ostream& out) {
 Expected<Schedule> ScheduleJson::parse(std::string_view text, const std::string& origin) {
   json j;
   try {
-    DuplicateKeyCheck<json> dup;
-    j = json::parse(text.begin(), text.end(), dup.callback());
-    if (dup.found()) return fail(Errc::ParseError, origin + ": " + dup.message());
+    Expected<json> checked = parse_checked_json<json>(text);
+    if (!checked) return fail(Errc::ParseError, origin + ": " + checked.error().message);
+    j = std::move(*checked);
   } catch (const json::parse_error& e) {
     return fail(Errc::ParseError,
                 origin + ": malformed JSON at byte " + std::to_string(e.byte) + ": " + e.what());

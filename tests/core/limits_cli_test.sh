@@ -104,6 +104,22 @@ echo "$m, \"channels\": 1024, \"chunks\": 65536, $row}" > "$tmp/mcc.json"
 expect 2 "more than a schedule can hold" validate --instance p4d.24xlarge --measured "$tmp/mcc.json"
 expect 2 "more than a schedule can hold" calibrate --instance p4d.24xlarge --measured "$tmp/mcc.json" -o "$tmp/out.json"
 expect 2 "--gpus-per-thread must be in [1, 1024]" validate --instance p4d.24xlarge --measured "$tmp/m.json" --gpus-per-thread 0
+# JSON nesting: 80,000 levels (a 160 KB file) crashed every JSON reader with SIGSEGV. Each
+# is refused in one line before the tree is built (docs/limits.md).
+{ head -c 80000 /dev/zero | tr '\0' '['; head -c 80000 /dev/zero | tr '\0' ']'; } > "$tmp/deep.json"
+deep_expect() {  # deep_expect ARGS...: exit 2, the one-line message, nothing else printed
+  expect 2 "deep.json: nesting deeper than 64 levels at byte 65" "$@"
+  if [ "$(printf '%s\n' "$out" | wc -l)" -ne 1 ]; then
+    echo "FAIL: topotune $* printed more than one line:"
+    echo "$out" | head -5
+    fails=$((fails + 1))
+  fi
+}
+deep_expect plan --instance p4d.24xlarge --nodes 2 --model "$tmp/deep.json"
+deep_expect plan --replay "$tmp/deep.json"
+deep_expect predict --instance p4d.24xlarge --nodes 2 --calibration "$tmp/deep.json"
+deep_expect validate --instance p4d.24xlarge --measured "$tmp/deep.json"
+deep_expect simulate --cluster "$tmp/deep.json" --algo ring --size 1M
 log=$(dirname "$0")/../../fuzz/corpus/nccl_tests_parser_fuzz/dgx_a100_4n_ib_deepops_slurm.txt
 awk '!done && /^ +[0-9]+ +[0-9]+ +float/ {$6 = "1e308"; done = 1} {print}' "$log" > "$tmp/big.txt"
 expect 2 "times must be 0 or in [0.001, 1e12] us" validate --instance p4d.24xlarge --nccl-tests "$tmp/big.txt"
