@@ -22,6 +22,7 @@
 #include "cli/measure_candidates.h"
 #include "cli/measure_report.h"
 #include "cli/output_format.h"
+#include "cli/path_flag.h"
 #include "core/file_output.h"
 #include "core/quantity_parse.h"
 #include "runtime/measure_loop.h"
@@ -92,7 +93,8 @@ CommandRun setup_measure(CLI::App& sub) {
                  "Seconds without progress after which the run fails (a rank died or hangs)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  sub.add_option("--out", args->out, "Write the measurement JSON here (only on success)");
+  sub.add_option("--out", args->out, "Write the measurement JSON here (only on success)")
+      ->check(non_empty_path());
   add_format_option(sub, args->format, {OutputFormat::Table, OutputFormat::Json, OutputFormat::Csv},
                     "table, json or csv (stdout of rank 0)");
   sub.add_option("--ranks-per-node", args->ranks_per_node,
@@ -145,12 +147,24 @@ Expected<void> check_sizes(const std::vector<Bytes>& sizes, sched::DataType dtyp
   return {};
 }
 
+/// This process's rank as the launcher set it, before MPI starts (Open MPI, PMIx, MPICH's
+/// PMI); 0 when it runs alone (a singleton).
+int launch_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
+    if (const char* v = std::getenv(name)) return std::atoi(v);
+  }
+  return 0;
+}
+
 Expected<void> run_measure(const MeasureArgs& a, std::ostream& out) {
   TT_TRY(std::vector<Bytes> sizes, parse_size_list(a.sizes));
   TT_TRY(sched::DataType dtype, sched::parse_dtype(a.dtype));
   TT_TRY_VOID(check_sizes(sizes, dtype));
   const std::vector<std::string> algos = split_comma_list(a.algos);
   if (algos.empty()) return fail(Errc::InvalidArgument, "--algos is empty");
+  // Bad input, so exit 2 with one line before MPI starts (after it, a refusal can only be
+  // an MPI_Abort). The rank that writes the file checks it on its own host.
+  if (launch_rank() == 0 && !a.out.empty()) TT_TRY_VOID(check_output_path(a.out).context("--out"));
   TT_TRY(rt::MpiSession session, rt::MpiSession::start(nullptr, nullptr));
   TT_TRY(rt::MpiTransport transport, rt::MpiTransport::create());
   const int me = transport.rank().value;

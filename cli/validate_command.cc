@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/nccl_common.h"
 #include "cli/output_format.h"
+#include "cli/path_flag.h"
 #include "cli/validate_report.h"
 #include "core/file_output.h"
 
@@ -105,7 +106,8 @@ CommandRun setup_validate(CLI::App& sub) {
   sub.add_option("--nccl-proto", a->nccl_proto, "NCCL_PROTO the run used");
   sub.add_option("--calibration", a->calibration, "parameters from `topotune calibrate`");
   sub.add_option("--gpus-per-thread", a->gpus_per_thread, "nccl-tests -g (default: from the log)");
-  sub.add_option("--plot", a->plot, "write measured and predicted busbw to FILE.svg or .png");
+  sub.add_option("--plot", a->plot, "write measured and predicted busbw to FILE.svg or .png")
+      ->check(non_empty_path());
   add_format_option(sub, a->format, {OutputFormat::Table, OutputFormat::Csv},
                     "table or csv (the rows only)");
   sub.footer(
