@@ -144,7 +144,8 @@ CommandRun setup_calibrate(CLI::App& sub) {
   sub.add_option("--link-params", a->link_params,
                  "link parameters to fit from runs of topotune's algorithms, e.g. "
                  "network.efficiency,network.latency_us (default: every class used)");
-  sub.add_option("--start", a->start, "start from this calibration instead of the defaults");
+  sub.add_option("--start", a->start, "start from this calibration instead of the defaults")
+      ->check(non_empty_path());
   sub.add_option("--rounds", a->rounds, "coordinate-descent passes (default 60)");
   sub.add_option("--description", a->description, "description stored in the output file");
   sub.add_option("-o,--output", a->output, "calibration file to write")

@@ -100,7 +100,8 @@ CommandRun setup_measure(CLI::App& sub) {
   sub.add_option("--ranks-per-node", args->ranks_per_node,
                  "Ranks per host of the layout the schedules are generated for");
   sub.add_option("--cluster", args->cluster,
-                 "Cluster JSON (e.g. written by `topotune emulate up`) describing the layout");
+                 "Cluster JSON (e.g. written by `topotune emulate up`) describing the layout")
+      ->check(non_empty_path());
   sub.add_option("--channels", args->channels, "Algorithm option: parallel rings/trees")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);

@@ -133,7 +133,8 @@ CommandRun setup_plan(CLI::App& sub) {
   sub.add_option("--calibration", a->calibration,
                  "parameters from `topotune calibrate`: NCCL's model for NCCL's algorithms, "
                  "the physical link parameters for topotune's (docs/calibration.md); recorded "
-                 "in the plan");
+                 "in the plan")
+      ->check(non_empty_path());
   add_format_option(sub, a->format, {OutputFormat::Table, OutputFormat::Json, OutputFormat::Csv},
                     "table (default), json (the plan, docs/planner.md), or csv (the table's "
                     "candidates and baselines, one row each)");
@@ -141,7 +142,8 @@ CommandRun setup_plan(CLI::App& sub) {
                  "write configs: nccl-env, torchrun, ddp, horovod, sagemaker, all");
   sub.add_option("--out", a->out, "directory for --emit (files are written all or none)")
       ->check(non_empty_path());
-  sub.add_option("--replay", a->replay, "recompute a plan JSON from the inputs it embeds");
+  sub.add_option("--replay", a->replay, "recompute a plan JSON from the inputs it embeds")
+      ->check(non_empty_path());
   sub.footer(
       "Examples:\n"
       "  topotune plan --instance p4d.24xlarge --nodes 4\n"

@@ -119,7 +119,8 @@ CommandRun setup_simulate(CLI::App& sub) {
       ->check(non_empty_path());
   sub.add_option("--calibration", a->calibration,
                  "calibration file from `topotune calibrate`: its physical link parameters "
-                 "replace the link-class defaults (docs/calibration.md)");
+                 "replace the link-class defaults (docs/calibration.md)")
+      ->check(non_empty_path());
   sub.footer(
       "Examples:\n"
       "  topotune simulate --instance p4d.24xlarge --nodes 4 --algo ring --size 1G\n"

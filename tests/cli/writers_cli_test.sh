@@ -33,6 +33,11 @@ expect 2 "--out: the path is empty" plan --instance p4d.24xlarge --nodes 2 --emi
 expect 2 "--dir: the path is empty" emulate up --files-only --dir ""
 expect 2 "the path is empty" calibrate --nccl-tests x.log --instance dgx-a100 -o ""
 expect 2 "--plot: the path is empty" validate --nccl-tests x.log --instance dgx-a100 --plot ""
+# Input path flags too: "" used to mean "not given" (--calibration "" ran uncalibrated).
+expect 2 "--calibration: the path is empty" "${sim[@]}" --calibration ""
+expect 2 "--cluster: the path is empty" predict --cluster "" --sizes 1M
+expect 2 "--replay: the path is empty" plan --replay ""
+expect 2 "--nccl-tests: the path is empty" validate --nccl-tests "" --instance dgx-a100
 for f in hostfile agent.sh mpirun.sh cluster.json emulate.json; do
   [ -e "/$f" ] && [ "/$f" -nt "$tmp" ] && failed "emulate --dir '' wrote /$f"
 done
