@@ -19,6 +19,7 @@
 #include "cli/commands.h"
 #include "cli/nccl_common.h"
 #include "cli/output_format.h"
+#include "cli/path_flag.h"
 #include "cli/progress_line.h"
 #include "core/file_output.h"
 #include "core/quantity_parse.h"
@@ -150,10 +151,13 @@ CommandRun setup_calibrate(CLI::App& sub) {
   sub.add_option("--link-params", a->link_params,
                  "link parameters to fit from runs of topotune's algorithms, e.g. "
                  "network.efficiency,network.latency_us (default: every class used)");
-  sub.add_option("--start", a->start, "start from this calibration instead of the defaults");
+  sub.add_option("--start", a->start, "start from this calibration instead of the defaults")
+      ->check(non_empty_path());
   sub.add_option("--rounds", a->rounds, "coordinate-descent passes (default 60)");
   sub.add_option("--description", a->description, "description stored in the output file");
-  sub.add_option("-o,--output", a->output, "calibration file to write")->required();
+  sub.add_option("-o,--output", a->output, "calibration file to write")
+      ->required()
+      ->check(non_empty_path());
   add_format_option(sub, a->format, {OutputFormat::Table, OutputFormat::Csv},
                     "table (default) or csv (each fit's runs: median |busbw error| before and "
                     "after, one row each)");

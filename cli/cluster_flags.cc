@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "cli/path_flag.h"
+
 namespace topotune::cli {
 namespace {
 
@@ -49,7 +51,8 @@ void add_cluster_flags(CLI::App& sub, ClusterFlags& f, bool with_placement) {
                    "every algorithm's time (docs/cluster.md)");
   }
   sub.add_option("--cluster", f.cluster_file,
-                 "cluster JSON file instead of --instance (docs/cluster.md)");
+                 "cluster JSON file instead of --instance (docs/cluster.md)")
+      ->check(non_empty_path());
 }
 
 Expected<topo::ClusterSpec> resolve_cluster(const ClusterFlags& f) {

@@ -6,6 +6,8 @@
 #include <ostream>
 
 #include "cli/commands.h"
+#include "cli/path_flag.h"
+#include "core/output_directory.h"
 #include "core/quantity_parse.h"
 #include "emulation/emulated_network.h"
 #include "emulation/launch_files.h"
@@ -46,16 +48,20 @@ Expected<emu::EmulationSpec> spec_of(const EmulateArgs& a) {
 Expected<void> run_up(const EmulateArgs& a, std::ostream& out) {
   TT_TRY(const emu::EmulationSpec s, spec_of(a));
   if (a.files_only) {
+    TT_TRY(OutputDirectory dir, emu::prepare_emulation_dir(s));
     TT_TRY_VOID(emu::write_emulation_files(s));
+    dir.keep();
     out << "emulate up --files-only: wrote " << s.dir << "/cluster.json (no namespaces created)\n";
     return {};
   }
   TT_TRY_VOID(emu::check_privileges(s.prefix));
+  TT_TRY(OutputDirectory dir, emu::prepare_emulation_dir(s));  // before any namespace
   TT_TRY_VOID(emu::emulated_up(s).context("emulate up"));
   if (Expected<void> w = emu::write_emulation_files(s); !w) {
     (void)emu::emulated_down(s.prefix);
     return w;
   }
+  dir.keep();
   out << "emulated cluster up: " << s.nodes << " hosts x " << s.ranks_per_node << " ranks, NIC "
       << emu::bits_per_sec(s.nic_rate) / 1e6 << " Mbit/s";
   if (s.racks > 1) {
@@ -128,7 +134,9 @@ CommandRun setup_emulate(CLI::App& sub) {
   run->add_option("command", a->command, "The program and its arguments (after --)")->required();
   CLI::App* status = sub.add_subcommand("status", "list the emulated cluster's namespaces");
   for (CLI::App* c : {up, down, run, status}) {
-    c->add_option("--dir", a->dir, "Directory of the cluster's files")->capture_default_str();
+    c->add_option("--dir", a->dir, "Directory of the cluster's files")
+        ->capture_default_str()
+        ->check(non_empty_path());
     c->add_option("--prefix", a->prefix, "Name prefix of namespaces (1-4 letters)")
         ->capture_default_str();
   }

@@ -70,6 +70,11 @@ int report(const Error& e) {
   return exit_code_for(e);
 }
 
+/// Why the first failed write to stdout failed: stdio discards what it could not write, so a
+/// later fflush() succeeds with the error flag set and errno no longer tells (the message
+/// said "write error").
+int g_stdout_errno = 0;
+
 /// Runs one parsed command; a buffered command's output is printed only if it succeeded.
 int run_command(const CommandInfo& info, const CommandRun& run) {
   // Environment settings are input like flags: refused by every command, not only by those
@@ -80,7 +85,9 @@ int run_command(const CommandInfo& info, const CommandRun& run) {
   if (!result) return report(result.error());
   if (!info.streams) {
     const std::string_view text = buffer.view();
-    std::fwrite(text.data(), 1, text.size(), stdout);  // errors are checked by finish_stdout
+    errno = 0;
+    // Errors are reported by finish_stdout; the reason is kept here, where it is known.
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) g_stdout_errno = errno;
   }
   return 0;
 }
@@ -158,9 +165,9 @@ int finish_stdout(int code) {
   std::cout.flush();
   const bool failed = !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout);
   if (!failed) return code;
-  const int e = errno;
+  const int e = errno != 0 ? errno : g_stdout_errno;
   std::fprintf(stderr, "topotune: error: cannot write to standard output: %s\n",
-               e != 0 ? std::strerror(e) : "write error");
+               e != 0 ? std::strerror(e) : "write error (the reason was not reported)");
   return code != 0 ? code : 1;
 }
 

@@ -23,6 +23,7 @@
 #include "cli/measure_candidates.h"
 #include "cli/measure_report.h"
 #include "cli/output_format.h"
+#include "cli/path_flag.h"
 #include "core/file_output.h"
 #include "core/quantity_parse.h"
 #include "runtime/measure_loop.h"
@@ -94,14 +95,16 @@ CommandRun setup_measure(CLI::App& sub) {
                  "0.001 to 1e6")
       ->capture_default_str()
       ->check(finite_range(0.001, 1e6));
-  sub.add_option("--out", args->out, "Write the measurement JSON here (only on success)");
+  sub.add_option("--out", args->out, "Write the measurement JSON here (only on success)")
+      ->check(non_empty_path());
   add_format_option(sub, args->format, {OutputFormat::Table, OutputFormat::Json, OutputFormat::Csv},
                     "table, json or csv (stdout of rank 0)");
   sub.add_option("--ranks-per-node", args->ranks_per_node,
                  "Ranks per host of the layout the schedules are generated for (1 to 1048576)")
       ->check(CLI::Range(1, 1 << 20));
   sub.add_option("--cluster", args->cluster,
-                 "Cluster JSON (e.g. written by `topotune emulate up`) describing the layout");
+                 "Cluster JSON (e.g. written by `topotune emulate up`) describing the layout")
+      ->check(non_empty_path());
   sub.add_option("--channels", args->channels, "Algorithm option: parallel rings/trees")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
@@ -148,12 +151,24 @@ Expected<void> check_sizes(const std::vector<Bytes>& sizes, sched::DataType dtyp
   return {};
 }
 
+/// This process's rank as the launcher set it, before MPI starts (Open MPI, PMIx, MPICH's
+/// PMI); 0 when it runs alone (a singleton).
+int launch_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"}) {
+    if (const char* v = std::getenv(name)) return std::atoi(v);
+  }
+  return 0;
+}
+
 Expected<void> run_measure(const MeasureArgs& a, std::ostream& out) {
   TT_TRY(std::vector<Bytes> sizes, parse_size_list(a.sizes));
   TT_TRY(sched::DataType dtype, sched::parse_dtype(a.dtype));
   TT_TRY_VOID(check_sizes(sizes, dtype));
   const std::vector<std::string> algos = split_comma_list(a.algos);
   if (algos.empty()) return fail(Errc::InvalidArgument, "--algos is empty");
+  // Bad input, so exit 2 with one line before MPI starts (after it, a refusal can only be
+  // an MPI_Abort). The rank that writes the file checks it on its own host.
+  if (launch_rank() == 0 && !a.out.empty()) TT_TRY_VOID(check_output_path(a.out).context("--out"));
   TT_TRY(rt::MpiSession session, rt::MpiSession::start(nullptr, nullptr));
   TT_TRY(rt::MpiTransport transport, rt::MpiTransport::create());
   const int me = transport.rank().value;

@@ -4,16 +4,19 @@
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <ostream>
 
 #include "autotune/emitters.h"
 #include "autotune/plan.h"
 #include "cli/commands.h"
 #include "cli/output_format.h"
+#include "cli/path_flag.h"
 #include "cli/plan_inputs.h"
 #include "cli/plan_report.h"
 #include "core/file_output.h"
 #include "core/input_file.h"
+#include "core/output_directory.h"
 
 namespace topotune::cli {
 namespace {
@@ -23,6 +26,9 @@ Expected<void> check_flags(const CLI::App& app) {
   const auto given = [&app](const char* f) { return app.count(f) > 0; };
   if (given("--out") && !given("--emit")) {
     return fail(Errc::InvalidArgument, "--out needs --emit KIND (without it nothing is written)");
+  }
+  if (given("--emit") && !given("--out")) {
+    return fail(Errc::InvalidArgument, "--emit needs --out DIR");
   }
   for (const char* f :
        {"--instance", "--nodes", "--placement", "--cluster", "--model", "--batch-per-gpu",
@@ -51,7 +57,6 @@ Expected<void> write_emitted(const tune::Plan& plan, const PlanArgs& a) {
   if (a.out.empty()) return fail(Errc::InvalidArgument, "--emit needs --out DIR");
   TT_TRY(const std::vector<tune::EmittedFile> files, tune::emit(plan, a.emit));
   std::error_code ec;
-  if (!std::filesystem::exists(a.out, ec)) std::filesystem::create_directories(a.out, ec);
   if (!std::filesystem::is_directory(a.out, ec)) {
     return fail(Errc::Io, "--out '" + a.out + "' is not a directory");
   }
@@ -70,15 +75,16 @@ Expected<void> write_emitted(const tune::Plan& plan, const PlanArgs& a) {
 
 Expected<void> run_plan(const PlanArgs& a, const CLI::App& app, std::ostream& out) {
   TT_TRY_VOID(check_flags(app));
-  if (!a.emit.empty() && !a.out.empty()) {
-    // --out is created when missing, then checked like every output target.
-    std::error_code ec;
-    if (!std::filesystem::exists(a.out, ec)) std::filesystem::create_directories(a.out, ec);
-    TT_TRY_VOID(check_output_dir(a.out).context("--out"));
+  std::optional<OutputDirectory> out_dir;
+  if (!a.emit.empty() && app.count("--out") > 0) {
+    // Before the work: --out's last component is created when missing (and removed again
+    // if the plan or the emit fails), then checked like every output target.
+    TT_TRY(out_dir, OutputDirectory::prepare(a.out).context("--out"));
   }
   TT_TRY(tune::Plan plan, compute_plan(a));
   // Files first: a failed write must not be followed by output that looks like success.
   if (!a.emit.empty()) TT_TRY_VOID(write_emitted(plan, a));
+  if (out_dir) out_dir->keep();
   if (a.format == OutputFormat::Json) {
     out << tune::plan_to_json(plan);
   } else {
@@ -128,7 +134,8 @@ CommandRun setup_plan(CLI::App& sub) {
   sub.add_option("--calibration", a->calibration,
                  "parameters from `topotune calibrate`: NCCL's model for NCCL's algorithms, "
                  "the physical link parameters for topotune's (docs/calibration.md); recorded "
-                 "in the plan");
+                 "in the plan")
+      ->check(non_empty_path());
   sub.add_option("--nccl-version", a->nccl_version,
                  "the NCCL release the job runs, e.g. 2.18.5: NCCL's choices (algorithm, "
                  "protocol, channels) are predicted as that release makes them (default: the "
@@ -138,8 +145,10 @@ CommandRun setup_plan(CLI::App& sub) {
                     "candidates and baselines, one row each)");
   sub.add_option("--emit", a->emit,
                  "write configs: nccl-env, torchrun, ddp, horovod, sagemaker, all");
-  sub.add_option("--out", a->out, "directory for --emit (files are written all or none)");
-  sub.add_option("--replay", a->replay, "recompute a plan JSON from the inputs it embeds");
+  sub.add_option("--out", a->out, "directory for --emit (files are written all or none)")
+      ->check(non_empty_path());
+  sub.add_option("--replay", a->replay, "recompute a plan JSON from the inputs it embeds")
+      ->check(non_empty_path());
   sub.footer(
       "Examples:\n"
       "  topotune plan --instance p4d.24xlarge --nodes 4\n"

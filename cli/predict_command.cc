@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/nccl_common.h"
 #include "cli/output_format.h"
+#include "cli/path_flag.h"
 #include "cli/predict_report.h"
 #include "core/quantity_parse.h"
 
@@ -174,7 +175,8 @@ CommandRun setup_predict(CLI::App& sub) {
                  "restrict protocols as NCCL_PROTO does, e.g. ^LL128");
   sub.add_option("--calibration", a->calibration,
                  "parameters from `topotune calibrate` (NCCL's model; with a schedule --algo, "
-                 "the physical link parameters, docs/calibration.md)");
+                 "the physical link parameters, docs/calibration.md)")
+      ->check(non_empty_path());
   sub.add_option("--gpus-per-thread", a->gpus_per_thread,
                  "GPUs one thread launches (nccl-tests -g)")
       ->check(CLI::PositiveNumber);

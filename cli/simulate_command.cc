@@ -19,6 +19,7 @@
 #include "cli/commands.h"
 #include "cli/nccl_common.h"
 #include "cli/output_format.h"
+#include "cli/path_flag.h"
 #include "cli/simulate_report.h"
 #include "core/file_output.h"
 #include "core/quantity_parse.h"
@@ -114,10 +115,12 @@ CommandRun setup_simulate(CLI::App& sub) {
   sub.add_flag("--no-flow-caps", a->no_flow_caps, "ignore per-flow rate caps (AWS TCP)");
   add_format_option(sub, a->format, {OutputFormat::Table, OutputFormat::Json, OutputFormat::Csv},
                     "table (default), json, or csv (every link that carried traffic)");
-  sub.add_option("--trace", a->trace, "write a Chrome/Perfetto trace of the transfers to FILE");
+  sub.add_option("--trace", a->trace, "write a Chrome/Perfetto trace of the transfers to FILE")
+      ->check(non_empty_path());
   sub.add_option("--calibration", a->calibration,
                  "calibration file from `topotune calibrate`: its physical link parameters "
-                 "replace the link-class defaults (docs/calibration.md)");
+                 "replace the link-class defaults (docs/calibration.md)")
+      ->check(non_empty_path());
   sub.footer(
       "Examples:\n"
       "  topotune simulate --instance p4d.24xlarge --nodes 4 --algo ring --size 1G\n"

@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/nccl_common.h"
 #include "cli/output_format.h"
+#include "cli/path_flag.h"
 #include "cli/validate_report.h"
 #include "core/file_output.h"
 
@@ -95,17 +96,22 @@ Expected<void> run_validate(const ValidateArgs& a, std::ostream& out) {
 
 CommandRun setup_validate(CLI::App& sub) {
   auto a = std::make_shared<ValidateArgs>();
-  sub.add_option("--nccl-tests", a->nccl_tests, "nccl-tests output (all_reduce_perf ...)");
-  sub.add_option("--measured", a->measured, "measurement JSON (topotune measure)");
+  sub.add_option("--nccl-tests", a->nccl_tests, "nccl-tests output (all_reduce_perf ...)")
+      ->check(non_empty_path());
+  sub.add_option("--measured", a->measured, "measurement JSON (topotune measure)")
+      ->check(non_empty_path());
   sub.add_option("--instance", a->instance, "catalog instance the run used");
   sub.add_option("--nodes", a->nodes, "nodes of the run (default: from the log)");
-  sub.add_option("--cluster", a->cluster, "cluster JSON file instead of --instance");
+  sub.add_option("--cluster", a->cluster, "cluster JSON file instead of --instance")
+      ->check(non_empty_path());
   sub.add_option("--nccl-version", a->nccl_version, "NCCL release (default: from the log)");
   sub.add_option("--nccl-algo", a->nccl_algo, "NCCL_ALGO the run used, e.g. ring");
   sub.add_option("--nccl-proto", a->nccl_proto, "NCCL_PROTO the run used");
-  sub.add_option("--calibration", a->calibration, "parameters from `topotune calibrate`");
+  sub.add_option("--calibration", a->calibration, "parameters from `topotune calibrate`")
+      ->check(non_empty_path());
   sub.add_option("--gpus-per-thread", a->gpus_per_thread, "nccl-tests -g (default: from the log)");
-  sub.add_option("--plot", a->plot, "write measured and predicted busbw to FILE.svg or .png");
+  sub.add_option("--plot", a->plot, "write measured and predicted busbw to FILE.svg or .png")
+      ->check(non_empty_path());
   add_format_option(sub, a->format, {OutputFormat::Table, OutputFormat::Csv},
                     "table or csv (the rows only)");
   sub.footer(

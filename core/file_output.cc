@@ -1,6 +1,7 @@
 #include "core/file_output.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,6 +10,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
+#include <set>
+
+#include "core/temp_files.h"
 
 namespace topotune {
 namespace {
@@ -72,19 +77,32 @@ mode_t current_umask() {
 /// One file of a set on its way: its exclusive temp file and, once kept, the old content.
 struct Staged {
   std::string tmp;
-  std::string old;  ///< hard link to the file being replaced ("" if there was none)
+  std::string old;          ///< hard link to the file being replaced ("" if there was none)
+  TempFileGuard on_signal;  ///< removes `tmp` on SIGINT/SIGTERM/SIGHUP
+};
+
+/// The temp file's name and its registration for removal on a signal.
+struct TempFile {
+  std::string path;
+  TempFileGuard on_signal;
 };
 
 /// Writes `f` to a new temp file next to its target; the temp file gets the target's mode
 /// (or the umask's default for a new file).
-Expected<std::string> stage(const PendingFile& f) {
+Expected<TempFile> stage(const PendingFile& f) {
   struct stat st {};
   bool exists = false;
   TT_TRY_VOID(check_target(f.path, &st, exists));
   const std::string name = std::filesystem::path(f.path).filename().string().substr(0, 200);
   std::string tmp =
       (std::filesystem::path(parent_of(f.path)) / ("." + name + ".tmp.XXXXXX")).string();
-  const int fd = ::mkostemp(tmp.data(), O_CLOEXEC);
+  int fd = -1;
+  std::optional<TempFileGuard> guard;
+  {
+    const DeferTerminationSignals defer;  // no window between creating and registering it
+    fd = ::mkostemp(tmp.data(), O_CLOEXEC);
+    if (fd >= 0) guard.emplace(tmp);
+  }
   if (fd < 0) return cannot(f.path, "creating a temporary file: " + errno_text());
   const mode_t mode = exists ? (st.st_mode & 07777) : (0666 & ~current_umask());
   Expected<void> written = write_all(fd, f.content);
@@ -94,7 +112,7 @@ Expected<std::string> stage(const PendingFile& f) {
     ::unlink(tmp.c_str());
     return cannot(f.path, written.error().message);
   }
-  return tmp;
+  return TempFile{std::move(tmp), std::move(*guard)};
 }
 
 void remove_staged(const std::vector<Staged>& staged) {
@@ -103,6 +121,34 @@ void remove_staged(const std::vector<Staged>& staged) {
     if (!s.old.empty()) ::unlink(s.old.c_str());
   }
 }
+
+/// Exclusive flock()s on the directories of a set, held while it is committed, so that two
+/// writers into one directory commit one set after the other, never interleaved.
+class DirectoryLocks {
+ public:
+  DirectoryLocks() = default;
+  DirectoryLocks(const DirectoryLocks&) = delete;
+  DirectoryLocks& operator=(const DirectoryLocks&) = delete;
+  ~DirectoryLocks() {
+    for (const int fd : fds_) ::close(fd);  // releases the lock
+  }
+  /// Locks `dir` (waiting for another writer's commit). A file system without flock()
+  /// (ENOLCK, EOPNOTSUPP) is written unlocked rather than not at all.
+  Expected<void> lock(const std::string& dir) {
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return fail(Errc::Io, "cannot lock directory '" + dir + "': " + errno_text());
+    fds_.push_back(fd);
+    int r = 0;
+    while ((r = ::flock(fd, LOCK_EX)) != 0 && errno == EINTR) {
+    }
+    if (r != 0 && errno != ENOLCK && errno != EOPNOTSUPP)
+      return fail(Errc::Io, "cannot lock directory '" + dir + "': " + errno_text());
+    return {};
+  }
+
+ private:
+  std::vector<int> fds_;
+};
 
 void sync_directory(const std::string& path) {
   const int fd = ::open(parent_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -184,15 +230,28 @@ Expected<void> write_files_atomically(const std::vector<PendingFile>& files,
   for (const PendingFile& f : files) TT_TRY_VOID(check_output_path(f.path));
   std::vector<Staged> staged;
   for (const PendingFile& f : files) {
-    Expected<std::string> tmp = stage(f);
+    Expected<TempFile> tmp = stage(f);
     if (!tmp) {
       remove_staged(staged);
       return Unexpected(std::move(tmp).error());
     }
-    staged.push_back({std::move(*tmp), ""});
+    staged.push_back({std::move(tmp->path), "", std::move(tmp->on_signal)});
   }
+  std::set<std::string> dirs;  // sorted: two writers lock shared directories in one order
+  for (const PendingFile& f : files) dirs.insert(parent_of(f.path));
+  DirectoryLocks locks;
+  for (const std::string& dir : dirs) {
+    if (Expected<void> l = locks.lock(dir); !l) {
+      remove_staged(staged);
+      return l;
+    }
+  }
+  // SIGINT/SIGTERM/SIGHUP wait until the set is renamed (or rolled back) and the temp and
+  // old files are gone: an interrupted commit would leave a mix of old and new files.
+  const DeferTerminationSignals defer;
   Expected<void> done = commit(files, staged, before_rename);
   remove_staged(staged);  // temp files not renamed, and the old files kept for a rollback
+  staged.clear();         // unregistered while the signals still wait
   return done;
 }
 

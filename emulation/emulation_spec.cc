@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/checked_json.h"
+#include "core/string_printf.h"
+#include "topology/model_defaults.h"
 
 namespace topotune::emu {
 namespace {
@@ -13,17 +15,29 @@ using nlohmann::json;
 
 constexpr const char* kStateSchema = "topotune.emulation/1";
 
+Expected<void> check_rate(const char* flag, BytesPerSec rate) {
+  const double bits = bits_per_sec(rate);
+  if (bits >= kMinShapedBitsPerSec && bits <= kMaxShapedBitsPerSec) return {};
+  return fail(Errc::InvalidArgument,
+              string_printf("%s must be in 2mbit..1tbit, got %g bit/s", flag, bits));
+}
+
 }  // namespace
 
 Expected<void> check_spec(const EmulationSpec& s) {
   if (s.nodes < 1 || s.nodes > 64) return fail(Errc::InvalidArgument, "--nodes must be 1..64");
-  if (s.ranks_per_node < 1) return fail(Errc::InvalidArgument, "--ranks-per-node must be >= 1");
+  if (s.ranks_per_node < 1 || s.ranks_per_node > topo::kMaxGpusPerHost) {
+    return fail(Errc::InvalidArgument, "--ranks-per-node must be 1.." +
+                                           std::to_string(topo::kMaxGpusPerHost) + ", got " +
+                                           std::to_string(s.ranks_per_node));
+  }
   if (s.racks < 1 || s.racks > s.nodes)
     return fail(Errc::InvalidArgument, "--racks must be 1..nodes");
   if (s.nodes % s.racks != 0) {
     return fail(Errc::InvalidArgument, "--nodes must be a multiple of --racks (equal racks)");
   }
-  if (!(s.nic_rate.value > 0)) return fail(Errc::InvalidArgument, "--nic must be a positive rate");
+  TT_TRY_VOID(check_rate("--nic", s.nic_rate));
+  if (s.uplink_rate) TT_TRY_VOID(check_rate("--uplink", *s.uplink_rate));
   if (s.prefix.empty() || s.prefix.size() > 4 ||
       !std::all_of(s.prefix.begin(), s.prefix.end(),
                    [](char c) { return std::isalnum(static_cast<unsigned char>(c)); })) {

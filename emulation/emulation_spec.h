@@ -43,7 +43,15 @@ struct EmulationSpec {
 /// A rate in bits per second, the unit tc and the state file speak.
 constexpr double bits_per_sec(BytesPerSec r) { return r.value * 8.0; }
 
-/// Checks the request (ranges, equal racks, prefix) before anything is created.
+/// The shaped rates `emulate up` accepts (--nic, --uplink), bits per second: from 2 Mbit/s
+/// (the payload rate the cluster file records, 0.936 x the shaped rate, stays above its
+/// 1e-3 Gbps minimum) to 1 Tbit/s (beyond what a veth pair carries).
+inline constexpr double kMinShapedBitsPerSec = 2e6;
+inline constexpr double kMaxShapedBitsPerSec = 1e12;
+
+/// Checks the request (ranges, equal racks, prefix) before anything is created: --nodes
+/// 1..64, --ranks-per-node 1..kMaxGpusPerHost (the cluster file's GPUs per host), rates in
+/// [kMinShapedBitsPerSec, kMaxShapedBitsPerSec].
 Expected<void> check_spec(const EmulationSpec& spec);
 
 /// The state file `emulate up` leaves in spec.dir (schema topotune.emulation/1), so that

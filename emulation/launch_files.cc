@@ -61,13 +61,25 @@ std::vector<std::string> mpirun_command(const EmulationSpec& s,
   return argv;
 }
 
+namespace {
+
+const char* const kFiles[] = {"hostfile", "agent.sh", "mpirun.sh", "cluster.json", "emulate.json"};
+
+}  // namespace
+
+Expected<OutputDirectory> prepare_emulation_dir(const EmulationSpec& s) {
+  TT_TRY(OutputDirectory dir, OutputDirectory::prepare(s.dir).context("--dir"));
+  for (const char* f : kFiles) TT_TRY_VOID(check_output_path(s.dir + "/" + f).context("--dir"));
+  return dir;
+}
+
 Expected<void> write_emulation_files(const EmulationSpec& s) {
   // The cluster JSON must load and build: predict/simulate/plan read it next.
   const std::string cluster = emulated_cluster_json(s);
   TT_TRY(topo::ClusterSpec spec, topo::parse_cluster_json(cluster, "emulated cluster.json")
                                      .context("internal: generated cluster JSON"));
   TT_TRY_VOID(topo::build_topology(spec).context("internal: generated cluster JSON"));
-  ::mkdir(s.dir.c_str(), 0755);
+  if (s.dir.empty()) return fail(Errc::InvalidArgument, "--dir: the output directory is empty");
   TT_TRY_VOID(write_files_atomically({{s.dir + "/hostfile", hostfile_text(s)},
                                       {s.dir + "/agent.sh", agent_script()},
                                       {s.dir + "/mpirun.sh", mpirun_script(s)},

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/expected.h"
+#include "core/output_directory.h"
 #include "emulation/emulation_spec.h"
 
 namespace topotune::emu {
@@ -25,9 +26,15 @@ std::string mpirun_script(const EmulationSpec& spec);
 std::vector<std::string> mpirun_command(const EmulationSpec& spec,
                                         const std::vector<std::string>& command);
 
+/// Before anything is created: spec.dir is made if missing (its last component only,
+/// core/output_directory.h; removed again if the command fails) and it and the five files'
+/// paths are checked like every output target (core/file_output.h). An empty dir is refused.
+Expected<OutputDirectory> prepare_emulation_dir(const EmulationSpec& spec);
+
 /// Writes hostfile, agent.sh, mpirun.sh (both executable), cluster.json and emulate.json into
-/// spec.dir (created if missing), all or none (core/file_output.h). The cluster JSON is built
-/// into a topology first: a document predict could not load is an internal error.
+/// spec.dir (prepared by prepare_emulation_dir), all or none (core/file_output.h). The cluster
+/// JSON is built into a topology first: a document predict could not load is an internal
+/// error.
 Expected<void> write_emulation_files(const EmulationSpec& spec);
 
 /// Reads spec.dir/emulate.json back (for `run` and `down`); Errc::NotFound when it is missing.

@@ -6,7 +6,15 @@ Measures a model's gradient profile for `topotune plan --model FILE.json`
   MODEL  torchvision:NAME (e.g. torchvision:resnet50; a bare NAME is looked up in torchvision
          too) or package.module:factory (a callable returning an nn.Module; the input is
          module.example_input(batch, device) if the model has that method, else a float
-         tensor of shape (B, *--input-shape)).
+         tensor of shape (B, *--input-shape)). package.module:factory IMPORTS AND RUNS CODE:
+         the module is imported from sys.path (PYTHONPATH, the current directory) and the
+         factory is called, exactly as `import package.module` would; give only modules
+         you would import yourself.
+
+--out is checked before profiling and written as topotune writes its files
+(docs/output-files.md): a symbolic link, a directory, a device node or a FIFO is refused,
+never replaced; the file appears complete or not at all. Errors are one line,
+"topotune.profile: error: ...", exit status 2.
 
 Layers are the modules that own parameters directly, in the order of their first forward call
 (forward pre-hooks on a warm-up step); each parameter, in registration order
@@ -27,7 +35,6 @@ per-layer sums are what the planner needs).
 import argparse
 import importlib
 import json
-import os
 import statistics
 import string
 import sys
@@ -35,22 +42,58 @@ import time
 
 import torch
 
+from topotune.output_file import OutputError, check_output_path, write_file_atomically
+
+
+class ProfileError(Exception):
+    """Bad input (a model that cannot be loaded or built): one line, exit status 2."""
+
+
+def die(message):
+    """topotune's shape of error: one line on stderr, exit status 2."""
+    print(f"topotune.profile: error: {' '.join(str(message).split())}", file=sys.stderr)
+    sys.exit(2)
+
+
+def one_line(e):
+    return f"{type(e).__name__}: {' '.join(str(e).split())}"
+
+
+def call_factory(factory, spec):
+    """The model the factory returns; any exception it raises is the input's fault."""
+    if not callable(factory):
+        raise ProfileError(f"{spec}: {type(factory).__name__} object is not callable")
+    try:
+        model = factory()
+    except Exception as e:  # the user's code: every failure is reported the same way
+        raise ProfileError(f"{spec}: the factory raised {one_line(e)}") from None
+    if not isinstance(model, torch.nn.Module):
+        raise ProfileError(f"{spec}: the factory returned {type(model).__name__}, "
+                           "not a torch.nn.Module")
+    return model
+
 
 def load_model(spec):
-    """(model, description) for torchvision:NAME, NAME, or package.module:factory."""
+    """(model, description) for torchvision:NAME, NAME, or package.module:factory (which
+    imports package.module and calls factory: it runs that code, as importing it would)."""
     if spec.startswith("torchvision:") or ":" not in spec:
         import torchvision
         name = spec.split(":", 1)[-1]
-        factory = getattr(torchvision.models, name, None)
-        if factory is None or not callable(factory):
-            raise SystemExit(f"topotune.profile: error: torchvision has no model '{name}'")
-        return factory(), f"torchvision {torchvision.__version__} models.{name}()"
+        factory = getattr(torchvision.models, name, None) if name else None
+        if factory is None or not callable(factory) or name.startswith("_"):
+            raise ProfileError(f"torchvision has no model '{name}'")
+        return call_factory(factory, spec), f"torchvision {torchvision.__version__} models.{name}()"
     module_name, factory_name = spec.split(":", 1)
+    if not module_name or not factory_name:
+        raise ProfileError(f"'{spec}' is not package.module:factory")
     try:
-        factory = getattr(importlib.import_module(module_name), factory_name)
-    except (ImportError, AttributeError) as e:
-        raise SystemExit(f"topotune.profile: error: cannot load {spec}: {e}")
-    return factory(), f"{spec}()"
+        module = importlib.import_module(module_name)
+    except Exception as e:  # ImportError, or whatever the module's own code raised
+        raise ProfileError(f"cannot import {module_name} ({spec}): {one_line(e)}") from None
+    factory = getattr(module, factory_name, None)
+    if factory is None:
+        raise ProfileError(f"{spec}: module {module_name} has no '{factory_name}'")
+    return call_factory(factory, spec), f"{spec}()"
 
 
 def make_input(model, batch, device, shape):
@@ -153,10 +196,13 @@ def envelope(values):
 
 def build_profile(spec, batch, device, shape, steps, warmup, name=None):
     model, source = load_model(spec)
-    model.to(device).train()
-    rec = Recorder(model, device)
-    x = make_input(model, batch, device, shape)
-    runs = measure(model, x, rec, steps, warmup)
+    try:
+        model.to(device).train()
+        rec = Recorder(model, device)
+        x = make_input(model, batch, device, shape)
+        runs = measure(model, x, rec, steps, warmup)
+    except Exception as e:  # the model's code, or an input it does not accept
+        raise ProfileError(f"{spec}: running the model failed: {one_line(e)}") from None
     layer_pos = layer_of_params(rec)
     n_layers = max(layer_pos) + 1 if layer_pos else 0
     owner_at = {pos: owner for pos, owner in enumerate(rec.order)}
@@ -227,7 +273,8 @@ def name_problem(name):
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python3 -m topotune.profile", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("model", help="torchvision:NAME or package.module:factory")
+    ap.add_argument("model", help="torchvision:NAME or package.module:factory (imports the "
+                    "module and calls the factory: it runs their code)")
     ap.add_argument("--batch", type=int, required=True, help="samples per step (per GPU)")
     ap.add_argument("--device", default="cpu", help="cpu, cuda or cuda:i")
     ap.add_argument("--out", required=True, help="profile JSON to write")
@@ -244,13 +291,18 @@ def main(argv=None):
         ap.error(bad_name)
     if a.batch < 1 or a.steps < 1 or a.warmup < 0:
         ap.error("--batch and --steps must be >= 1, --warmup >= 0")
-    shape = tuple(int(s) for s in a.input_shape.split(",") if s)
-    profile = build_profile(a.model, a.batch, a.device, shape, a.steps, a.warmup, a.name)
-    tmp = a.out + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(profile, f, indent=1)
-        f.write("\n")
-    os.replace(tmp, a.out)  # all or nothing
+    try:
+        shape = tuple(int(s) for s in a.input_shape.split(",") if s)
+    except ValueError:
+        die(f"--input-shape '{a.input_shape}' is not a comma list of integers")
+    try:
+        check_output_path(a.out)  # before the profiling run, not after it
+        profile = build_profile(a.model, a.batch, a.device, shape, a.steps, a.warmup, a.name)
+        write_file_atomically(a.out, json.dumps(profile, indent=1) + "\n")
+    except OutputError as e:
+        die(f"--out: {e}")
+    except ProfileError as e:
+        die(e)
     print(f"{a.out}: {profile['total_params']} parameters in {len(profile['params'])} tensors, "
           f"{len(profile['layers'])} layers; forward {profile['forward_s'] * 1e3:.1f} ms, "
           f"backward {profile['backward_s'] * 1e3:.1f} ms (batch {a.batch}, {a.device})")

@@ -255,7 +255,13 @@ class PlanCliTest(unittest.TestCase):
             self.assertEqual(r.returncode, 2, args)
             self.assertIn(said, r.stderr)
         with tempfile.TemporaryDirectory() as d:
-            out = os.path.join(d, "cfg", "new")
+            # Only --out's last component is created (docs/output-files.md).
+            deep = os.path.join(d, "cfg", "new")
+            r = plan("--instance", "p4d.24xlarge", "--nodes", "2", "--emit", "all", "--out", deep)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("only the last component", r.stderr)
+            self.assertEqual(os.listdir(d), [])
+            out = os.path.join(d, "new")
             r = plan("--instance", "p4d.24xlarge", "--nodes", "2", "--emit", "all", "--out", out)
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertTrue(os.path.isfile(os.path.join(out, "nccl.env")))

@@ -8,10 +8,16 @@
    the modules in forward order (not registration order), a tied weight belongs to its first
    use, a frozen parameter is "trainable": false, and a layer whose backward sleeps 50 ms is
    measured as the slowest.
+3. --out is written as topotune writes files (python/topotune/output_file.py): a FIFO, a device
+   node, a symbolic link, a directory or a missing parent is refused with one line and exit 2
+   before the model is even built (its factory leaves a marker file when called); a planted
+   OUT.tmp link is neither followed nor replaced. Bad factories (missing, not callable,
+   raising, returning a non-module, a module that fails to import) are one line, exit 2.
 usage: profile_test.py TOPOTUNE_BINARY (run with the python3 that has torch; PYTHONPATH=python)
 """
 import json
 import os
+import stat
 import subprocess
 import sys
 import tempfile
@@ -28,11 +34,18 @@ def check(ok, what):
     failures += not ok
 
 
+def run_profile(args, extra_path=None):
+    cmd = [sys.executable, "-m", "topotune.profile", *args]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [p for p in (extra_path, os.path.dirname(os.path.abspath(__file__))) if p]
+        + [env["PYTHONPATH"]])
+    return subprocess.run(cmd, capture_output=True, text=True, env=env)
+
+
 def profile(args, out):
     cmd = [sys.executable, "-m", "topotune.profile", *args, "--out", out]
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.path.dirname(os.path.abspath(__file__)) + os.pathsep + env["PYTHONPATH"]
-    run = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    run = run_profile([*args, "--out", out])
     print(run.stdout.strip(), run.stderr.strip())
     check(run.returncode == 0, " ".join(cmd[1:]))
     with open(out) as f:
@@ -97,7 +110,77 @@ def main():
         check(run.returncode == 2 and "profile name" in run.stderr
               and "\x1b" not in run.stderr and not os.path.exists(out),
               f"--name {bad!r} refused: {run.stderr.strip().splitlines()[-1:]}")
+    check_refusals(os.path.join(tmp, "refusals"))
     return 1 if failures else 0
+
+
+def one_line_error(run, needle, what):
+    err = run.stderr.strip()
+    check(run.returncode == 2 and "\n" not in err and err.startswith("topotune.profile: error: ")
+          and needle in err and "Traceback" not in err and not run.stdout,
+          f"{what}: exit {run.returncode}, {err!r}")
+
+
+def check_refusals(d):
+    os.makedirs(d)
+    marker = os.path.join(d, "factory-called")
+    with open(os.path.join(d, "marked.py"), "w") as f:
+        f.write("import torch\n"
+                f"def make():\n    open({marker!r}, 'w').close()\n"
+                "    return torch.nn.Linear(2, 2)\n"
+                "def raises():\n    raise ValueError('bad\\nconfig')\n"
+                "def number():\n    return 3\n"
+                "def takes(x):\n    return x\n"
+                "value = 3\n")
+    with open(os.path.join(d, "broken.py"), "w") as f:
+        f.write("raise RuntimeError('broken at import')\n")
+    victim = os.path.join(d, "victim")
+    with open(victim, "w") as f:
+        f.write("precious\n")
+    fifo = os.path.join(d, "fifo")
+    os.mkfifo(fifo)
+    os.symlink(victim, os.path.join(d, "link.json"))
+    # A private device node, not /dev/null: a writer without the check would replace it.
+    device = os.path.join(d, "null")
+    try:
+        os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except PermissionError:
+        device = None  # not root: the FIFO covers the same check
+    base = ["marked:make", "--batch", "2", "--steps", "1", "--input-shape", "2"]
+    for out, needle in [(fifo, "it is a FIFO"), (device, "it is a character device"),
+                        (os.path.join(d, "link.json"), "symbolic link"),
+                        (d, "it is a directory"),
+                        (os.path.join(d, "missing", "p.json"), "No such file or directory"),
+                        ("", "the output path is empty")]:
+        if out is None:
+            continue
+        one_line_error(run_profile([*base, "--out", out], d), needle, f"--out {out!r}")
+        check(not os.path.exists(marker), f"--out {out!r} is refused before the model is built")
+    check(stat.S_ISFIFO(os.stat(fifo).st_mode), "the FIFO is still a FIFO")
+    os.symlink(victim, os.path.join(d, "p.json.tmp"))  # the old writer's fixed temp name
+    good = os.path.join(d, "p.json")
+    run = run_profile([*base, "--out", good], d)
+    check(run.returncode == 0 and os.path.isfile(good) and not os.path.islink(good),
+          f"--out next to a planted p.json.tmp link: exit {run.returncode} {run.stderr.strip()}")
+    with open(victim) as f:
+        check(f.read() == "precious\n", "the planted link's target is unchanged")
+    left = sorted(n for n in os.listdir(d) if n != "__pycache__")
+    want = ["marked.py", "broken.py", "victim", "fifo", "link.json", "p.json.tmp", "p.json",
+            "factory-called"] + (["null"] if device else [])
+    check(left == sorted(want), f"no temp file left: {left}")
+    if device:
+        check(stat.S_ISCHR(os.stat(device).st_mode), "the device node is still a device")
+    for spec, needle in [("marked:nosuch", "has no 'nosuch'"), ("marked:value", "not callable"),
+                         ("marked:raises", "the factory raised ValueError: bad config"),
+                         ("marked:number", "returned int, not a torch.nn.Module"),
+                         ("marked:takes", "the factory raised TypeError"),
+                         ("broken:make", "RuntimeError: broken at import"),
+                         ("no_such_module:make", "No module named"),
+                         ("torchvision:no_such_model", "torchvision has no model")]:
+        one_line_error(run_profile([spec, "--batch", "2", "--out", os.path.join(d, "x.json")], d),
+                       needle, spec)
+    helptext = run_profile(["--help"]).stdout
+    check("IMPORTS AND RUNS CODE" in helptext, "--help says package.module:factory runs code")
 
 
 if __name__ == "__main__":

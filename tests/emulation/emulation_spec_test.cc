@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace topotune::emu {
 namespace {
 
@@ -42,7 +44,19 @@ TEST(EmulationSpec, ChecksRangesRacksAndPrefix) {
   refused([](EmulationSpec& s) { s.ranks_per_node = 0; }, "--ranks-per-node");
   refused([](EmulationSpec& s) { s.racks = 5; }, "--racks must be 1..nodes");
   refused([](EmulationSpec& s) { s.nodes = 3; }, "multiple of --racks");
-  refused([](EmulationSpec& s) { s.nic_rate = BytesPerSec(0); }, "--nic must be a positive");
+  refused([](EmulationSpec& s) { s.ranks_per_node = 65; },
+          "--ranks-per-node must be 1..64, got 65");
+  refused([](EmulationSpec& s) { s.nic_rate = BytesPerSec(0); }, "--nic must be in 2mbit..1tbit");
+  // 1 kbit/s: a NIC the cluster file cannot hold (was "internal: generated cluster JSON").
+  refused([](EmulationSpec& s) { s.nic_rate = BytesPerSec(125); }, "got 1000 bit/s");
+  refused([](EmulationSpec& s) { s.nic_rate = BytesPerSec(1.25e11 * 8); }, "--nic must be in");
+  refused([](EmulationSpec& s) { s.uplink_rate = BytesPerSec(125); }, "--uplink must be in");
+  refused([](EmulationSpec& s) { s.nic_rate = BytesPerSec(std::nan("")); }, "--nic must be in");
+  EmulationSpec edge = two_racks();
+  edge.ranks_per_node = 64;
+  edge.nic_rate = BytesPerSec(kMinShapedBitsPerSec / 8);
+  edge.uplink_rate = BytesPerSec(kMaxShapedBitsPerSec / 8);
+  EXPECT_TRUE(check_spec(edge));
   refused([](EmulationSpec& s) { s.prefix = "abcde"; }, "--prefix");
   refused([](EmulationSpec& s) { s.prefix = "a-b"; }, "--prefix");
   refused([](EmulationSpec& s) { s.prefix = ""; }, "--prefix");

@@ -52,9 +52,12 @@ TEST(LaunchFiles, HostfileAndWrapperMatchTheSpec) {
 
 TEST(LaunchFiles, WritesAllFilesExecutableScriptsAndReadsTheStateBack) {
   const TempDir tmp{"topotune-emulation"};
-  const std::string dir = (tmp.path() / "c").string();  // created by the writer
+  const std::string dir = (tmp.path() / "c").string();  // created by prepare_emulation_dir
   const EmulationSpec s = four_by_two(dir);
+  Expected<OutputDirectory> made = prepare_emulation_dir(s);
+  ASSERT_TRUE(made) << made.error().message;
   ASSERT_TRUE(write_emulation_files(s));
+  made->keep();
   for (const char* f : {"hostfile", "agent.sh", "mpirun.sh", "cluster.json", "emulate.json"}) {
     EXPECT_TRUE(fs::is_regular_file(fs::path(dir) / f)) << f;
   }
@@ -67,6 +70,28 @@ TEST(LaunchFiles, WritesAllFilesExecutableScriptsAndReadsTheStateBack) {
   EXPECT_EQ(back->dir, dir);
   EXPECT_EQ(back->nodes, 4);
   EXPECT_EQ(back->nic_rate, s.nic_rate);
+}
+
+TEST(LaunchFiles, TheDirectoryIsCheckedBeforeAnythingAndNeverEmpty) {
+  const TempDir tmp{"topotune-emulation"};
+  // An empty --dir would put every file into "/" (an unset $DIR).
+  EXPECT_FALSE(prepare_emulation_dir(four_by_two("")));
+  EXPECT_FALSE(write_emulation_files(four_by_two("")));
+  const std::string deep = (tmp.path() / "a" / "b").string();
+  EXPECT_FALSE(prepare_emulation_dir(four_by_two(deep)));  // only the last component
+  EXPECT_FALSE(fs::exists(tmp.path() / "a"));
+  const std::string dir = (tmp.path() / "c").string();
+  fs::create_directory(dir);
+  fs::create_directory(fs::path(dir) / "cluster.json");  // a target that cannot be replaced
+  const Expected<OutputDirectory> r = prepare_emulation_dir(four_by_two(dir));
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("cluster.json"), std::string::npos) << r.error().message;
+  {
+    const Expected<OutputDirectory> fresh =
+        prepare_emulation_dir(four_by_two((tmp.path() / "d").string()));
+    ASSERT_TRUE(fresh);
+  }  // not kept (the command failed): removed again
+  EXPECT_FALSE(fs::exists(tmp.path() / "d"));
 }
 
 TEST(LaunchFiles, AMissingStateIsNotFound) {
