@@ -312,8 +312,13 @@ std::string horovod_env(const Plan& plan) {
     << "# Milliseconds between background cycles that collect ready gradients.\n"
     << "HOROVOD_CYCLE_TIME=" << fmt("%g", h->cycle_time.value * 1e3) << "\n";
   if (h->algo.kind == AlgoKind::Hierarchical) {
-    o << "# Intra-node reduce-scatter, inter-node allreduce, intra-node allgather won.\n"
-      << "HOROVOD_HIERARCHICAL_ALLREDUCE=1\n";
+    // HOROVOD_HIERARCHICAL_ALLREDUCE would run the cross-node step through host memory and
+    // MPI_Allreduce (NCCLHierarchicalAllreduce), which is not what was timed.
+    o << "# NCCL reduce-scatter in the node, NCCL allreduce across nodes per local rank, NCCL "
+         "all-gather, all GPU-direct, won (Horovod >= 0.26.0: NCCLTorusAllreduce; NCCL picks "
+         "the cross-node algorithm, timed as a ring). Not HOROVOD_HIERARCHICAL_ALLREDUCE: it "
+         "stages the cross-node step through host memory and MPI_Allreduce, not timed here.\n"
+      << "HOROVOD_TORUS_ALLREDUCE=1\n";
   }
   if (const std::string algo = nccl_algo_value(h->algo); !algo.empty()) {
     o << "# Horovod's allreduce goes through NCCL; " << algo << " won the sweep.\n"

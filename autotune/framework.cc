@@ -38,8 +38,14 @@ constexpr std::array<Capability, 13> kCapabilities = {{
     {Framework::Horovod, AlgoKind::NcclDefault, AlgoKind::Ring, true, true, "NCCL's own choice"},
     {Framework::Horovod, AlgoKind::NcclRing, AlgoKind::Ring, true, true, "NCCL_ALGO=Ring"},
     {Framework::Horovod, AlgoKind::NcclTree, AlgoKind::Ring, true, true, "NCCL_ALGO=Tree"},
+    // HOROVOD_TORUS_ALLREDUCE (Horovod >= 0.26.0, NCCLTorusAllreduce in
+    // horovod/common/ops/nccl_operations.cc): NCCL reduce-scatter in the node, NCCL allreduce
+    // across nodes per local rank, NCCL all-gather, all on the GPU: what hierarchical(ring)
+    // times. Not HOROVOD_HIERARCHICAL_ALLREDUCE: NCCLHierarchicalAllreduce copies each shard
+    // to a malloc'd host buffer and runs MPI_Allreduce on the CPU across nodes, which no
+    // topotune model times.
     {Framework::Horovod, AlgoKind::Hierarchical, AlgoKind::Ring, false, true,
-     "HOROVOD_HIERARCHICAL_ALLREDUCE=1"},
+     "HOROVOD_TORUS_ALLREDUCE=1, Horovod >= 0.26"},
     {Framework::Topotune, AlgoKind::Ring, AlgoKind::Ring, true, true, "topotune measure"},
     {Framework::Topotune, AlgoKind::DbTree, AlgoKind::Ring, true, true, "topotune measure"},
     {Framework::Topotune, AlgoKind::HalvingDoubling, AlgoKind::Ring, true, true,

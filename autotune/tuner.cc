@@ -168,7 +168,7 @@ Expected<std::vector<Candidate>> best_horovod(const TuneRequest& req, const Eval
                             AlgoKind::Hierarchical};
   for (AlgoKind k : kinds) {
     AlgorithmChoice a;
-    a.kind = k;  // Hierarchical: HOROVOD_HIERARCHICAL_ALLREDUCE, inner ring
+    a.kind = k;  // Hierarchical: HOROVOD_TORUS_ALLREDUCE, inner ring
     // Only what the request searches (--algos): a Horovod best outside it would contradict it.
     const bool searched = std::any_of(req.algorithms.begin(), req.algorithms.end(),
                                       [&a](const AlgorithmChoice& x) { return x == a; });

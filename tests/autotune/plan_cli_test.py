@@ -223,8 +223,19 @@ class PlanCliTest(unittest.TestCase):
                      "nccl:default,nccl:ring,nccl:tree", "--emit", "horovod", "--out", d)
             self.assertEqual(r.returncode, 0, r.stderr)
             hvd = open(os.path.join(d, "horovod.env")).read()
-            self.assertNotIn("HOROVOD_HIERARCHICAL_ALLREDUCE=1", hvd)
+            self.assertNotIn("HOROVOD_TORUS_ALLREDUCE=1", hvd)
             self.assertNotIn("hierarchical", hvd)
+
+    def test_horovod_hierarchical_is_the_gpu_direct_torus_path(self):
+        """p4d x 8 ResNet-50 for Horovod recommends hierarchical(ring): emitted as Horovod's
+        NCCL torus allreduce, never HOROVOD_HIERARCHICAL_ALLREDUCE (host-staged MPI)."""
+        with tempfile.TemporaryDirectory() as d:
+            r = plan("--instance", "p4d.24xlarge", "--nodes", "8", "--model", "resnet50",
+                     "--framework", "horovod", "--emit", "horovod", "--out", d)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            hvd = open(os.path.join(d, "horovod.env")).read()
+            self.assertIn("\nHOROVOD_TORUS_ALLREDUCE=1\n", hvd)
+            self.assertNotIn("\nHOROVOD_HIERARCHICAL_ALLREDUCE", hvd)
 
     def test_gradient_dtype_follows_the_hardware(self):
         # V100 (p3) and T4 (g4dn) have no bf16: never searched, fp16 instead; A100 has it.

@@ -181,7 +181,9 @@ TEST(Emitters, AllFilesWithAWhyForEveryValue) {
   const std::string hvd = file(*files, "horovod.env");
   EXPECT_NE(hvd.find("HOROVOD_FUSION_THRESHOLD="), std::string::npos);
   EXPECT_NE(hvd.find("HOROVOD_CYCLE_TIME="), std::string::npos);
-  EXPECT_NE(hvd.find("HOROVOD_HIERARCHICAL_ALLREDUCE="), std::string::npos);
+  // Horovod's GPU-direct path (torus), never the host-staged MPI one (hierarchical).
+  EXPECT_NE(hvd.find("\nHOROVOD_TORUS_ALLREDUCE=1\n"), std::string::npos) << hvd;
+  EXPECT_EQ(hvd.find("\nHOROVOD_HIERARCHICAL_ALLREDUCE="), std::string::npos) << hvd;
   EXPECT_NE(file(*files, "sagemaker_distribution.py").find("distribution = "), std::string::npos);
 }
 

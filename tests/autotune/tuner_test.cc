@@ -353,7 +353,7 @@ namespace topotune::tune {
 namespace {
 
 // The capability table: DDP and Horovod run NCCL's algorithms (any channel count); Horovod
-// also hierarchical(ring) (HOROVOD_HIERARCHICAL_ALLREDUCE), DDP only once topotune's comm hook
+// also hierarchical(ring) (HOROVOD_TORUS_ALLREDUCE), DDP only once topotune's comm hook
 // ships; SMDDP none (its algorithm is not modelled); topotune's runtime every schedule.
 TEST(Framework, CapabilityTable) {
   const auto runs = [](Framework f, const char* name) {
