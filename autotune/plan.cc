@@ -431,6 +431,12 @@ Expected<Plan> make_plan(PlanInputs inputs) {
   TT_TRY(plan.report, tune(req, screen_timer, rank.timer.get()));
   add_stage_notes(plan.report, nccl, rank.note, rank.timer.get(), timers->fabric());
   choose_for_framework(plan);
+  if (!plan.keeps_defaults && plan.report.recommendation.framework == Framework::Ddp) {
+    const CollectiveTimer& final_timer =
+        rank.timer ? static_cast<const CollectiveTimer&>(*rank.timer) : screen_timer;
+    TT_TRY(plan.attribution, attribute_ddp_gain(req, final_timer, plan.report.recommendation,
+                                                plan.report.baseline_ddp));
+  }
   // Step 5: what NCCL runs for the buckets of the NCCL candidate the emitted files configure.
   if (nccl) {
     const Candidate& r = plan.report.recommendation;
@@ -508,6 +514,15 @@ std::string plan_to_json(const Plan& plan, int max_candidates) {
   rec["speedup_vs_ddp_defaults"] = r6(r.baseline_ddp.step.step.value / c.step.step.value);
   rec["speedup_vs_horovod_defaults"] = r6(r.baseline_horovod.step.step.value / c.step.step.value);
   rec["sentence"] = recommendation_sentence(plan);
+  // What each change buys alone against DDP's defaults (baselines[0]).
+  ordered_json alone = ordered_json::array();
+  for (const GainStep& g : plan.attribution) {
+    alone.push_back({{"change", g.change},
+                     {"step_time_s", r6(g.alone.step.step.value)},
+                     {"speedup_vs_ddp_defaults",
+                      r6(r.baseline_ddp.step.step.value / g.alone.step.step.value)}});
+  }
+  rec["each_change_alone"] = alone;
   j["recommendation"] = rec;
   ordered_json a = candidate_json(r.baseline_ddp);
   a["name"] = "nccl-defaults+ddp-25MiB";

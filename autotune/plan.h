@@ -18,6 +18,7 @@
 #include "algorithms/nccl/nccl_version.h"
 #include "autotune/cluster_shape.h"
 #include "autotune/framework.h"
+#include "autotune/gain_attribution.h"
 #include "autotune/model_profile.h"
 #include "autotune/step_model.h"
 #include "autotune/tuner.h"
@@ -133,6 +134,9 @@ struct Plan {
   /// True when nothing the framework runs beats its defaults by kDefaultDtypeMargin: the
   /// recommendation is then the defaults themselves and the emitted files change nothing.
   bool keeps_defaults = false;
+  /// Each change a DDP recommendation makes to DDP's defaults, timed alone (empty for the
+  /// defaults themselves and for other frameworks): what each knob buys.
+  std::vector<GainStep> attribution;
   std::string version;                     ///< topotune version that computed it
   std::optional<std::string> replay_note;  ///< set by a replay that changed the answer
 };

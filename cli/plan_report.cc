@@ -84,6 +84,17 @@ std::vector<std::string> footer(const tune::Plan& plan) {
       string_printf("horovod best: fusion %g MiB, cycle %g ms, %s: step %.2f ms\n",
                     h.bucket_cap.as_double() / (1 << 20), h.cycle_time.value * 1e3,
                     h.algo.name().c_str(), h.step.step.value * 1e3)};
+  if (!plan.attribution.empty()) {
+    // What each knob buys alone, so the gain is not credited to the first one read.
+    const double base = r.baseline_ddp.step.step.value;
+    std::string alone = string_printf("each change alone vs (a) %.2f ms:", base * 1e3);
+    for (const tune::GainStep& g : plan.attribution) {
+      alone += string_printf(" %s %.2f ms (%.2fx);", g.change.c_str(),
+                             g.alone.step.step.value * 1e3, base / g.alone.step.step.value);
+    }
+    const double all = r.recommendation.step.step.value;
+    lines.push_back(alone + string_printf(" together %.2f ms (%.2fx)\n", all * 1e3, base / all));
+  }
   for (const std::string& n : r.notes) lines.push_back("note: " + n + "\n");
   if (plan.replay_note) lines.push_back("replay: " + *plan.replay_note + "\n");
   lines.push_back("\n" + tune::recommendation_sentence(plan) + "\n");

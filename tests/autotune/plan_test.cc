@@ -519,3 +519,44 @@ TEST(PlanInputs, TheNcclReleaseChangesNcclsChoiceAndIsRecorded) {
 
 }  // namespace
 }  // namespace topotune::tune
+
+namespace topotune::tune {
+namespace {
+
+// p4d x 4, BERT-large batch 32: the recommendation changes the bucket, the dtype and the
+// algorithm; each is timed alone against DDP's defaults, and the DDP snippet credits the
+// bucket only with what the bucket alone buys.
+TEST(GainAttribution, EachChangeIsTimedAloneAgainstTheDefaults) {
+  PlanInputs in = inputs(4);
+  in.compute.batch_per_gpu = 32;
+  auto plan = make_plan(in);
+  ASSERT_TRUE(plan) << plan.error().message;
+  const Candidate& rec = plan->report.recommendation;
+  const Candidate& defaults = plan->report.baseline_ddp;
+  ASSERT_EQ(rec.framework, Framework::Ddp);
+  std::vector<std::string> changes;
+  for (const GainStep& g : plan->attribution) {
+    changes.push_back(g.change);
+    // One change at a time: between the defaults and everything together.
+    EXPECT_LT(g.alone.step.step.value, defaults.step.step.value) << g.change;
+    EXPECT_GT(g.alone.step.step.value, rec.step.step.value) << g.change;
+  }
+  ASSERT_EQ(changes.size(), 3u);
+  EXPECT_EQ(changes[1], std::string(sched::dtype_name(rec.dtype)) + " gradients");
+  EXPECT_EQ(changes[2], rec.algo.name());
+  // The bucket alone: the defaults' algorithm and dtype with the recommendation's buckets.
+  const Candidate& bucket = plan->attribution[0].alone;
+  EXPECT_EQ(bucket.bucket_cap, rec.bucket_cap);
+  EXPECT_EQ(bucket.dtype, defaults.dtype);
+  EXPECT_TRUE(bucket.algo == defaults.algo);
+  const std::string ddp = file(*emit(*plan, "ddp"), "ddp_snippet.py");
+  EXPECT_NE(ddp.find(changes[0] + " alone: predicted step"), std::string::npos) << ddp;
+  EXPECT_NE(plan_to_json(*plan).find("\"each_change_alone\""), std::string::npos);
+  // Nothing to attribute when the plan keeps the defaults.
+  Plan kept = *plan;
+  kept.keeps_defaults = true;
+  EXPECT_EQ(file(*emit(kept, "ddp"), "ddp_snippet.py").find("alone:"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace topotune::tune
