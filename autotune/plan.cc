@@ -6,6 +6,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "autotune/error_band.h"
 #include "autotune/model_timers.h"
 #include "core/string_printf.h"
 #include "core/version.h"
@@ -57,6 +58,7 @@ ordered_json candidate_json(const Candidate& c) {
   j["allreduce_s"] = r6(c.allreduce_all.value);
   j["busbw_GBps"] = r6(c.busbw / 1e9);
   j["buckets"] = c.step.buckets.size();
+  j["error_band_s"] = r6(error_band(c).value);
   j["timer"] = c.timer;
   j["model"] = c.model;
   return j;
@@ -340,13 +342,14 @@ void choose_for_framework(Plan& plan) {
   const Candidate& defaults = f == Framework::Horovod ? r.baseline_horovod : r.baseline_ddp;
   Candidate pick = f == Framework::Horovod ? r.horovod_best : r.recommendation;
   const bool runs = framework_runs(f, pick.algo);
-  const bool beats = pick.step.step.value < defaults.step.step.value * (1 - kDefaultDtypeMargin);
+  const bool beats = beats_beyond_band(pick, defaults, kDefaultDtypeMargin);
   // Without NCCL (--backend mpi) there are no framework defaults to keep: the baselines'
   // "NCCL defaults" only stand for topotune's ring/tree there.
   const bool no_defaults = plan.inputs.backend == PlanBackend::Mpi;
   plan.keeps_defaults = f == Framework::Smddp || !runs || (!beats && !no_defaults);
   // Not `keeps ? defaults : std::move(pick)`: the conditional is a const lvalue, which copies.
   if (plan.keeps_defaults) {
+    if (runs && f != Framework::Smddp) plan.declined = pick;
     r.recommendation = defaults;
   } else {
     r.recommendation = std::move(pick);
@@ -483,6 +486,19 @@ std::string recommendation_sentence(const Plan& plan) {
     return "Keep SMDDP's defaults: topotune does not model SMDDP's own AllReduce, so no "
            "candidate is timed as SMDDP runs it (the rows are NCCL's and topotune's).";
   }
+  if (plan.keeps_defaults && plan.declined) {
+    const Candidate& p = *plan.declined;
+    const Seconds gain(d.step.step.value - p.step.step.value);
+    const Seconds band(error_band(d).value + error_band(p).value);
+    return "Keep " + defaults_words(plan.inputs) + ": predicted step " + ms(d.step.step) +
+           "; the best change " + fw + " runs (" + p.algo.name() + ", " + mib(p.bucket_cap) + ", " +
+           sched::dtype_name(p.dtype) + ": " + ms(p.step.step) + ") gains " + ms(gain) +
+           ", not more than " + percent(kDefaultDtypeMargin).substr(1) +
+           " of the step and the model's error band of the two steps (" + ms(band) + ": " +
+           percent(kHeldOutCollectiveError).substr(1) +
+           " of each step's collective time, the held-out median error); the emitted files "
+           "change nothing.";
+  }
   if (plan.keeps_defaults) {
     return "Keep " + defaults_words(plan.inputs) + ": predicted step " + ms(d.step.step) +
            "; nothing " + fw + " runs is predicted to beat them by more than " +
@@ -493,10 +509,12 @@ std::string recommendation_sentence(const Plan& plan) {
   const std::string knobs = c.framework == Framework::Horovod
                                 ? "fusion " + mib(c.bucket_cap) + ", cycle " + ms(c.cycle_time)
                                 : mib(c.bucket_cap) + " buckets";
+  const Seconds band(error_band(d).value + error_band(c).value);
   return "Use " + c.algo.name() + " (" + fw + ": " + how + ") with " + knobs + " and " +
          sched::dtype_name(c.dtype) + " gradients: predicted step " + ms(c.step.step) + " (" +
          ms(c.step.exposed_comm) + " exposed communication), " + ratio(gain) + " (" +
-         percent(gain - 1) + ") vs " + defaults_words(plan.inputs) + ".";
+         percent(gain - 1) + ") vs " + defaults_words(plan.inputs) + ", beyond the model's " +
+         "error band of the two steps (" + ms(band) + ").";
 }
 
 std::string plan_to_json(const Plan& plan, int max_candidates) {

@@ -134,6 +134,9 @@ struct Plan {
   /// True when nothing the framework runs beats its defaults by kDefaultDtypeMargin: the
   /// recommendation is then the defaults themselves and the emitted files change nothing.
   bool keeps_defaults = false;
+  /// When the plan keeps the defaults: the best candidate the framework runs, which did not
+  /// beat them by more than kDefaultDtypeMargin and the two steps' error bands (error_band.h).
+  std::optional<Candidate> declined;
   /// Each change a DDP recommendation makes to DDP's defaults, timed alone (empty for the
   /// defaults themselves and for other frameworks): what each knob buys.
   std::vector<GainStep> attribution;

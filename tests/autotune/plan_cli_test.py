@@ -94,6 +94,23 @@ class PlanCliTest(unittest.TestCase):
         self.assertEqual(bad.returncode, 2)
         self.assertIn("--nccl-version", bad.stderr)
 
+    def test_advice_only_beyond_the_error_band(self):
+        """p5 x 2: the best change gains ~2 %, inside the model's error band: keep the
+        defaults, and say so with the figures; every candidate carries its band."""
+        p = plan("--instance", "p5.48xlarge", "--nodes", "2", "--format", "json")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        j = json.loads(p.stdout)
+        rec = j["recommendation"]
+        self.assertTrue(rec["keeps_defaults"], rec["sentence"])
+        self.assertIn("error band", rec["sentence"])
+        self.assertGreater(rec["error_band_s"], 0)
+        for c in j["candidates"]:
+            self.assertGreaterEqual(c["error_band_s"], 0)
+        big = json.loads(plan("--instance", "p4d.24xlarge", "--nodes", "4", "--format",
+                              "json").stdout)["recommendation"]
+        self.assertFalse(big["keeps_defaults"])
+        self.assertIn("beyond the model's error band", big["sentence"])
+
     def test_emit_all_and_replay(self):
         with tempfile.TemporaryDirectory() as d:
             p = plan("--instance", "p4d.24xlarge", "--nodes", "4", "--format", "json",
