@@ -3,7 +3,8 @@
 
 Stdlib only, so CI can run it before anything is built. It applies the rules the C++ loader
 enforces (schema string, name = file name, figure objects well formed, required figures known,
-counts and bandwidths positive, indices in range, NVLink pair sums, no unknown keys) plus two
+counts and bandwidths positive, indices in range, NVLink pair sums, no unknown keys, `name`
+and `sagemaker_name` as core/name_check.h's check_name) plus two
 catalog-hygiene rules of this project: every source cites instances.md (a section) or a named
 vendor document, and docs/catalog.md's generated block matches the data.
 
@@ -33,6 +34,10 @@ TRANSPORTS = {"efa", "infiniband", "tcp"}
 TAGS = {"derived", "secondary", "unverified", "disagree"}
 # A source must point at a section of instances.md or at a named vendor document.
 SOURCE_RE = re.compile(r"instances\.md §\d|NVIDIA [^,;]*(datasheet|specifications|whitepaper)")
+# core/name_check.h's rule: names reach emitted launch files (after `#`, inside Python string
+# literals) and the terminal, so they are 1..128 characters of a closed set. Same set as
+# is_name_char(); ASCII only (no re.ASCII needed: the class names its ranges).
+NAME_RE = re.compile(r"[A-Za-z0-9 ._\-+:/(),]{1,128}")
 
 TOP_KEYS = {"schema", "name", "vendor", "description", "sagemaker_name", "gpu", "intra", "host",
             "network"}
@@ -221,6 +226,9 @@ def check_instance(doc, name_from_file):
         err(k, "missing")
     if doc.get("schema") != SCHEMA:
         err("schema", "must be %r" % SCHEMA)
+    if not isinstance(doc.get("name"), str) or not NAME_RE.fullmatch(doc["name"]):
+        err("name", "%s is not a name (1..128 letters, digits, space and ._-+:/(),)"
+            % json.dumps(doc.get("name")))
     if doc.get("name") != name_from_file:
         err("name", "%r does not match the file name %r" % (doc.get("name"), name_from_file))
     if doc.get("vendor") not in VENDORS:
@@ -231,6 +239,9 @@ def check_instance(doc, name_from_file):
         known, v = check_figure(doc["sagemaker_name"], "sagemaker_name", err)
         if known and v is not None and not (isinstance(v, str) and v.startswith("ml.")):
             err("sagemaker_name", "value must be null or an 'ml.' name")
+        elif known and isinstance(v, str) and not NAME_RE.fullmatch(v):
+            err("sagemaker_name", "%s is not a name (1..128 letters, digits, space and "
+                "._-+:/(),)" % json.dumps(v))
     for sec, spec in SECTIONS.items():
         body = doc.get(sec)
         if not isinstance(body, dict):
@@ -342,6 +353,59 @@ def run_checks(paths):
     return failures, results
 
 
+# (label, field, value, refused): the file is named after `name`, so only the name rule can
+# refuse these; sagemaker values start with "ml." for the same reason.
+NAME_CASES = [
+    ("name with newline", "name", "p3\ntouch x #", True),
+    ("name with $()", "name", "p3$(touch x)", True),
+    ("name with quote", "name", "p3\"x", True),
+    ("name with ESC", "name", "p3\x1b[31m", True),
+    ("name with NUL", "name", "p3\x00", True),
+    ("name non-ASCII", "name", "p3\u00e9", True),
+    ("name 129 chars", "name", "p" * 129, True),
+    ("name empty", "name", "", True),
+    ("name every allowed char", "name", "Az09 ._-+:/(),", False),
+    ("name 128 chars", "name", "p" * 128, False),
+    ("sagemaker with newline", "sagemaker_name", "ml.p3\nimport os", True),
+    ("sagemaker with quote", "sagemaker_name", "ml.p3\"+__import__('os')+\"", True),
+    ("sagemaker with backslash", "sagemaker_name", "ml.p3\\", True),
+    ("sagemaker 129 chars", "sagemaker_name", "ml." + "p" * 126, True),
+    ("sagemaker every allowed char", "sagemaker_name", "ml.Az09 ._-+:/(),", False),
+]
+
+
+def cpp_name_rule():
+    """(characters, max length) of core/name_check's rule, read from its source."""
+    with open(os.path.join(ROOT, "core", "name_check.cc"), encoding="utf-8") as f:
+        body = f.read().split("bool is_name_char(char c) {", 1)[1].split("\n}\n", 1)[0]
+    with open(os.path.join(ROOT, "core", "name_check.h"), encoding="utf-8") as f:
+        limit = int(re.search(r"kMaxNameLength = (\d+);", f.read()).group(1))
+    chars = set(re.findall(r"case '(.)':", body))
+    for lo, hi in re.findall(r"c >= '(.)' && c <= '(.)'", body):
+        chars |= {chr(c) for c in range(ord(lo), ord(hi) + 1)}
+    return chars, limit
+
+
+def name_self_test(base):
+    """Labels of NAME_CASES the checker gets wrong, and of NAME_RE disagreeing with the C++."""
+    missed = []
+    for label, field, value, refused in NAME_CASES:
+        d, file_name = copy.deepcopy(base), base["name"]
+        if field == "name":
+            d["name"] = file_name = value
+        else:
+            d["sagemaker_name"]["value"] = value
+        errors = check_instance(d, file_name)[0]
+        if any("is not a name" in e for e in errors) != refused or (not refused and errors):
+            missed.append(label)
+    chars, limit = cpp_name_rule()
+    ours = {chr(c) for c in range(256) if NAME_RE.fullmatch(chr(c))}
+    if ours != chars or not NAME_RE.fullmatch("a" * limit) or NAME_RE.fullmatch("a" * (limit + 1)):
+        missed.append("NAME_RE equals core/name_check.cc (%d vs %d characters, limit %d)"
+                      % (len(ours), len(chars), limit))
+    return missed
+
+
 def self_test():
     """Each mutation of a valid file must produce at least one error; the file itself none."""
     base_path = os.path.join(DATA_DIR, "p3.16xlarge.json")
@@ -406,18 +470,18 @@ def self_test():
         ("efa without version", lambda d: delp(d, "network.efa_version")),
         ("pairs on nvswitch", lambda d: setp(d, "intra.nvlink_pairs", {"value": [[0, 1, 1]], "source": "instances.md §4.1"})),
     ]
-    missed = []
+    missed = name_self_test(base)
     for (label, mutate), (doc, name) in [(m, (base, "p3.16xlarge")) for m in mesh] + \
                                         [(m, (sw_base, "p4d.24xlarge")) for m in switches]:
         d = copy.deepcopy(doc)
         mutate(d)
         if not check_instance(d, name)[0]:
             missed.append(label)
-    total = len(mesh) + len(switches)
+    total = len(mesh) + len(switches) + len(NAME_CASES) + 1
     if missed:
-        print("self-test: %d/%d mutations NOT caught: %s" % (len(missed), total, ", ".join(missed)))
+        print("self-test: %d/%d cases wrong: %s" % (len(missed), total, ", ".join(missed)))
         return 1
-    print("self-test: all %d mutations caught" % total)
+    print("self-test: all %d cases right" % total)
     return 0
 
 

@@ -9,13 +9,20 @@ docs/output-files.md), for the Python tools (python3 -m topotune.profile --out):
   O_CREAT|O_EXCL|O_NOFOLLOW under a random name (.NAME.tmp.XXXXXXXXXXXX) in the target's
   directory, so that no planted file or link can redirect it, fsyncs it and renames it over
   the target only when complete (the target is checked again just before). On any failure,
-  also KeyboardInterrupt, the temp file is removed and the target is as it was.
+  also KeyboardInterrupt, the temp file is removed and the target is as it was. SIGTERM and
+  SIGHUP, whose default action would end the process without running any Python, get a
+  handler for the duration of the write (where their disposition is the default and this is
+  the main thread, as core/temp_files.h does): it removes the temp file and re-raises the
+  signal with its default action, so the process still ends as killed by it.
 
 Refusals and failures raise OutputError with the path and the reason in its message.
 """
+import contextlib
 import os
 import secrets
+import signal
 import stat
+import threading
 
 __all__ = ["OutputError", "check_output_path", "write_file_atomically"]
 
@@ -97,7 +104,18 @@ def write_file_atomically(path, text):
     umask = os.umask(0)
     os.umask(umask)
     mode = stat.S_IMODE(existing.st_mode) if existing else 0o666 & ~umask
-    fd, tmp = _create_temp(path)
+    with _temp_removed_on_termination() as register:
+        # Held until the name is registered: a signal in between would leave the file.
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGHUP})
+        try:
+            fd, tmp = _create_temp(path)
+            register(tmp)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        _write_and_rename(path, text, mode, fd, tmp)
+
+
+def _write_and_rename(path, text, mode, fd, tmp):
     try:
         try:
             data = text.encode()
@@ -116,6 +134,30 @@ def write_file_atomically(path, text):
     except BaseException:
         _unlink_quietly(tmp)
         raise
+
+
+@contextlib.contextmanager
+def _temp_removed_on_termination():
+    """Yields register(tmp); until the block ends, SIGTERM/SIGHUP remove `tmp` and re-raise."""
+    temps = []
+
+    def on_signal(signum, _frame):
+        for tmp in temps:
+            _unlink_quietly(tmp)
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+
+    installed = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            # An ignored or handled signal stays as its owner set it.
+            if signal.getsignal(signum) == signal.SIG_DFL:
+                installed[signum] = signal.signal(signum, on_signal)
+    try:
+        yield temps.append
+    finally:
+        for signum, previous in installed.items():
+            signal.signal(signum, previous)
 
 
 def _unlink_quietly(path):

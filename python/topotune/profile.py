@@ -288,9 +288,9 @@ def main(argv=None):
     # character set as topotune's own check (core/name_check.h), checked before profiling.
     bad_name = name_problem(a.name if a.name is not None else a.model.split(":")[-1])
     if bad_name:
-        ap.error(bad_name)
+        die(f"--name: {bad_name}")
     if a.batch < 1 or a.steps < 1 or a.warmup < 0:
-        ap.error("--batch and --steps must be >= 1, --warmup >= 0")
+        die("--batch and --steps must be >= 1, --warmup >= 0")
     try:
         shape = tuple(int(s) for s in a.input_shape.split(",") if s)
     except ValueError:

@@ -107,7 +107,9 @@ def main():
         run = subprocess.run([sys.executable, "-m", "topotune.profile", "tiny_model:make",
                               "--batch", "2", "--name", bad, "--out", out],
                              capture_output=True, text=True, env=env)
-        check(run.returncode == 2 and "profile name" in run.stderr
+        lines = run.stderr.splitlines()
+        check(run.returncode == 2 and len(lines) == 1
+              and lines[0].startswith("topotune.profile: error: --name: the profile name")
               and "\x1b" not in run.stderr and not os.path.exists(out),
               f"--name {bad!r} refused: {run.stderr.strip().splitlines()[-1:]}")
     check_refusals(os.path.join(tmp, "refusals"))
