@@ -171,7 +171,7 @@ Expected<Measurement> measurement_from_json(const std::string& text, const std::
     return fail(Errc::ParseError, origin + ": malformed JSON: " + e.what());
   }
   try {
-    if (j.value("schema", std::string()) != kSchema) {
+    if (!j.is_object() || j.value("schema", std::string()) != kSchema) {
       return fail(Errc::ParseError, origin + ": not a measurement file (schema must be \"" +
                                         std::string(kSchema) + "\")");
     }

@@ -24,6 +24,9 @@ expect 2 "not a whole decimal number" schedule --algo ring --ranks 0x10 --size 1
 # Calibration files: wrong types, null, directories, /dev/zero, duplicate keys, bad values.
 echo '{"schema": 5}' > "$tmp/s5.json"
 echo 'null' > "$tmp/null.json"
+# A measurement file that is JSON but not an object: the schema message, not the library's.
+echo '[1, 2]' > "$tmp/array.json"
+expect 2 "not a measurement file" validate --measured "$tmp/array.json" --instance p4d.24xlarge
 printf '{"schema": "topotune.nccl_model/2", "schema": "x", "parameters": {}}' > "$tmp/dup.json"
 printf '{"schema": "topotune.nccl_model/2", "parameters": {"net_window": 0}}' > "$tmp/ch0.json"
 printf '{"schema": "topotune.nccl_model/2", "parameters": {"nic_latency_us.efa_srd": 1e308}}' > "$tmp/lat.json"
