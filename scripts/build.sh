@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Configures and builds topotune into ./build (or $BUILD_DIR). Extra arguments go to cmake.
+# Environment: JOBS (default: the number of cores), BUILD_TARGET (default: everything).
 # Incremental: a second run only rebuilds what changed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,4 +20,5 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
 elif [ $# -gt 0 ]; then
   cmake -S "$root" -B "$build" "$@"
 fi
-cmake --build "$build" --parallel "${JOBS:-$(nproc)}"
+# BUILD_TARGET: one target and what it needs (scripts/topotune builds only the CLI).
+cmake --build "$build" --parallel "${JOBS:-$(nproc)}" ${BUILD_TARGET:+--target "$BUILD_TARGET"}

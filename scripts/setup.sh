@@ -24,7 +24,15 @@ if [ ${#missing[@]} -gt 0 ]; then
     exit 1
   fi
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y --no-install-recommends "${missing[@]}"
+  # apt's output goes to a log so that the README's first command prints the plan, not pages
+  # of package names; the log is shown when apt fails.
+  log=$(mktemp /tmp/topotune-setup.XXXXXX.log)
+  echo "setup: installing ${#missing[@]} Debian packages (log: $log)" >&2
+  if ! { apt-get update -qq && apt-get install -y --no-install-recommends "${missing[@]}"; } \
+    >"$log" 2>&1; then
+    tail -n 40 "$log" >&2
+    echo "setup: apt-get failed (whole log: $log)" >&2
+    exit 1
+  fi
 fi
-echo "setup: all dependencies present"
+[ -t 2 ] && echo "setup: all dependencies present" >&2 || true
