@@ -105,7 +105,7 @@ TEST(ModelProfile, MeasuredTimes) {
 }
 
 TEST(ModelProfile, MeasuredBatchIsAJsonIntegerInRange) {
-  // Issue 32: read through static_cast<int>, 4294967304 was used as 8, 2^31 went negative and
+  // Read through static_cast<int>, 4294967304 was used as 8, 2^31 went negative and
   // 2^40 became 0 (inf and NaN step times).
   for (const char* batch : {"4294967304", "2147483648", "1099511627776", "18446744073709551615",
                             "0", "-8", "true", "1.5", "8e0", "1048577"}) {

@@ -114,7 +114,7 @@ TEST(Plan, BadPlanJsonIsAnError) {
 }
 
 TEST(Plan, ReplayNumbersAreReadAsTheirJsonTypesInRange) {
-  // Issue 32: batch_per_gpu took true, 1.5 and wrapped values; bucket_caps [1e300] became
+  // Before: batch_per_gpu took true, 1.5 and wrapped values; bucket_caps [1e300] became
   // -9223372036854775808; recommendation.bucket_bytes 1e300 was accepted.
   using J = nlohmann::ordered_json;
   auto plan = make_plan(inputs(2));

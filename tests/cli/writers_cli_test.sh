@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End to end, every writer (issue 32, docs/output-files.md): an empty path flag is refused,
+# End to end, every writer (docs/output-files.md): an empty path flag is refused,
 # emulate's --dir "" never means "/", --out creates only its last component and removes it on
 # failure, concurrent emits into one directory leave one whole set, a signal during a large
 # --trace leaves no temp file, measure --out is checked before MPI starts, emulate's rates and

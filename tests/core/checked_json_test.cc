@@ -5,23 +5,16 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tests/lib/nested_json.h"
+
 namespace topotune {
 namespace {
 
 using nlohmann::json;
 using nlohmann::ordered_json;
 
-std::string nested_arrays(int levels) {
-  return std::string(static_cast<std::size_t>(levels), '[') +
-         std::string(static_cast<std::size_t>(levels), ']');
-}
-
-// {"a":{"a":...{"a":0}...}}: `levels` objects, the k-th opening brace at byte 5k - 4.
-std::string nested_objects(int levels) {
-  std::string text;
-  for (int i = 0; i < levels; ++i) text += R"({"a":)";
-  return text + "0" + std::string(static_cast<std::size_t>(levels), '}');
-}
+using test_support::nested_arrays;
+using test_support::nested_objects;
 
 template <class Json>
 std::string error_of(const std::string& text, JsonLimits limits = {}) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Every command on every seed of the fuzz corpus it can read (issue 32: "no NaN or inf ever
+"""Every command on every seed of the fuzz corpus it can read ("no NaN or inf ever
 printed"). fuzz/corpus/<target>/ holds the libFuzzer seeds, valid and hostile (deep nesting,
 many objects, duplicate keys, 1e308, denormals, hostile names); each file goes through the
 commands that read that kind of input, in each of their output formats:

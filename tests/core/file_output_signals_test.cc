@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <iterator>
 #include <set>
 #include <sstream>
 #include <string>
@@ -18,6 +19,7 @@
 #include "core/file_output.h"
 #include "core/output_directory.h"
 #include "core/temp_files.h"
+#include "tests/lib/temp_dir.h"
 
 namespace topotune {
 namespace {
@@ -26,23 +28,15 @@ namespace fs = std::filesystem;
 
 class FileOutputSignals : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "topotune-signals-XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string at(const std::string& name) const { return (dir_ / name).string(); }
+  std::string at(const std::string& name) const { return (dir_.path() / name).string(); }
   static std::string read(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
+    return std::string(std::istreambuf_iterator<char>(in), {});
   }
   std::set<std::string> names() const {
     std::set<std::string> n;
-    for (const auto& e : fs::directory_iterator(dir_)) n.insert(e.path().filename().string());
+    for (const auto& e : fs::directory_iterator(dir_.path()))
+      n.insert(e.path().filename().string());
     return n;
   }
   std::vector<PendingFile> set_of(const std::string& who) const {
@@ -60,7 +54,7 @@ class FileOutputSignals : public ::testing::Test {
     return status;
   }
 
-  fs::path dir_;
+  test_support::TempDir dir_{"topotune-signals"};
 };
 
 TEST_F(FileOutputSignals, ASecondWriterWaitsForTheFirstCommit) {

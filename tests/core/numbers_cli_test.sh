@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Numbers are checked where they enter (issue 32, items 6, 7, 8 and 12): every case here gave a
+# Numbers are checked where they enter (docs/limits.md): every case here gave a
 # wrong answer with exit 0, printed inf or NaN, or was silently dropped or ignored before.
 # Usage: numbers_cli_test.sh path/to/topotune
 set -u

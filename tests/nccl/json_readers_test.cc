@@ -14,6 +14,7 @@
 #include "autotune/model_profile.h"
 #include "autotune/plan.h"
 #include "runtime/measurement.h"
+#include "tests/lib/nested_json.h"
 #include "topology/cluster_spec.h"
 
 namespace topotune {
@@ -54,16 +55,8 @@ std::vector<Reader> readers() {
   };
 }
 
-std::string nested_arrays(int levels) {
-  return std::string(static_cast<std::size_t>(levels), '[') +
-         std::string(static_cast<std::size_t>(levels), ']');
-}
-
-std::string nested_objects(int levels) {
-  std::string text;
-  for (int i = 0; i < levels; ++i) text += R"({"a":)";
-  return text + "0" + std::string(static_cast<std::size_t>(levels), '}');
-}
+using test_support::nested_arrays;
+using test_support::nested_objects;
 
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

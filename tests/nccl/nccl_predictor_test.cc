@@ -205,7 +205,7 @@ TEST(NcclPhenomena, TimeGrowsWithSizeForOneChoice) {
 
 TEST(NcclPhenomena, BusbwFollowsItsTrendUpToTheTerabyteLimit) {
   // 2.22.3's cells are 256 B: ceil(512 GiB / 256) = 2^31 cells, which a cast to int wrapped,
-  // so NCCL seemed to launch one channel and busbw halved inside the 1 TiB limit (issue 32).
+  // so NCCL seemed to launch one channel and busbw halved inside the 1 TiB limit.
   // Past 1 GiB a ring is bandwidth-bound: busbw stays within 2 % of the 1 GiB..256 GiB range.
   for (const char* release : {"2.22.3", "2.23.4", "2.29.2"}) {
     NcclOptions o = version(release);

@@ -183,7 +183,7 @@ Expected<Measurement> modern_with(const std::string& from, const std::string& to
 }
 
 TEST(NcclTestsParser, RowsWithNonDecimalSizesAreRefusedNotSkipped) {
-  // Issue 32: a row whose size was "-8", "0x10" or "8.5" was skipped as a banner line, so the
+  // Before: a row whose size was "-8", "0x10" or "8.5" was skipped as a banner line, so the
   // log silently lost it. The 1 MiB row is line 18.
   for (const char* size : {"-1048576", "0x100000", "1048576.5", "1e6"}) {
     const auto m = modern_with("     1048576        262144", std::string(" ") + size + " 262144");
@@ -195,7 +195,7 @@ TEST(NcclTestsParser, RowsWithNonDecimalSizesAreRefusedNotSkipped) {
 }
 
 TEST(NcclTestsParser, TimesBelowOneNanosecondAreRefused) {
-  // Time 0 dropped the row in validate; 5e-324 made its busbw inf (issue 32).
+  // Time 0 dropped the row in validate; 5e-324 made its busbw inf.
   for (const char* t : {"0", "0.0000", "5e-324", "0.0009"}) {
     const auto m = modern_with("27.37", t);
     ASSERT_FALSE(m.has_value()) << t;
