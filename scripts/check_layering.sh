@@ -14,9 +14,10 @@ declare -A allowed=(
   [autotune]="core topology algorithms simulator autotune"
   [emulation]="core topology emulation"
   [cli]="core topology algorithms simulator autotune runtime emulation cli"
+  [tuner_plugin]="tuner_plugin"
 )
 status=0
-for module in core topology algorithms/schedule algorithms simulator runtime autotune emulation cli; do
+for module in core topology algorithms/schedule algorithms simulator runtime autotune emulation cli tuner_plugin; do
   [ -d "$module" ] || continue
   files=$(find "$module" -type f \( -name '*.h' -o -name '*.cc' -o -name '*.cu' -o -name '*.cuh' \))
   if [ "$module" = algorithms ]; then
@@ -42,6 +43,12 @@ done
 if grep -rlE '#include <boost/graph' --include='*.h' --include='*.cc' . 2>/dev/null \
     | grep -vE '^\./(topology|build[^/]*)/' ; then
   echo "layering: Boost.Graph included outside topology/"
+  status=1
+fi
+# The NCCL tuner plugin is loaded into other programs: std, libc and its own ABI headers only
+# (no NCCL, no third-party library), so it builds and loads anywhere NCCL runs.
+if grep -rnE '^#include <(nccl|cuda|boost|nlohmann|CLI|gtest|benchmark)' tuner_plugin/ 2>/dev/null; then
+  echo "layering: tuner_plugin/ includes a non-std header"
   status=1
 fi
 [ $status -eq 0 ] && echo "layering: ok"
