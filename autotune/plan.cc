@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "autotune/model_timers.h"
+#include "autotune/plan_algorithms.h"
 #include "core/string_printf.h"
 #include "core/version.h"
 
@@ -59,6 +60,11 @@ ordered_json candidate_json(const Candidate& c) {
   j["buckets"] = c.step.buckets.size();
   j["timer"] = c.timer;
   j["model"] = c.model;
+  // A /chN row overrides NCCL's channel count; every row's channels hold SMs (tuner.h).
+  j["channel_override"] = c.algo.channels > 0 ? ordered_json(c.algo.channels) : nullptr;
+  j["sm_charge"] = c.channels_charged > 0 ? ordered_json{{"channels", c.channels_charged},
+                                                         {"backward_scale", r6(c.backward_scale)}}
+                                          : ordered_json(nullptr);
   return j;
 }
 
@@ -96,7 +102,7 @@ ordered_json inputs_json(const Plan& plan) {
   j["nccl_version"] = in.nccl_version.known ? in.nccl_version.str() : "latest";
   if (!in.algorithm_kinds.empty()) {
     ordered_json kinds = ordered_json::array();
-    for (AlgoKind k : in.algorithm_kinds) kinds.push_back(algo_kind_name(k));
+    for (AlgoKind k : in.algorithm_kinds) kinds.push_back(plan_algorithm_entry(in, k));
     j["algorithms"] = kinds;
   }
   if (!in.bucket_caps.empty()) {
@@ -385,8 +391,19 @@ Expected<TuneRequest> tune_request(const Plan& plan, const NcclTimer& screen) {
   req.gpus_per_host = plan.cluster.shape.gpus_per_host;
   req.dtypes = in.dtypes;
   req.bucket_caps = in.bucket_caps;
-  req.channel_counts = default_channel_counts(screen.max_channels());
+  // --algos without /chN: each family at its library's own channel count only.
+  if (in.algorithm_kinds.empty() || !in.channel_kinds.empty()) {
+    req.channel_counts = default_channel_counts(screen.max_channels());
+    req.channel_kinds = in.channel_kinds;
+  }
   TT_TRY(req.algorithms, search_space(in, req.hosts));
+  // The SMs channels take (tuner.h): NCCL's own count at DDP's default bucket for rows
+  // without an override. Without NCCL (backend mpi) no collective runs on the GPU's SMs.
+  if (in.backend == PlanBackend::Nccl && in.cluster.instance.gpu.sm_count) {
+    req.gpu_sms = *in.cluster.instance.gpu.sm_count;
+    TT_TRY(const algo::NcclCandidate own, screen.chosen({AlgoKind::NcclDefault}, 25_MiB));
+    req.default_channels = own.channels;
+  }
   const Framework framework = in.framework;
   if (framework != Framework::Smddp) {
     req.eligible = [framework](const Candidate& c) { return framework_runs(framework, c.algo); };
@@ -413,6 +430,31 @@ RankStage rank_stage(const Plan& plan, const ModelTimers& timers) {
   return stage;
 }
 
+// What the SM charge did (tuner.h), and that a recommended channel override is unvalidated.
+void add_channel_notes(Plan& plan, const TuneRequest& req) {
+  std::vector<std::string>& notes = plan.report.notes;
+  if (plan.inputs.backend == PlanBackend::Nccl && req.gpu_sms > 0) {
+    notes.push_back(string_printf(
+        "SMs: NCCL runs one thread block per channel (NVIDIA/nccl src/enqueue.cc, "
+        "ncclLaunchKernel: grid = nChannels blocks), so every row's backward compute is scaled "
+        "by %d / (%d - channels), channels its /chN override or else NCCL's own count (%d at "
+        "25 MiB): an upper bound, as if its collectives ran through the whole backward pass",
+        req.gpu_sms, req.gpu_sms, req.default_channels));
+  } else if (plan.inputs.backend == PlanBackend::Nccl) {
+    notes.push_back("SMs: the catalog does not know " + plan.inputs.cluster.instance.gpu.model +
+                    "'s SM count (gpu.sm_count): no row is charged for the SMs its NCCL "
+                    "channels take from backward compute");
+  }
+  const Candidate& c = plan.report.recommendation;
+  if (!plan.keeps_defaults && c.algo.channels > 0) {
+    notes.push_back(string_printf(
+        "channels: %d overrides NCCL's own channel count and is unvalidated (no calibration log "
+        "in data/validation ran a channel override); recommended because it beats NCCL's own "
+        "count by more than the model's %.1f %% error",
+        c.algo.channels, kChannelOverrideMargin * 100));
+  }
+}
+
 }  // namespace
 
 Expected<Plan> make_plan(PlanInputs inputs) {
@@ -431,6 +473,7 @@ Expected<Plan> make_plan(PlanInputs inputs) {
   TT_TRY(plan.report, tune(req, screen_timer, rank.timer.get()));
   add_stage_notes(plan.report, nccl, rank.note, rank.timer.get(), timers->fabric());
   choose_for_framework(plan);
+  add_channel_notes(plan, req);
   // Step 5: what NCCL runs for the buckets of the NCCL candidate the emitted files configure.
   if (nccl) {
     const Candidate& r = plan.report.recommendation;
@@ -487,10 +530,14 @@ std::string recommendation_sentence(const Plan& plan) {
   const std::string knobs = c.framework == Framework::Horovod
                                 ? "fusion " + mib(c.bucket_cap) + ", cycle " + ms(c.cycle_time)
                                 : mib(c.bucket_cap) + " buckets";
+  const std::string unvalidated =
+      c.algo.channels > 0 ? " The channel count is an unvalidated override: no calibration log "
+                            "ran one."
+                          : "";
   return "Use " + c.algo.name() + " (" + fw + ": " + how + ") with " + knobs + " and " +
          sched::dtype_name(c.dtype) + " gradients: predicted step " + ms(c.step.step) + " (" +
          ms(c.step.exposed_comm) + " exposed communication), " + ratio(gain) + " (" +
-         percent(gain - 1) + ") vs " + defaults_words(plan.inputs) + ".";
+         percent(gain - 1) + ") vs " + defaults_words(plan.inputs) + "." + unvalidated;
 }
 
 std::string plan_to_json(const Plan& plan, int max_candidates) {
