@@ -273,7 +273,8 @@ std::string ddp_snippet(const Plan& plan) {
     const char* wrap = c.dtype == sched::DataType::BF16  ? ", compression=\"bf16\""
                        : c.dtype == sched::DataType::F16 ? ", compression=\"fp16\""
                                                          : "";
-    o << "# " << rec.algo.name() << " runs as a DDP comm hook (docs/pytorch.md).\n"
+    o << "# " << rec.algo.name() << " runs as a DDP comm hook (docs/pytorch.md). From a checkout: "
+      << "PYTHONPATH=<topotune checkout>/python torchrun ...\n"
       << "# " << kShipHook << "\n"
       << "from topotune import ddp_hooks\n"
       << "# Reduce-scatter on each host, allreduce per rail, all-gather on each host; "
