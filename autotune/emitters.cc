@@ -140,8 +140,8 @@ std::vector<EnvSetting> nccl_settings(const Plan& plan, const Candidate& c) {
   const std::string algo = nccl_algo_value(c.algo);
   if (algo.empty()) {
     out.push_back({"NCCL_ALGO", "",
-                   "NCCL_ALGO not set: NCCL's own choice is predicted best (" + step_ms(c) +
-                       "); overriding it would not help"});
+                   "NCCL_ALGO not set: NCCL's own algorithm choice is predicted best (" +
+                       step_ms(c) + "); overriding it would not help"});
   } else {
     out.push_back({"NCCL_ALGO", algo,
                    algo + " is predicted fastest for this model's buckets (" + step_ms(c) +
@@ -151,17 +151,22 @@ std::vector<EnvSetting> nccl_settings(const Plan& plan, const Candidate& c) {
   const int own = plan.nccl_rules.empty() ? 0 : plan.nccl_rules.front().channels;
   if (c.algo.channels <= 0) {
     out.push_back({"NCCL_MIN_NCHANNELS", "",
-                   "NCCL_MIN_NCHANNELS/NCCL_MAX_NCHANNELS not set: no channel count (1, 2, 4, "
-                   "... up to NCCL's MAXCHANNELS) is predicted to make the step more than 2 % "
-                   "faster than NCCL's own count (" +
-                       std::to_string(own) + ")"});
+                   "NCCL_MIN_NCHANNELS/NCCL_MAX_NCHANNELS not set: NCCL keeps its own channel "
+                   "count (" +
+                       std::to_string(own) +
+                       "); an override is recommended only where it beats it by more than the "
+                       "model's " +
+                       fmt("%.1f", kChannelOverrideMargin * 100) + " % error"});
     return out;
   }
   const std::string n = std::to_string(c.algo.channels);
-  std::string why = n +
-                    " channels (NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS) are predicted "
-                    "fastest for this plan's buckets: step " +
-                    step_ms(c);
+  std::string why =
+      "OVERRIDE of NCCL's own channel count, unvalidated (no calibration log ran "
+      "one): " +
+      n +
+      " channels (NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS) are predicted "
+      "fastest for this plan's buckets, the SMs they take charged: step " +
+      step_ms(c);
   if (const Candidate* d = default_channels_of(plan, c)) {
     why += " vs " + step_ms(*d) + " with NCCL's own count";
   }
@@ -206,6 +211,12 @@ std::vector<EnvSetting> efa_settings(const Plan& plan) {
   return out;
 }
 
+// Where the DDP hook runs, every rank imports topotune.ddp_hooks: the package is not on
+// PyPI, so the job must carry it.
+constexpr const char* kShipHook =
+    "Ship python/topotune with the job: every node imports it (copy the folder next to the "
+    "training script, or put <topotune checkout>/python on PYTHONPATH on every node).";
+
 std::string torchrun_sh(const Plan& plan) {
   std::ostringstream o;
   o << "#!/usr/bin/env bash\n"
@@ -214,6 +225,12 @@ std::string torchrun_sh(const Plan& plan) {
        "node's index.\nset -euo pipefail\n"
     << "# The plan's NCCL settings, exported to every rank.\n"
     << "set -a; source \"$(dirname \"$0\")/nccl.env\"; set +a\n";
+  if (runs_as_ddp_hook(plan)) {
+    o << "# ddp_snippet.py registers topotune's DDP comm hook. " << kShipHook << "\n"
+      << "# TOPOTUNE_PYTHON: that python folder on this node (refused if unset).\n"
+      << "export PYTHONPATH=\"${TOPOTUNE_PYTHON:?set TOPOTUNE_PYTHON to the folder holding "
+         "topotune/ (python/ of a topotune checkout)}${PYTHONPATH:+:$PYTHONPATH}\"\n";
+  }
   for (const EnvSetting& e : efa_settings(plan)) {
     o << "# " << e.why << ".\nexport " << e.name << "=" << e.value << "\n";
   }
@@ -271,6 +288,7 @@ std::string ddp_snippet(const Plan& plan) {
                                                          : "";
     o << "# " << rec.algo.name() << " runs as a DDP comm hook (docs/pytorch.md). From a checkout: "
       << "PYTHONPATH=<topotune checkout>/python torchrun ...\n"
+      << "# " << kShipHook << "\n"
       << "from topotune import ddp_hooks\n"
       << "# Reduce-scatter on each host, allreduce per rail, all-gather on each host; "
       << plan.cluster.shape.gpus_per_host << " ranks per host"
@@ -303,6 +321,32 @@ const Candidate* horovod_pick(const Plan& plan) {
   return beats && framework_runs(Framework::Horovod, h.algo) ? &h : nullptr;
 }
 
+// Horovod's knobs for `h`, each with the line that says why: horovod.env and SageMaker's
+// environment set the same variables.
+std::vector<EnvSetting> horovod_settings(const Candidate& h) {
+  std::vector<EnvSetting> out = {
+      {"HOROVOD_FUSION_THRESHOLD", std::to_string(h.bucket_cap.value),
+       "Fuse up to " + fmt("%g", h.bucket_cap.as_double() / (1 << 20)) +
+           " MiB of ready gradients per allreduce"},
+      {"HOROVOD_CYCLE_TIME", fmt("%g", h.cycle_time.value * 1e3),
+       "Milliseconds between background cycles that collect ready gradients"}};
+  if (h.algo.kind == AlgoKind::Hierarchical) {
+    // HOROVOD_HIERARCHICAL_ALLREDUCE would run the cross-node step through host memory and
+    // MPI_Allreduce (NCCLHierarchicalAllreduce), which is not what was timed.
+    out.push_back({"HOROVOD_TORUS_ALLREDUCE", "1",
+                   "NCCL reduce-scatter in the node, NCCL allreduce across nodes per local rank, "
+                   "NCCL all-gather, all GPU-direct, won (Horovod >= 0.26.0: NCCLTorusAllreduce; "
+                   "NCCL picks the cross-node algorithm, timed as a ring). Not "
+                   "HOROVOD_HIERARCHICAL_ALLREDUCE: it stages the cross-node step through host "
+                   "memory and MPI_Allreduce, not timed here"});
+  }
+  if (const std::string algo = nccl_algo_value(h.algo); !algo.empty()) {
+    out.push_back(
+        {"NCCL_ALGO", algo, "Horovod's allreduce goes through NCCL; " + algo + " won the sweep"});
+  }
+  return out;
+}
+
 std::string horovod_env(const Plan& plan) {
   const PlanInputs& in = plan.inputs;
   const Candidate* h = horovod_pick(plan);
@@ -318,24 +362,9 @@ std::string horovod_env(const Plan& plan) {
   }
   o << "# Use " << h->algo.name() << " (" << how_framework_runs(Framework::Horovod, h->algo)
     << ") with the fusion threshold and cycle time below: predicted step " << step_ms(*h) << " vs "
-    << step_ms(plan.report.baseline_horovod) << " with Horovod's defaults.\n"
-    << "# Fuse up to " << fmt("%g", h->bucket_cap.as_double() / (1 << 20))
-    << " MiB of ready gradients per allreduce.\n"
-    << "HOROVOD_FUSION_THRESHOLD=" << h->bucket_cap.value << "\n"
-    << "# Milliseconds between background cycles that collect ready gradients.\n"
-    << "HOROVOD_CYCLE_TIME=" << fmt("%g", h->cycle_time.value * 1e3) << "\n";
-  if (h->algo.kind == AlgoKind::Hierarchical) {
-    // HOROVOD_HIERARCHICAL_ALLREDUCE would run the cross-node step through host memory and
-    // MPI_Allreduce (NCCLHierarchicalAllreduce), which is not what was timed.
-    o << "# NCCL reduce-scatter in the node, NCCL allreduce across nodes per local rank, NCCL "
-         "all-gather, all GPU-direct, won (Horovod >= 0.26.0: NCCLTorusAllreduce; NCCL picks "
-         "the cross-node algorithm, timed as a ring). Not HOROVOD_HIERARCHICAL_ALLREDUCE: it "
-         "stages the cross-node step through host memory and MPI_Allreduce, not timed here.\n"
-      << "HOROVOD_TORUS_ALLREDUCE=1\n";
-  }
-  if (const std::string algo = nccl_algo_value(h->algo); !algo.empty()) {
-    o << "# Horovod's allreduce goes through NCCL; " << algo << " won the sweep.\n"
-      << "NCCL_ALGO=" << algo << "\n";
+    << step_ms(plan.report.baseline_horovod) << " with Horovod's defaults.\n";
+  for (const EnvSetting& e : horovod_settings(*h)) {
+    o << "# " << e.why << ".\n" << e.name << "=" << e.value << "\n";
   }
   if (h->dtype != sched::DataType::F32) {
     o << "# Gradient compression is set in code: hvd.DistributedOptimizer(..., "
@@ -345,11 +374,16 @@ std::string horovod_env(const Plan& plan) {
   return o.str();
 }
 
-// environment = {...}: the plan's NCCL settings and the EFA launch variables.
+// environment = {...}: the plan's NCCL settings, the EFA launch variables and, for a Horovod
+// plan, Horovod's knobs (Horovod reads them from the environment of every rank).
 std::string environment_dict(const Plan& plan, const Candidate* c) {
   std::vector<EnvSetting> all = efa_settings(plan);
   if (c) {
     for (const EnvSetting& e : nccl_settings(plan, *c)) all.push_back(e);
+  }
+  const Candidate* h = plan.inputs.framework == Framework::Horovod ? horovod_pick(plan) : nullptr;
+  if (h) {
+    for (const EnvSetting& e : horovod_settings(*h)) all.push_back(e);
   }
   std::string out = "environment = {\n";
   for (const EnvSetting& e : all) {
@@ -374,7 +408,9 @@ std::string sagemaker_py(const Plan& plan) {
     << "\n# The plan's node count.\ninstance_count = " << plan.cluster.nodes << "\n";
   const Runnable r = runnable(plan);
   o << "# Pass to the estimator as environment=environment: NCCL's settings (nccl.env says "
-       "why) and EFA's launch variables.\n"
+       "why), EFA's launch variables"
+    << (in.framework == Framework::Horovod ? " and Horovod's knobs (horovod.env says why)" : "")
+    << ".\n"
     << environment_dict(plan, r.candidate);
   switch (in.framework) {
     case Framework::Smddp:

@@ -118,6 +118,13 @@ std::string how_framework_runs(Framework f, const AlgorithmChoice& a) {
   const Capability* c = capability(f, a);
   if (!c) return "";
   if (f == Framework::Topotune) return std::string(c->how) + " --algos " + a.name();
+  if (a.channels > 0) {
+    // Never "NCCL's own choice": the count is the plan's, not NCCL's.
+    const std::string base = a.kind == AlgoKind::NcclDefault ? "NCCL's own algorithm" : c->how;
+    const std::string n = std::to_string(a.channels);
+    return base + ", NCCL_MIN_NCHANNELS=NCCL_MAX_NCHANNELS=" + n +
+           " (overrides NCCL's channel count)";
+  }
   return c->how;
 }
 

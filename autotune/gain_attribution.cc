@@ -1,36 +1,14 @@
 #include "autotune/gain_attribution.h"
 
 #include <cstdio>
-#include <optional>
-
-#include "autotune/step_model.h"
-#include "simulator/training_step.h"
 
 namespace topotune::tune {
 namespace {
 
 std::string mib_words(Bytes b) {
   char buf[48];
-  std::snprintf(buf, sizeof buf, "%g MiB buckets", b.as_double() / (1 << 20));
+  std::snprintf(buf, sizeof buf, "%g MiB", b.as_double() / (1 << 20));
   return buf;
-}
-
-// `defaults` with the given fields replaced, timed as the tuner times a DDP candidate.
-Expected<Candidate> time_variant(const TuneRequest& req, const CollectiveTimer& timer,
-                                 Candidate c) {
-  TT_TRY(const sim::StepModel model, make_step_model(*req.model, req.compute, c.dtype));
-  std::optional<Error> error;
-  const AlgorithmChoice algo = c.algo;
-  c.step = sim::simulate_ddp_step(model, {c.first_bucket, c.bucket_cap}, [&](Bytes b) {
-    Expected<Seconds> t = timer.allreduce(algo, b);
-    if (t) return *t;
-    if (!error) error = t.error();
-    return Seconds(0);
-  });
-  if (error) return Unexpected(*error);
-  c.timer = timer.name();
-  c.model = timer.model(algo);
-  return c;
 }
 
 }  // namespace
@@ -49,7 +27,11 @@ Expected<std::vector<GainStep>> attribute_ddp_gain(const TuneRequest& req,
     Candidate c = defaults;
     c.bucket_cap = rec.bucket_cap;
     c.first_bucket = rec.first_bucket;
-    variants.emplace_back(mib_words(rec.bucket_cap), c);
+    // The same cap with another first bucket is a first-bucket change, and says so.
+    variants.emplace_back(rec.bucket_cap == defaults.bucket_cap
+                              ? "first bucket " + mib_words(rec.first_bucket)
+                              : mib_words(rec.bucket_cap) + " buckets",
+                          c);
   }
   if (rec.dtype != defaults.dtype) {
     Candidate c = defaults;
@@ -69,7 +51,8 @@ Expected<std::vector<GainStep>> attribute_ddp_gain(const TuneRequest& req,
     variants.emplace_back(std::to_string(rec.algo.channels) + " channels", c);
   }
   for (auto& [change, candidate] : variants) {
-    TT_TRY(Candidate timed, time_variant(req, timer, std::move(candidate)));
+    TT_TRY(Candidate timed, time_ddp_candidate(req, timer, candidate.algo, candidate.dtype,
+                                               candidate.first_bucket, candidate.bucket_cap));
     out.push_back({change, std::move(timed)});
   }
   return out;

@@ -17,8 +17,9 @@ namespace topotune::tune {
 
 /// DDP's defaults with one of the recommendation's changes applied, timed.
 struct GainStep {
-  std::string change;  ///< "64 MiB buckets", "bf16 gradients", "nccl:ring", "8 channels"
-  Candidate alone;     ///< the defaults with only that change
+  /// "64 MiB buckets", "first bucket 25 MiB", "bf16 gradients", "nccl:ring", "8 channels"
+  std::string change;
+  Candidate alone;  ///< the defaults with only that change
 };
 
 /// Each change `rec` makes to `defaults` (a DDP candidate: bucket cap with its first bucket,

@@ -8,6 +8,7 @@
 
 #include "autotune/error_band.h"
 #include "autotune/model_timers.h"
+#include "autotune/plan_algorithms.h"
 #include "core/string_printf.h"
 #include "core/version.h"
 
@@ -61,6 +62,11 @@ ordered_json candidate_json(const Candidate& c) {
   j["error_band_s"] = r6(error_band(c).value);
   j["timer"] = c.timer;
   j["model"] = c.model;
+  // A /chN row overrides NCCL's channel count; every row's channels hold SMs (tuner.h).
+  j["channel_override"] = c.algo.channels > 0 ? ordered_json(c.algo.channels) : nullptr;
+  j["sm_charge"] = c.channels_charged > 0 ? ordered_json{{"channels", c.channels_charged},
+                                                         {"backward_scale", r6(c.backward_scale)}}
+                                          : ordered_json(nullptr);
   return j;
 }
 
@@ -98,7 +104,7 @@ ordered_json inputs_json(const Plan& plan) {
   j["nccl_version"] = in.nccl_version.known ? in.nccl_version.str() : "latest";
   if (!in.algorithm_kinds.empty()) {
     ordered_json kinds = ordered_json::array();
-    for (AlgoKind k : in.algorithm_kinds) kinds.push_back(algo_kind_name(k));
+    for (AlgoKind k : in.algorithm_kinds) kinds.push_back(plan_algorithm_entry(in, k));
     j["algorithms"] = kinds;
   }
   if (!in.bucket_caps.empty()) {
@@ -349,7 +355,10 @@ void choose_for_framework(Plan& plan) {
   plan.keeps_defaults = f == Framework::Smddp || !runs || (!beats && !no_defaults);
   // Not `keeps ? defaults : std::move(pick)`: the conditional is a const lvalue, which copies.
   if (plan.keeps_defaults) {
-    if (runs && f != Framework::Smddp) plan.declined = pick;
+    // The best change, when there is one: a pick equal to the defaults changes nothing.
+    if (runs && f != Framework::Smddp && !same_configuration(pick, defaults)) {
+      plan.declined = pick;
+    }
     r.recommendation = defaults;
   } else {
     r.recommendation = std::move(pick);
@@ -388,8 +397,19 @@ Expected<TuneRequest> tune_request(const Plan& plan, const NcclTimer& screen) {
   req.gpus_per_host = plan.cluster.shape.gpus_per_host;
   req.dtypes = in.dtypes;
   req.bucket_caps = in.bucket_caps;
-  req.channel_counts = default_channel_counts(screen.max_channels());
+  // --algos without /chN: each family at its library's own channel count only.
+  if (in.algorithm_kinds.empty() || !in.channel_kinds.empty()) {
+    req.channel_counts = default_channel_counts(screen.max_channels());
+    req.channel_kinds = in.channel_kinds;
+  }
   TT_TRY(req.algorithms, search_space(in, req.hosts));
+  // The SMs channels take (tuner.h): NCCL's own count at DDP's default bucket for rows
+  // without an override. Without NCCL (backend mpi) no collective runs on the GPU's SMs.
+  if (in.backend == PlanBackend::Nccl && in.cluster.instance.gpu.sm_count) {
+    req.gpu_sms = *in.cluster.instance.gpu.sm_count;
+    TT_TRY(const algo::NcclCandidate own, screen.chosen({AlgoKind::NcclDefault}, 25_MiB));
+    req.default_channels = own.channels;
+  }
   const Framework framework = in.framework;
   if (framework != Framework::Smddp) {
     req.eligible = [framework](const Candidate& c) { return framework_runs(framework, c.algo); };
@@ -416,6 +436,31 @@ RankStage rank_stage(const Plan& plan, const ModelTimers& timers) {
   return stage;
 }
 
+// What the SM charge did (tuner.h), and that a recommended channel override is unvalidated.
+void add_channel_notes(Plan& plan, const TuneRequest& req) {
+  std::vector<std::string>& notes = plan.report.notes;
+  if (plan.inputs.backend == PlanBackend::Nccl && req.gpu_sms > 0) {
+    notes.push_back(string_printf(
+        "SMs: NCCL runs one thread block per channel (NVIDIA/nccl src/enqueue.cc, "
+        "ncclLaunchKernel: grid = nChannels blocks), so every row's backward compute is scaled "
+        "by %d / (%d - channels), channels its /chN override or else NCCL's own count (%d at "
+        "25 MiB): an upper bound, as if its collectives ran through the whole backward pass",
+        req.gpu_sms, req.gpu_sms, req.default_channels));
+  } else if (plan.inputs.backend == PlanBackend::Nccl) {
+    notes.push_back("SMs: the catalog does not know " + plan.inputs.cluster.instance.gpu.model +
+                    "'s SM count (gpu.sm_count): no row is charged for the SMs its NCCL "
+                    "channels take from backward compute");
+  }
+  const Candidate& c = plan.report.recommendation;
+  if (!plan.keeps_defaults && c.algo.channels > 0) {
+    notes.push_back(string_printf(
+        "channels: %d overrides NCCL's own channel count and is unvalidated (no calibration log "
+        "in data/validation ran a channel override); recommended because it beats NCCL's own "
+        "count by more than the model's %.1f %% error",
+        c.algo.channels, kChannelOverrideMargin * 100));
+  }
+}
+
 }  // namespace
 
 Expected<Plan> make_plan(PlanInputs inputs) {
@@ -440,6 +485,7 @@ Expected<Plan> make_plan(PlanInputs inputs) {
     TT_TRY(plan.attribution, attribute_ddp_gain(req, final_timer, plan.report.recommendation,
                                                 plan.report.baseline_ddp));
   }
+  add_channel_notes(plan, req);
   // Step 5: what NCCL runs for the buckets of the NCCL candidate the emitted files configure.
   if (nccl) {
     const Candidate& r = plan.report.recommendation;
@@ -477,6 +523,23 @@ std::string nccl_version_words(const algo::NcclVersion& v) {
   return v.known ? name : name + " (the latest modeled release)";
 }
 
+// What `p` changes from `d`, in words: "first bucket 25 MiB", "64 MiB buckets, bf16, nccl:ring".
+std::string change_words(const Candidate& p, const Candidate& d) {
+  std::vector<std::string> words;
+  if (p.bucket_cap != d.bucket_cap) {
+    words.push_back((p.framework == Framework::Horovod ? "fusion " : "") + mib(p.bucket_cap) +
+                    (p.framework == Framework::Horovod ? "" : " buckets"));
+  } else if (p.first_bucket != d.first_bucket) {
+    words.push_back("first bucket " + mib(p.first_bucket));
+  }
+  if (p.cycle_time != d.cycle_time) words.push_back("cycle " + ms(p.cycle_time));
+  if (p.dtype != d.dtype) words.push_back(sched::dtype_name(p.dtype));
+  if (!(p.algo == d.algo)) words.push_back(p.algo.name());
+  std::string out;
+  for (const std::string& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
+
 std::string recommendation_sentence(const Plan& plan) {
   const TuneReport& r = plan.report;
   const Candidate& c = r.recommendation;
@@ -491,9 +554,8 @@ std::string recommendation_sentence(const Plan& plan) {
     const Seconds gain(d.step.step.value - p.step.step.value);
     const Seconds band(error_band(d).value + error_band(p).value);
     return "Keep " + defaults_words(plan.inputs) + ": predicted step " + ms(d.step.step) +
-           "; the best change " + fw + " runs (" + p.algo.name() + ", " + mib(p.bucket_cap) + ", " +
-           sched::dtype_name(p.dtype) + ": " + ms(p.step.step) + ") gains " + ms(gain) +
-           ", not more than " + percent(kDefaultDtypeMargin).substr(1) +
+           "; the best change " + fw + " runs (" + change_words(p, d) + ": " + ms(p.step.step) +
+           ") gains " + ms(gain) + ", not more than " + percent(kDefaultDtypeMargin).substr(1) +
            " of the step and the model's error band of the two steps (" + ms(band) + ": " +
            percent(kHeldOutCollectiveError).substr(1) +
            " of each step's collective time, the held-out median error); the emitted files "
@@ -510,11 +572,15 @@ std::string recommendation_sentence(const Plan& plan) {
                                 ? "fusion " + mib(c.bucket_cap) + ", cycle " + ms(c.cycle_time)
                                 : mib(c.bucket_cap) + " buckets";
   const Seconds band(error_band(d).value + error_band(c).value);
+  const std::string unvalidated =
+      c.algo.channels > 0 ? " The channel count is an unvalidated override: no calibration log "
+                            "ran one."
+                          : "";
   return "Use " + c.algo.name() + " (" + fw + ": " + how + ") with " + knobs + " and " +
          sched::dtype_name(c.dtype) + " gradients: predicted step " + ms(c.step.step) + " (" +
          ms(c.step.exposed_comm) + " exposed communication), " + ratio(gain) + " (" +
          percent(gain - 1) + ") vs " + defaults_words(plan.inputs) + ", beyond the model's " +
-         "error band of the two steps (" + ms(band) + ").";
+         "error band of the two steps (" + ms(band) + ")." + unvalidated;
 }
 
 std::string plan_to_json(const Plan& plan, int max_candidates) {

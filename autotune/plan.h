@@ -42,9 +42,8 @@ enum class PlanBackend {
   /// better of topotune's ring and tree (closed forms).
   Mpi,
 };
-const char* plan_backend_name(PlanBackend b);  ///< "nccl", "mpi"
-/// "nccl" or "mpi"; anything else is Errc::InvalidArgument naming both.
-Expected<PlanBackend> parse_plan_backend(const std::string& name);
+const char* plan_backend_name(PlanBackend b);                       ///< "nccl", "mpi"
+Expected<PlanBackend> parse_plan_backend(const std::string& name);  ///< else InvalidArgument
 
 /// What a plan is computed from. Typed: make_plan parses nothing. The two records are the
 /// documents the plan embeds so that `--replay` rebuilds exactly these inputs; the planner
@@ -66,6 +65,8 @@ struct PlanInputs {
   /// Algorithm families searched (--algos), e.g. only what a runtime without NCCL can run;
   /// empty: all of them (default_algorithms). The baselines are NCCL's defaults regardless.
   std::vector<AlgoKind> algorithm_kinds;
+  /// Those of them also searched over channel counts (--algos X/chN; plan_algorithms.h).
+  std::vector<AlgoKind> channel_kinds;
   /// DDP bucket caps searched (--buckets), e.g. to time exactly the configurations a
   /// measurement ran; empty: default_bucket_caps(model). Horovod fusion thresholds too.
   std::vector<Bytes> bucket_caps;
@@ -152,8 +153,7 @@ Expected<Plan> make_plan(PlanInputs inputs);
 /// The plan as JSON text (pretty-printed, deterministic).
 std::string plan_to_json(const Plan& plan, int max_candidates = 25);
 
-/// The inputs stored in a plan JSON, plus its stored recommendation (algorithm name, bucket
-/// bytes, dtype) to compare a replay with.
+/// A stored plan's inputs and recommendation (algorithm, bucket bytes, dtype), for a replay.
 struct StoredPlan {
   PlanInputs inputs;
   std::string algorithm;
@@ -176,10 +176,9 @@ inline constexpr std::size_t kMaxPlanAlgorithms = 8;
 inline constexpr std::size_t kMaxPlanBuckets = 64;
 inline constexpr std::int64_t kMaxPlanBucketBytes = std::int64_t{1} << 40;
 inline constexpr double kMaxPeakFlops = 1e17;  ///< FLOP/s per GPU: 100 PFLOP/s
-/// FLOP/s per GPU when given (0 is "the GPU's own"): 1 GFLOP/s, the 0.001 TFLOPS floor of
-/// instance files' rates.
+/// FLOP/s per GPU when given (0: the GPU's own): 1 GFLOP/s, instance files' 0.001 TFLOPS floor.
 inline constexpr double kMinPeakFlops = 1e9;
-/// Achieved / peak compute: 0.1 % is far below any training run, and keeps step times finite.
+/// Achieved / peak compute: 0.1 % is far below any training run; keeps step times finite.
 inline constexpr double kMinComputeEfficiency = 1e-3;
 /// Fails unless the lists of `in` are within the bounds above.
 Expected<void> check_plan_lists(const PlanInputs& in);

@@ -8,6 +8,7 @@
 
 #include "autotune/json_integer.h"
 #include "autotune/plan.h"
+#include "autotune/plan_algorithms.h"
 #include "core/checked_json.h"
 
 namespace topotune::tune {
@@ -49,8 +50,7 @@ Expected<void> read_lists(const ordered_json& in, PlanInputs& out) {
   if (in.contains("algorithms")) {
     TT_TRY_VOID(check_array(in.at("algorithms"), "algorithms", kMaxPlanAlgorithms));
     for (const auto& k : in.at("algorithms")) {
-      TT_TRY(AlgoKind kind, parse_algo_kind(k.get<std::string>()));
-      out.algorithm_kinds.push_back(kind);
+      TT_TRY_VOID(add_plan_algorithm(out, k.get<std::string>()));
     }
   }
   if (in.contains("bucket_caps")) {

@@ -22,7 +22,7 @@ class Evaluator {
     c.bucket_cap = cap;
     c.first_bucket = first;
     std::optional<Error> error;
-    c.step = sim::simulate_ddp_step(models_.at(dtype), {first, cap}, wrap(timer, algo, error));
+    c.step = sim::simulate_ddp_step(model(c), {first, cap}, wrap(timer, algo, error));
     if (error) return Unexpected(*error);
     return finish(std::move(c), timer);
   }
@@ -33,22 +33,39 @@ class Evaluator {
     c.bucket_cap = threshold;
     c.cycle_time = cycle;
     std::optional<Error> error;
-    c.step =
-        sim::simulate_horovod_step(models_.at(dtype), {threshold, cycle}, wrap(timer, algo, error));
+    c.step = sim::simulate_horovod_step(model(c), {threshold, cycle}, wrap(timer, algo, error));
     if (error) return Unexpected(*error);
     return finish(std::move(c), timer);
   }
 
  private:
-  static Candidate base(const AlgorithmChoice& algo, sched::DataType dtype, Framework framework,
-                        const CollectiveTimer& timer) {
+  Candidate base(const AlgorithmChoice& algo, sched::DataType dtype, Framework framework,
+                 const CollectiveTimer& timer) const {
     Candidate c;
     c.algo = algo;
     c.dtype = dtype;
     c.framework = framework;
     c.timer = timer.name();
     c.model = timer.model(algo);
+    // The SMs the candidate's channels hold (tuner.h): its override, else NCCL's own count.
+    const int n = algo.channels > 0 ? algo.channels : req_.default_channels;
+    if (req_.gpu_sms > 0 && n > 0) {
+      c.channels_charged = std::min(n, req_.gpu_sms - 1);
+      c.backward_scale = static_cast<double>(req_.gpu_sms) / (req_.gpu_sms - c.channels_charged);
+    }
     return c;
+  }
+
+  // The dtype's step model with the candidate's backward compute scaled by its SM charge;
+  // memoised per (dtype, channels charged).
+  const sim::StepModel& model(const Candidate& c) const {
+    const sim::StepModel& plain = models_.at(c.dtype);
+    if (c.channels_charged == 0) return plain;
+    auto [it, fresh] = charged_.try_emplace({c.dtype, c.channels_charged}, plain);
+    if (fresh) {
+      for (sim::StepLayer& l : it->second.layers) l.backward = l.backward * c.backward_scale;
+    }
+    return it->second;
   }
 
   // The step simulation takes a plain function; the first timer error is kept and reported.
@@ -75,7 +92,14 @@ class Evaluator {
 
   const TuneRequest& req_;
   std::map<sched::DataType, sim::StepModel> models_;
+  mutable std::map<std::pair<sched::DataType, int>, sim::StepModel> charged_;
 };
+
+// True when the request sweeps `a`'s family over channel counts.
+bool sweeps_channels(const TuneRequest& req, const AlgorithmChoice& a) {
+  const auto& kinds = req.channel_kinds;
+  return kinds.empty() || std::find(kinds.begin(), kinds.end(), a.kind) != kinds.end();
+}
 
 // Tie order of gradient dtypes: fp32 (no conversion), then bf16 (fp32's range: no loss
 // scaling), then fp16.
@@ -123,7 +147,7 @@ std::vector<AlgorithmChoice> with_channels(const TuneRequest& req, const Collect
   std::vector<AlgorithmChoice> out;
   for (const AlgorithmChoice& a : req.algorithms) {
     out.push_back(a);
-    if (a.channels != 0 || !timer.allreduce(a, 1_MiB)) continue;
+    if (a.channels != 0 || !sweeps_channels(req, a) || !timer.allreduce(a, 1_MiB)) continue;
     for (int c : req.channel_counts) {
       AlgorithmChoice v = a;
       v.channels = c;
@@ -207,7 +231,7 @@ void rank_channel_variants(const TuneRequest& req, const Evaluator& eval,
   std::vector<AlgorithmChoice> tried;
   for (std::size_t i = 0; i < k; ++i) {
     const Candidate& c = all[i];  // the block is sorted: the first of an algorithm is its best
-    if (!is_topotune_schedule(c.algo) || c.algo.channels != 0 ||
+    if (!is_topotune_schedule(c.algo) || c.algo.channels != 0 || !sweeps_channels(req, c.algo) ||
         std::find(tried.begin(), tried.end(), c.algo) != tried.end()) {
       continue;
     }
@@ -282,8 +306,17 @@ void rank_top(const TuneRequest& req, const Evaluator& eval, const CollectiveTim
 // which the caller sees it cannot run.
 Candidate recommend(const TuneRequest& req, const std::vector<Candidate>& ranked,
                     const std::string& final_timer) {
-  const auto eligible = [&req, &final_timer](const Candidate& c) {
+  const auto runs = [&req, &final_timer](const Candidate& c) {
     return c.timer == final_timer && (!req.eligible || req.eligible(c));
+  };
+  // A channel override only where it beats NCCL's own count by more than the model's error.
+  double own = std::numeric_limits<double>::infinity();
+  for (const Candidate& c : ranked) {
+    if (runs(c) && c.algo.channels == 0) own = std::min(own, c.step.step.value);
+  }
+  const auto eligible = [&runs, own](const Candidate& c) {
+    return runs(c) &&
+           (c.algo.channels == 0 || c.step.step.value < own * (1 - kChannelOverrideMargin));
   };
   const Candidate* rec = simplest_within_margin(ranked, req.dtype_margin, eligible);
   if (!rec) rec = simplest_within_margin(ranked, req.dtype_margin, req.eligible);
@@ -410,6 +443,16 @@ Expected<TuneReport> tune(const TuneRequest& request, const CollectiveTimer& scr
     report.horovod_best = std::move(hvd.front());
   }
   return report;
+}
+
+Expected<Candidate> time_ddp_candidate(const TuneRequest& req, const CollectiveTimer& timer,
+                                       const AlgorithmChoice& algo, sched::DataType dtype,
+                                       Bytes first_bucket, Bytes bucket_cap) {
+  if (req.model == nullptr) return fail(Errc::InvalidArgument, "no model");
+  std::map<sched::DataType, sim::StepModel> models;
+  TT_TRY(models[dtype], make_step_model(*req.model, req.compute, dtype));
+  const Evaluator eval(req, std::move(models));
+  return eval.ddp(timer, algo, dtype, first_bucket, bucket_cap);
 }
 
 }  // namespace topotune::tune

@@ -23,14 +23,22 @@
 // >= 2.1 uses bucket_cap_mb for the first bucket when it is passed explicitly, and the
 // emitted snippet also sets dist._DEFAULT_FIRST_BUCKET_BYTES so older versions agree.
 //
-// A 16-bit wire dtype changes numerics, and a channel count changes what the step model does
-// not see (NCCL's channels run on SMs taken from the overlapped backward compute), so each is
+// SMs: NCCL launches one thread block (CTA) per channel (NVIDIA/nccl src/enqueue.cc,
+// ncclLaunchKernel: `dim3 grid = {(unsigned)nChannels, 1, 1}`), so a collective on N channels
+// holds N of the GPU's SMs while it runs. With `gpu_sms` known, every candidate's backward
+// compute is scaled by gpu_sms / (gpu_sms - N), N its channel override or else NCCL's own
+// count (`default_channels`), the same rule for every row: an upper bound (as if the
+// collectives ran through the whole backward pass), simpler than tracking each overlap.
+//
+// A 16-bit wire dtype changes numerics, and a channel count overrides NCCL's own, so each is
 // an "override"; so is an algorithm other than NCCL's own choice, and one more if stock NCCL
 // cannot run it (it needs topotune's runtime). The recommendation is the candidate with the
 // fewest overrides whose step is within `dtype_margin` (default 2 %) of the fastest
 // (simplest_within_margin): a predicted gain below the model's resolution does not pay for a
 // change. (Measured on the emulated 4 x 1 cluster: rhd and ring predicted equal to 0.01 %,
-// rhd measured 1-7 % slower over TCP.)
+// rhd measured 1-7 % slower over TCP.) A channel override must also beat the fastest
+// candidate at NCCL's own count by more than kChannelOverrideMargin (the model's error): no
+// calibration log ran one.
 
 #include <functional>
 #include <optional>
@@ -51,6 +59,12 @@ struct Candidate;
 /// this to be recommended.
 inline constexpr double kDefaultDtypeMargin = 0.02;
 
+/// A channel override (/chN) must beat the best candidate at NCCL's own channel count by more
+/// than this to be recommended: the model's held-out median busbw error (README, "Accuracy:
+/// predicting NCCL", leave-one-out over data/validation: 7.6 %), since no log there ran with a
+/// channel override.
+inline constexpr double kChannelOverrideMargin = 0.076;
+
 /// What to tune for.
 struct TuneRequest {
   const ModelProfile* model = nullptr;
@@ -63,6 +77,12 @@ struct TuneRequest {
   std::vector<Bytes> bucket_caps;  ///< empty: default_bucket_caps(model)
   /// Channel counts to try besides each algorithm's default; empty: none.
   std::vector<int> channel_counts;
+  /// The families whose channel variants are tried; empty: every family.
+  std::vector<AlgoKind> channel_kinds;
+  /// SMs per GPU; 0: unknown, and no candidate is charged for the SMs its channels take.
+  int gpu_sms = 0;
+  /// The channels charged to a candidate without a channel override: NCCL's own count.
+  int default_channels = 0;
   int top_k = 8;
   double dtype_margin = kDefaultDtypeMargin;
   /// The candidates the job's framework can run (all when empty): the recommendation is one
@@ -79,10 +99,12 @@ struct Candidate {
   Framework framework = Framework::Ddp;  ///< Ddp or Horovod: whose bucketing `step` simulates
   Seconds cycle_time{0};                 ///< Horovod only
   sim::StepResult step;
-  Seconds allreduce_all{0};  ///< one allreduce of all gradients at once
-  double busbw = 0;          ///< bytes/s, nccl-tests definition, of that allreduce
-  std::string timer;         ///< which timer produced `step`
-  std::string model;         ///< which model timed it (CollectiveTimer::model)
+  Seconds allreduce_all{0};   ///< one allreduce of all gradients at once
+  double busbw = 0;           ///< bytes/s, nccl-tests definition, of that allreduce
+  std::string timer;          ///< which timer produced `step`
+  std::string model;          ///< which model timed it (CollectiveTimer::model)
+  int channels_charged = 0;   ///< channels whose SMs were taken from backward compute (0: none)
+  double backward_scale = 1;  ///< backward compute x this: gpu_sms / (gpu_sms - channels_charged)
 };
 
 struct TuneReport {
@@ -108,6 +130,12 @@ std::vector<int> default_channel_counts(int max_channels);
 
 /// 1 MiB, 2 MiB, ... up to the first cap holding the whole model (fp32), plus 25 MiB.
 std::vector<Bytes> default_bucket_caps(const ModelProfile& model);
+
+/// One DDP candidate timed exactly as the search times it (step model, SM charge, `timer`):
+/// for what-if rows outside the search grid (gain_attribution.h). Errors: the timer's, no model.
+Expected<Candidate> time_ddp_candidate(const TuneRequest& req, const CollectiveTimer& timer,
+                                       const AlgorithmChoice& algo, sched::DataType dtype,
+                                       Bytes first_bucket, Bytes bucket_cap);
 
 /// The recommendation rule over `ranked` (best first), restricted to `eligible` (all when
 /// empty): the first candidate, in ranked order, with the fewest overrides (a 16-bit wire

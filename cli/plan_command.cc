@@ -110,7 +110,9 @@ CommandRun setup_plan(CLI::App& sub) {
       ->capture_default_str();
   sub.add_option("--algos", a->algos,
                  "search only these algorithm families (comma list of nccl-default, ring, tree, "
-                 "rhd, ps, hierarchical), e.g. what your runtime can run; default: all. The "
+                 "rhd, ps, hierarchical), e.g. what your runtime can run, each at its own "
+                 "channel count (NCCL's for NCCL's); add /chN to also search a family over "
+                 "channel counts (nccl:default/chN); default: all, with the channel sweep. The "
                  "baselines stay NCCL's defaults");
   sub.add_option("--buckets", a->buckets,
                  "search only these DDP bucket caps (comma list, e.g. 1M,4M,25M), e.g. to "

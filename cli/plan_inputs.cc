@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "autotune/plan_algorithms.h"
 #include "cli/nccl_common.h"
 #include "core/input_file.h"
 #include "core/quantity_parse.h"
@@ -83,8 +84,7 @@ Expected<tune::PlanInputs> plan_inputs_from_args(const PlanArgs& a) {
     TT_TRY(in.framework, tune::parse_framework(a.framework).context("--framework"));
   }
   for (const std::string& name : split_comma_list(a.algos)) {
-    TT_TRY(tune::AlgoKind kind, tune::parse_algo_kind(name).context("--algos"));
-    in.algorithm_kinds.push_back(kind);
+    TT_TRY_VOID(tune::add_plan_algorithm(in, name).context("--algos"));
   }
   if (!a.buckets.empty()) {
     TT_TRY(in.bucket_caps, parse_size_list(a.buckets).context("--buckets"));

@@ -27,7 +27,9 @@ std::string runs_on(const tune::Candidate& c) {
   for (tune::Framework f : tune::frameworks_running(c.algo)) {
     s += (s.empty() ? "" : ",") + std::string(tune::framework_name(f));
   }
-  return s.empty() ? "-" : s;
+  if (s.empty()) return "-";
+  // A /chN row runs NCCL at the plan's channel count, not NCCL's own.
+  return c.algo.channels > 0 && c.algo.is_nccl() ? s + " (overrides NCCL channels)" : s;
 }
 
 // One candidate, in the table's units (MiB, ms, GB/s). `framework` (whose bucketing the step
@@ -35,7 +37,7 @@ std::string runs_on(const tune::Candidate& c) {
 const std::vector<Column>& plan_columns() {
   static const std::vector<Column> columns = {
       {"rank", "%-5s"},         {"algorithm", " %-24s"}, {"framework", ""},
-      {"bucket_MiB", " %-8g"},  {"dtype", " %-5s"},      {"allreduce_ms", " %12.2f"},
+      {"bucket_MiB", " %-8g"},  {"dtype", " %-5s"},      {"all_grads_allreduce_ms", " %12.2f"},
       {"busbw_GBps", " %9.1f"}, {"step_ms", " %10.2f"},  {"exposed_ms", " %11.2f"},
       {"timer", "  %-10s"},     {"runs_on", " %s"}};
   return columns;
@@ -70,9 +72,11 @@ std::string title(const tune::Plan& plan) {
     << "; " << r.evaluated << " DDP step simulations\n"
     << "framework: " << tune::framework_name(in.framework)
     << " (row 1 is the recommendation; the others in ranked order)\n\n"
-    << "rank  algorithm                bucket   dtype  allreduce_ms  busbw_GB/s  step_ms "
+    << "rank  algorithm                bucket   dtype  all_grads_ms  busbw_GB/s  step_ms "
        "exposed_ms  timer      runs on\n"
-    << "                                  (MiB)        (all grads)\n";
+    << "                                  (MiB)        (1 allreduce)\n"
+    << "(all_grads_ms: one allreduce of every gradient at once, the algorithm and dtype's; the "
+       "same for every bucket size. Buckets change step_ms and exposed_ms.)\n";
   return o.str();
 }
 
@@ -101,6 +105,28 @@ std::vector<std::string> footer(const tune::Plan& plan) {
   return lines;
 }
 
+// The fastest listed row (the first of equals), to say when row 1 is not it.
+const tune::Candidate* fastest_listed(const std::vector<const tune::Candidate*>& listed) {
+  const tune::Candidate* best = listed.front();
+  for (const tune::Candidate* c : listed) {
+    if (c->step.step < best->step.step) best = c;
+  }
+  return best;
+}
+
+// Row 1 is the recommendation, which need not be the fastest row: say why, in the row.
+std::string not_fastest_line(const std::vector<const tune::Candidate*>& listed,
+                             const tune::Candidate* fastest) {
+  std::size_t rank = 0;
+  while (listed[rank] != fastest) ++rank;
+  return string_printf(
+      "      * recommended, not the fastest row (rank %zu, %.2f ms): the fewest overrides within "
+      "%.0f %% of the fastest the framework runs, a channel override only beyond the model's "
+      "%.1f %% error, the defaults unless beaten by %.0f %%\n",
+      rank + 1, fastest->step.step.value * 1e3, tune::kDefaultDtypeMargin * 100,
+      tune::kChannelOverrideMargin * 100, tune::kDefaultDtypeMargin * 100);
+}
+
 }  // namespace
 
 void print_plan_report(const tune::Plan& plan, OutputFormat format, std::ostream& out, int rows) {
@@ -108,14 +134,17 @@ void print_plan_report(const tune::Plan& plan, OutputFormat format, std::ostream
   const std::unique_ptr<Reporter> reporter = Reporter::make(format, out);
   reporter->begin({{title(plan)}, plan_columns()});
   const std::vector<const tune::Candidate*> listed = tune::listed_candidates(plan, rows);
+  const tune::Candidate* fastest = fastest_listed(listed);
   for (std::size_t i = 0; i < listed.size(); ++i) {
     std::vector<std::string> notes;
+    if (i == 0 && fastest != listed[0]) notes.push_back(not_fastest_line(listed, fastest));
     // The simulator re-ranks the best screened candidates; the rest keep the screen's order.
     const bool boundary =
         i + 1 < listed.size() && i + 1 > 1 && ranked(*listed[i + 1]) != ranked(*listed[i]);
     if (boundary) notes.push_back("      -- below: screened only, not simulated --\n");
     if (i + 1 == listed.size()) notes.push_back("\nbaselines:\n");
-    reporter->row(cells(std::to_string(i + 1), *listed[i]), notes);
+    const std::string label = std::to_string(i + 1) + (i == 0 && fastest != listed[0] ? "*" : "");
+    reporter->row(cells(label, *listed[i]), notes);
   }
   reporter->row(
       cells("(a)", r.baseline_ddp),

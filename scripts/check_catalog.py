@@ -48,7 +48,7 @@ SECTIONS = {
         "bf16_native": (True, "bool"),
         "memory_GiB": (False, "pos"), "peak_fp16_TFLOPS": (False, "pos"),
         "peak_fp32_TFLOPS": (False, "pos"), "memory_bandwidth_GBps": (False, "pos"),
-        "reduce_bandwidth_GBps": (False, "pos"),
+        "reduce_bandwidth_GBps": (False, "pos"), "sm_count": (False, "count"),
     },
     "intra": {
         "fabric": (True, "fabric"), "nvlink_GBps_per_link": (False, "pos"),

@@ -30,6 +30,9 @@ struct GpuSpec {
   double peak_fp32_flops = 0;                   ///< dense fp32 (non-tensor) FLOP/s
   std::optional<BytesPerSec> memory_bandwidth;  ///< HBM/GDDR bandwidth
   std::optional<BytesPerSec> reduce_bandwidth;  ///< measured sum-reduction throughput, if any
+  /// Streaming multiprocessors. NCCL runs one thread block per channel, so a collective's
+  /// channels take that many SMs from compute; unknown: the plan charges nothing, and says so.
+  std::optional<int> sm_count;
 };
 
 /// Two GPUs joined directly by `links` NVLinks (NVLink mesh machines such as p3.16xlarge).

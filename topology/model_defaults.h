@@ -63,6 +63,8 @@ inline constexpr double kTcpFlowCapOtherGbps = 5.0;
 inline constexpr int kMaxGpusPerHost = 64;
 inline constexpr int kMaxNicsPerHost = 64;
 inline constexpr int kMaxSocketsPerHost = 8;
+/// Largest gpu.sm_count the loader accepts (GPUs have a few hundred; it refuses nonsense).
+inline constexpr int kMaxSmCount = 4096;
 
 /// The generic cluster of `topotune schedule --ranks N` (no catalog instance), on which its
 /// summary prints the closed-form time: round figures of an NVSwitch node with one 100 Gb/s

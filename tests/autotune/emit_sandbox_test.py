@@ -93,7 +93,9 @@ class EmittedFilesAreData(unittest.TestCase):
             f.write('#!/bin/sh\nprintf "%s\\n" "$@" > torchrun.args\n')
         os.chmod(os.path.join(binary, "torchrun"), 0o755)
         env = dict(os.environ, PATH=binary + ":" + os.environ["PATH"], NODE_RANK="0",
-                   MASTER_ADDR="127.0.0.1")
+                   MASTER_ADDR="127.0.0.1",
+                   # what torchrun.sh of a DDP-hook plan requires (the folder shipped with the job)
+                   TOPOTUNE_PYTHON=os.path.join(sandbox, "python"))
         for script in ("set -euo pipefail; set -a; . ./nccl.env; . ./horovod.env; set +a",
                        "bash ./torchrun.sh train.py"):
             r = subprocess.run(["bash", "-c", script], cwd=sandbox, env=env,

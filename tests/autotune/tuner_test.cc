@@ -255,6 +255,102 @@ TEST(Tuner, PrefersWhatStockNcclRunsWithinTheMargin) {
   EXPECT_EQ(simplest_within_margin(ranked, 0.02, topotune_only), &ranked[0]);
 }
 
+// NCCL runs one thread block per channel: with the GPU's SM count known, every candidate's
+// backward compute is scaled by SMs / (SMs - channels), its /chN count or NCCL's own.
+TEST(Tuner, ChargesTheSmsChannelsTakeFromBackwardCompute) {
+  const ModelProfile m = eight_layers();
+  TuneRequest r = request(m);
+  r.algorithms = {AlgorithmChoice{AlgoKind::NcclDefault}, AlgorithmChoice{AlgoKind::NcclRing}};
+  r.dtypes = {sched::DataType::F32};
+  r.channel_counts = {60};
+  auto free = tune(r, FakeTimer{});
+  ASSERT_TRUE(free) << free.error().message;
+  r.gpu_sms = 100;
+  r.default_channels = 20;
+  auto charged = tune(r, FakeTimer{});
+  ASSERT_TRUE(charged) << charged.error().message;
+  // Backward is 8 x 1 ms; NCCL's own 20 channels of 100 SMs: x 100/80 = 10 ms.
+  const Candidate& base = charged->baseline_ddp;
+  EXPECT_EQ(base.channels_charged, 20);
+  EXPECT_DOUBLE_EQ(base.backward_scale, 1.25);
+  EXPECT_NEAR(base.step.backward.value, free->baseline_ddp.step.backward.value * 1.25, 1e-12);
+  EXPECT_NEAR(base.step.backward.value, 10e-3, 1e-12);
+  EXPECT_EQ(free->baseline_ddp.channels_charged, 0);  // SMs unknown: nothing charged
+  // The fake timer ignores channels, so no /ch60 variant is kept; an explicit one is charged
+  // its own 60 channels: x 100/40.
+  r.algorithms = {AlgorithmChoice{AlgoKind::NcclRing, AlgoKind::Ring, 0, 60}};
+  r.channel_counts = {};
+  auto ch60 = tune(r, FakeTimer{});
+  ASSERT_TRUE(ch60) << ch60.error().message;
+  const Candidate& c = ch60->candidates.front();
+  EXPECT_EQ(c.channels_charged, 60);
+  EXPECT_NEAR(c.step.backward.value, 8e-3 * 2.5, 1e-12);
+}
+
+// A channel override is recommended only where it beats the best candidate at NCCL's own
+// count by more than the model's error (kChannelOverrideMargin, 7.6 %).
+TEST(Tuner, ChannelOverrideMustBeatNcclsOwnCountByTheModelError) {
+  // ring/ch4: alpha_ms + x / rate (MiB per ms); everything else 1 ms + x / 8.
+  class Ch4 final : public CollectiveTimer {
+   public:
+    Ch4(double alpha_ms, double rate) : alpha_ms_(alpha_ms), rate_(rate) {}
+    std::string name() const override { return "ch4"; }
+    Expected<Seconds> allreduce(const AlgorithmChoice& a, Bytes b) const override {
+      if (a.kind != AlgoKind::NcclDefault && a.kind != AlgoKind::NcclRing) {
+        return fail(Errc::Unsupported, "ch4 fake");
+      }
+      const double mib = b.as_double() / (1 << 20);
+      if (a.channels == 4) return Seconds((alpha_ms_ + mib / rate_) * 1e-3);
+      return Seconds((1 + mib / 8) * 1e-3);
+    }
+    double alpha_ms_;
+    double rate_;
+  };
+  const ModelProfile m = eight_layers();
+  TuneRequest r = request(m);
+  r.algorithms = {AlgorithmChoice{AlgoKind::NcclDefault}, AlgorithmChoice{AlgoKind::NcclRing}};
+  r.dtypes = {sched::DataType::F32};
+  r.channel_counts = {4};
+  r.dtype_margin = 0;  // only the channel rule may pass over the fastest row
+  // Slightly faster channels: the fastest row, yet inside the model's error.
+  auto near = tune(r, Ch4(1, 9));
+  ASSERT_TRUE(near) << near.error().message;
+  ASSERT_EQ(near->candidates.front().algo.channels, 4);
+  const double own = near->recommendation.step.step.value;
+  EXPECT_GT(own, near->candidates.front().step.step.value);
+  EXPECT_GT(near->candidates.front().step.step.value, own * (1 - kChannelOverrideMargin));
+  EXPECT_EQ(near->recommendation.algo.channels, 0) << near->recommendation.algo.name();
+  // Channels that hide nearly all communication: beyond the error, recommended.
+  auto far = tune(r, Ch4(0.01, 1024));
+  ASSERT_TRUE(far) << far.error().message;
+  EXPECT_LT(far->candidates.front().step.step.value, far->recommendation.step.step.value * 1.0001);
+  EXPECT_EQ(far->recommendation.algo.channels, 4) << far->recommendation.algo.name();
+}
+
+// Only the families in channel_kinds are swept (plan --algos X/chN).
+TEST(Tuner, SweepsChannelsOnlyOfTheFamiliesAsked) {
+  class AnyChannels final : public CollectiveTimer {
+   public:
+    std::string name() const override { return "any"; }
+    Expected<Seconds> allreduce(const AlgorithmChoice& a, Bytes b) const override {
+      if (!a.is_nccl()) return fail(Errc::Unsupported, "nccl only");
+      const double rate = 8 + a.channels;  // more channels, faster
+      return Seconds(1e-3 + b.as_double() / (1 << 20) / rate * 1e-3);
+    }
+  };
+  const ModelProfile m = eight_layers();
+  TuneRequest r = request(m);
+  r.algorithms = {AlgorithmChoice{AlgoKind::NcclDefault}, AlgorithmChoice{AlgoKind::NcclRing}};
+  r.channel_counts = {2, 4};
+  r.channel_kinds = {AlgoKind::NcclRing};
+  auto report = tune(r, AnyChannels{});
+  ASSERT_TRUE(report) << report.error().message;
+  EXPECT_EQ(report->channel_variants_kept, 2);
+  for (const Candidate& c : report->candidates) {
+    EXPECT_TRUE(c.algo.channels == 0 || c.algo.kind == AlgoKind::NcclRing) << c.algo.name();
+  }
+}
+
 TEST(AlgorithmChoice, NamesRoundTrip) {
   for (const AlgorithmChoice& a : default_algorithms(8)) {
     auto back = parse_algorithm_choice(a.name());

@@ -42,6 +42,27 @@ TEST(Catalog, IssueListIsPresent) {
     EXPECT_TRUE(have.count(n)) << n;
 }
 
+// SM counts (what NCCL's channels take from compute) as NVIDIA's whitepapers give them;
+// unpublished ones stay unknown.
+TEST(Catalog, SmCountsFromTheWhitepapersOrUnknown) {
+  const std::pair<const char*, int> known[] = {{"p3.16xlarge", 80},  {"p4d.24xlarge", 108},
+                                               {"p5.48xlarge", 132}, {"p5e.48xlarge", 132},
+                                               {"dgx-h100", 132},    {"g4dn.12xlarge", 40}};
+  for (const auto& [name, sms] : known) {
+    auto in = find_instance(name);
+    ASSERT_TRUE(in) << name;
+    EXPECT_EQ(in->gpu.sm_count, sms) << name;
+  }
+  for (const char* name : {"g5.48xlarge", "p6-b200.48xlarge"}) {
+    auto in = find_instance(name);
+    ASSERT_TRUE(in) << name;
+    EXPECT_FALSE(in->gpu.sm_count) << name;
+    EXPECT_NE(std::find(in->unknowns.begin(), in->unknowns.end(), "gpu.sm_count"),
+              in->unknowns.end())
+        << name;
+  }
+}
+
 TEST(Catalog, P4dFourNodes) {
   auto topo = load_instance("p4d.24xlarge", 4);
   ASSERT_TRUE(topo) << topo.error().message;

@@ -168,6 +168,13 @@ TEST(Loader, NegativeAndAbsurdNumbers) {
   d = fixture("p4d-fixture");
   d["gpu"]["count"]["value"] = -9223372036854775807LL;
   EXPECT_TRUE(contains(error_of(d), "gpu.count: must be in"));
+  d = fixture("p4d-fixture");
+  d["gpu"]["sm_count"] = {{"value", 0}, {"source", "NVIDIA A100 whitepaper"}};
+  EXPECT_TRUE(contains(error_of(d), "gpu.sm_count")) << error_of(d);
+  d["gpu"]["sm_count"]["value"] = 108;
+  auto ok = parse_instance_json(d.dump(2), "p4d-fixture.json", "p4d-fixture");
+  ASSERT_TRUE(ok) << ok.error().message;
+  EXPECT_EQ(ok->gpu.sm_count, 108);
 }
 
 TEST(Loader, PcieSwitchAndSocketIndices) {
