@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "autotune/embedded_models.h"
-#include "autotune/json_integer.h"
 #include "core/checked_json.h"
 #include "core/input_file.h"
+#include "core/json_integer.h"
 #include "core/name_check.h"
 
 namespace topotune::tune {

@@ -6,10 +6,10 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "autotune/json_integer.h"
 #include "autotune/plan.h"
 #include "autotune/plan_algorithms.h"
 #include "core/checked_json.h"
+#include "core/json_integer.h"
 
 namespace topotune::tune {
 namespace {

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "core/checked_json.h"
+#include "core/json_integer.h"
 
 namespace topotune::rt {
 namespace {
@@ -40,22 +41,15 @@ json row_to_json(const MeasurementRow& r) {
 
 // An integer field must hold a JSON integer within T's range: nlohmann's get<int>() casts a
 // float (1e300) or a wider integer to T unchecked, which is undefined behaviour for floats
-// (found by measurement_fuzz under UBSan) and wraps 2^32 + 1 to 1 for integers.
+// (found by measurement_fuzz under UBSan) and wraps 2^32 + 1 to 1 for integers. The check is
+// core's (json_integer.h); this reader reports it by throwing, as its other field errors do.
 template <class T>
 T integer_at(const json& j, const char* key) {
   static_assert(std::is_integral_v<T>);
-  const json& v = j.at(key);
-  constexpr auto lo = static_cast<std::int64_t>(std::numeric_limits<T>::min());
-  constexpr auto hi = static_cast<std::int64_t>(std::numeric_limits<T>::max());
-  const bool fits =
-      v.is_number_unsigned()  ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(hi)
-      : v.is_number_integer() ? v.get<std::int64_t>() >= lo && v.get<std::int64_t>() <= hi
-                              : false;
-  if (!fits) {
-    throw std::domain_error(std::string(key) + " must be an integer in [" + std::to_string(lo) +
-                            ", " + std::to_string(hi) + "], got " + v.dump());
-  }
-  return static_cast<T>(v.get<std::int64_t>());
+  const Expected<std::int64_t> v =
+      json_integer(j.at(key), key, std::numeric_limits<T>::min(), std::numeric_limits<T>::max());
+  if (!v) throw std::domain_error(v.error().message);
+  return static_cast<T>(*v);
 }
 
 template <class T>

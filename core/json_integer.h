@@ -1,11 +1,11 @@
 #pragma once
-// Integer fields of autotune's JSON inputs (model profiles, plan replays). nlohmann's
+// Integer fields of JSON inputs (model profiles, plan replays, measurements). nlohmann's
 // get<int>() and get<std::int64_t>() convert whatever number or boolean they are given:
 // `true` becomes 1, 1.5 becomes 1, 1e300 is undefined behaviour, 4294967304 read as an int
 // becomes 8 and 2^31 becomes negative. A field read here must be a JSON integer (not a
 // float, not a boolean) inside [lo, hi], checked before any conversion (docs/limits.md).
-// A template over the JSON type, as core/checked_json.h: profiles use nlohmann::json,
-// replays ordered_json.
+// A template over the JSON type, as core/checked_json.h, so that core/ stays free of
+// third-party headers: profiles and measurements use nlohmann::json, replays ordered_json.
 
 #include <cstdint>
 #include <limits>
@@ -13,7 +13,7 @@
 
 #include "core/expected.h"
 
-namespace topotune::tune {
+namespace topotune {
 
 /// The integer `v` if it is a JSON integer in [lo, hi]; otherwise a ParseError
 /// "<key> must be an integer in [lo, hi], got <v as JSON>".
@@ -46,4 +46,4 @@ Expected<double> json_number(const Json& v, const std::string& key) {
   return v.template get<double>();
 }
 
-}  // namespace topotune::tune
+}  // namespace topotune
