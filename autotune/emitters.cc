@@ -248,7 +248,8 @@ std::string torchrun_sh(const Plan& plan) {
 std::string bucket_why(const Plan& plan, const Candidate& c, double cap_mb) {
   const std::string words = fmt("%g", cap_mb) + " MiB buckets";
   for (const GainStep& g : plan.attribution) {
-    if (g.change == words) {
+    // A first-bucket-only change leaves the cap at the default: nothing for this line to say.
+    if (g.knob == GainKnob::Buckets && g.alone.bucket_cap != plan.report.baseline_ddp.bucket_cap) {
       return words + " alone: predicted step " + step_ms(g.alone) + " vs " +
              step_ms(plan.report.baseline_ddp) + " with the default 25 MiB (every change of " +
              "the plan together: " + step_ms(c) + ").";

@@ -15,8 +15,12 @@
 
 namespace topotune::tune {
 
+/// Which knob a GainStep turns: readers find a step by this, not by its words.
+enum class GainKnob { Buckets, Dtype, Algorithm, Channels };
+
 /// DDP's defaults with one of the recommendation's changes applied, timed.
 struct GainStep {
+  GainKnob knob = GainKnob::Buckets;  ///< buckets: the cap and/or the first bucket
   /// "64 MiB buckets", "first bucket 25 MiB", "bf16 gradients", "nccl:ring", "8 channels"
   std::string change;
   Candidate alone;  ///< the defaults with only that change

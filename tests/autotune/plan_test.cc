@@ -570,6 +570,26 @@ TEST(GainAttribution, EachChangeIsTimedAloneAgainstTheDefaults) {
   EXPECT_NE(json.find("\"change\": \"" + changes.back() + "\""), std::string::npos);
 }
 
+// NCCL's algorithms only (--algos nccl:default,nccl:ring,nccl:tree): the recommendation changes
+// the bucket cap, and ddp_snippet.py credits the bucket with its own step (GainKnob::Buckets),
+// not with the whole plan's.
+TEST(GainAttribution, TheDdpSnippetCreditsTheBucketWithWhatItBuysAlone) {
+  PlanInputs in = inputs(4);
+  in.compute.batch_per_gpu = 32;
+  in.algorithm_kinds = {AlgoKind::NcclDefault, AlgoKind::NcclRing, AlgoKind::NcclTree};
+  auto plan = make_plan(in);
+  ASSERT_TRUE(plan) << plan.error().message;
+  ASSERT_NE(plan->report.recommendation.bucket_cap, plan->report.baseline_ddp.bucket_cap);
+  const GainStep* bucket = nullptr;
+  for (const GainStep& g : plan->attribution) {
+    if (g.knob == GainKnob::Buckets) bucket = &g;
+  }
+  ASSERT_NE(bucket, nullptr);
+  const std::string ddp = file(*emit(*plan, "ddp"), "ddp_snippet.py");
+  const std::string alone = string_printf("%.3g ms", bucket->alone.step.step.value * 1e3);
+  EXPECT_NE(ddp.find(bucket->change + " alone: predicted step " + alone), std::string::npos) << ddp;
+}
+
 }  // namespace
 }  // namespace topotune::tune
 
