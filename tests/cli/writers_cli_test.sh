@@ -6,12 +6,11 @@
 # ranks are refused with their range, and a failed write to stdout says why.
 # Usage: writers_cli_test.sh path/to/topotune
 set -u
-bin=$(realpath "$1")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
+source "$(dirname "$0")/../lib/cli_expect.sh"
+cli_expect_init "$(realpath "$1")"  # bin, tmp (removed at exit), fails
 failed() { echo "FAIL: $*"; fails=$((fails + 1)); }
 # expect CODE NEEDLE CMD...: exit status CODE, NEEDLE on stderr; a refusal (2) is one line.
+# (Stricter than cli_expect.sh's: stderr only, and no internal or MPI noise on a refusal.)
 expect() {
   local code=$1 needle=$2
   shift 2
@@ -123,8 +122,4 @@ rc=$?
 [ "$rc" -eq 1 ] && grep -qF "cannot write to standard output: No space left on device" "$tmp/stderr" ||
   failed "schedule (large) >/dev/full -> rc=$rc: $(cat "$tmp/stderr")"
 
-if [ "$fails" -ne 0 ]; then
-  echo "$fails failure(s)"
-  exit 1
-fi
-echo "writers CLI: all passed"
+cli_expect_finish "writers CLI"
