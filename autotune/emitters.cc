@@ -1,8 +1,12 @@
 #include "autotune/emitters.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <sstream>
 
+#include "autotune/emitters_nccl.h"
+#include "autotune/nccl_tuner_rules.h"
 #include "core/name_check.h"
 #include "topology/cluster_spec.h"
 
@@ -54,8 +58,8 @@ Runnable runnable(const Plan& plan) {
   if (rec.algo.is_nccl() && rec.framework == Framework::Ddp) return {&rec, ""};
   if (runs_as_ddp_hook(plan)) {
     return {nullptr, "the plan runs " + rec.algo.name() +
-                         " as topotune's DDP comm hook (ddp_snippet.py); NCCL keeps its own "
-                         "choices for the hook's collectives"};
+                         " as topotune's DDP comm hook (ddp_snippet.py); " + kTunerRulesFile +
+                         " (nccl.env loads it) has NCCL run the hook's collectives as timed"};
   }
   const Framework f = plan.inputs.framework;
   return {nullptr, "the plan is for " + std::string(framework_name(f)) + " (" + rec.algo.name() +
@@ -84,113 +88,50 @@ std::string nccl_algo_value(const AlgorithmChoice& a) {
   return "";
 }
 
-// The same candidate with NCCL's own channel count, to say what the chosen count buys.
-const Candidate* default_channels_of(const Plan& plan, const Candidate& c) {
-  for (const Candidate& x : plan.report.candidates) {
-    AlgorithmChoice a = c.algo;
-    a.channels = 0;
-    if (x.algo == a && x.dtype == c.dtype && x.bucket_cap == c.bucket_cap &&
-        x.framework == c.framework) {
-      return &x;
-    }
-  }
-  return nullptr;
-}
-
-std::string rule_bytes(const NcclBucketRule& r) {
-  return std::to_string(r.min_bytes) + "-" + std::to_string(r.max_bytes) + " bytes";
-}
-
-// One NCCL environment variable with the line that says why (empty value: not set, and why).
+// One environment variable with the line that says why.
 struct EnvSetting {
   std::string name;
   std::string value;
   std::string why;
 };
 
-EnvSetting proto_setting(const Plan& plan, const Candidate& c) {
-  const std::vector<NcclBucketRule>& rules = plan.nccl_rules;
-  std::string by_range;
-  for (const NcclBucketRule& r : rules) {
-    by_range += (by_range.empty() ? "" : ", ") + r.proto + " for " + rule_bytes(r);
-  }
-  if (rules.empty()) return {"NCCL_PROTO", "", "NCCL_PROTO not set: no bucket to time"};
-  bool one = true;
-  for (const NcclBucketRule& r : rules) one = one && r.proto == rules.front().proto;
-  if (nccl_algo_value(c.algo).empty()) {
-    return {"NCCL_PROTO", "",
-            "NCCL_PROTO not set: the plan keeps NCCL's own algorithm choice, and with it its "
-            "protocol choice (predicted: " +
-                by_range + ")"};
-  }
-  if (!one) {
-    return {"NCCL_PROTO", "",
-            "NCCL_PROTO not set: the predictor has NCCL pick " + by_range +
-                "; one global value cannot say that"};
-  }
-  return {"NCCL_PROTO", rules.front().proto,
-          rules.front().proto + " is the predictor's protocol for every bucket (" + by_range +
-              ") with NCCL_ALGO=" + nccl_algo_value(c.algo) +
-              "; pinned with the algorithm so NCCL runs what was predicted (it applies to every "
-              "collective and size)"};
+// What the NCCL files configure: the tuner plugin and its rules for the NCCL candidate a DDP
+// plan recommends or for topotune's DDP hook; nothing (no rules) otherwise.
+NcclTuning nccl_tuning(const Plan& plan) {
+  const Runnable r = runnable(plan);
+  if (r.candidate) return nccl_tuning_for_candidate(plan, *r.candidate);
+  if (runs_as_ddp_hook(plan)) return nccl_tuning_for_hook(plan, plan.report.recommendation);
+  return {};
 }
 
-std::vector<EnvSetting> nccl_settings(const Plan& plan, const Candidate& c) {
-  std::vector<EnvSetting> out;
-  const std::string algo = nccl_algo_value(c.algo);
-  if (algo.empty()) {
-    out.push_back({"NCCL_ALGO", "",
-                   "NCCL_ALGO not set: NCCL's own algorithm choice is predicted best (" +
-                       step_ms(c) + "); overriding it would not help"});
-  } else {
-    out.push_back({"NCCL_ALGO", algo,
-                   algo + " is predicted fastest for this model's buckets (" + step_ms(c) +
-                       "); NCCL_ALGO applies to every collective and size"});
-  }
-  out.push_back(proto_setting(plan, c));
-  const int own = plan.nccl_rules.empty() ? 0 : plan.nccl_rules.front().channels;
-  if (c.algo.channels <= 0) {
-    out.push_back({"NCCL_MIN_NCHANNELS", "",
-                   "NCCL_MIN_NCHANNELS/NCCL_MAX_NCHANNELS not set: NCCL keeps its own channel "
-                   "count (" +
-                       std::to_string(own) +
-                       "); an override is recommended only where it beats it by more than the "
-                       "model's " +
-                       fmt("%.1f", kChannelOverrideMargin * 100) + " % error"});
-    return out;
-  }
-  const std::string n = std::to_string(c.algo.channels);
-  std::string why =
-      "OVERRIDE of NCCL's own channel count, unvalidated (no calibration log ran "
-      "one): " +
-      n +
-      " channels (NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS) are predicted "
-      "fastest for this plan's buckets, the SMs they take charged: step " +
-      step_ms(c);
-  if (const Candidate* d = default_channels_of(plan, c)) {
-    why += " vs " + step_ms(*d) + " with NCCL's own count";
-  }
-  out.push_back({"NCCL_MIN_NCHANNELS", n, why});
-  out.push_back({"NCCL_MAX_NCHANNELS", n,
-                 "the same count as the maximum, so NCCL runs exactly " + n + " channels"});
-  return out;
+// NCCL_TUNER_PLUGIN and NCCL_TUNER_TOPOTUNE_RULES as nccl.env sets them: KEY=VALUE that
+// SageMaker and Horovod environments read too, so the rules path is relative (to the job's
+// working directory) and torchrun.sh turns it into an absolute one.
+std::vector<EnvSetting> plugin_settings() {
+  return {{"NCCL_TUNER_PLUGIN", "topotune",
+           "topotune's NCCL tuner plugin: NCCL dlopens libnccl-tuner-topotune.so from the "
+           "loader path (docs/tuner-plugin.md). Build it with `cmake --build build --target "
+           "nccl-tuner-topotune` and put build/tuner_plugin on LD_LIBRARY_PATH on every node "
+           "(torchrun.sh: TOPOTUNE_TUNER_LIB). If it fails to load, NCCL logs it and runs "
+           "without it (its own choices, or the network plugin's tuner): safe, just untuned"},
+          {"NCCL_TUNER_TOPOTUNE_RULES", kTunerRulesFile,
+           "The plugin's rules, written next to this file. Relative to the job's working "
+           "directory: torchrun.sh exports its absolute path; other launchers must give one"}};
 }
 
 std::string nccl_env(const Plan& plan) {
   std::ostringstream o;
   o << header(plan);
   const Runnable r = runnable(plan);
-  if (!r.candidate) return o.str() + "# Nothing set: " + r.why + ".\n";
-  for (const EnvSetting& e : nccl_settings(plan, *r.candidate)) {
-    o << "# " << e.why << ".\n";
-    if (!e.value.empty()) o << e.name << "=" << e.value << "\n";
+  const NcclTuning t = nccl_tuning(plan);
+  if (t.notes.empty()) return o.str() + "# Nothing set: " + r.why + ".\n";
+  for (const std::string& n : t.notes) o << "# " << comment_line(n) << ".\n";
+  if (t.rules.empty()) return o.str();
+  for (const EnvSetting& e : plugin_settings()) {
+    o << "# " << e.why << ".\n" << e.name << "=" << e.value << "\n";
   }
-  // No tuner file: NCCL's ext-tuner/example plugin sets *nChannels = 1 before looking for a
-  // matching row (NVIDIA/nccl ext-tuner/example/plugin.c, pluginGetCollInfo), so loading it
-  // with the plan's rows would run every other collective and size on one channel.
-  o << "# Every setting above applies to every collective and size of the job. No tuner "
-       "plugin is configured: NCCL's ext-tuner/example would cut every size its file does not "
-       "match to one channel.\n";
+  o << "# No NCCL_ALGO, NCCL_PROTO or NCCL_*NCHANNELS: they would change every collective of "
+       "every size, and the plan timed only its own.\n";
   return o.str();
 }
 
@@ -225,6 +166,16 @@ std::string torchrun_sh(const Plan& plan) {
        "node's index.\nset -euo pipefail\n"
     << "# The plan's NCCL settings, exported to every rank.\n"
     << "set -a; source \"$(dirname \"$0\")/nccl.env\"; set +a\n";
+  if (!nccl_tuning(plan).rules.empty()) {
+    o << "# nccl.env names the tuner rules relative to the working directory; every rank gets "
+         "the absolute path of the file next to this script.\n"
+      << "export NCCL_TUNER_TOPOTUNE_RULES=\"$(cd \"$(dirname \"$0\")\" && pwd)/" << kTunerRulesFile
+      << "\"\n"
+      << "# TOPOTUNE_TUNER_LIB (optional): the folder holding libnccl-tuner-topotune.so "
+         "(build/tuner_plugin), put first on the loader path.\n"
+      << "if [ -n \"${TOPOTUNE_TUNER_LIB:-}\" ]; then export "
+         "LD_LIBRARY_PATH=\"$TOPOTUNE_TUNER_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\"; fi\n";
+  }
   if (runs_as_ddp_hook(plan)) {
     o << "# ddp_snippet.py registers topotune's DDP comm hook. " << kShipHook << "\n"
       << "# TOPOTUNE_PYTHON: that python folder on this node (refused if unset).\n"
@@ -341,11 +292,31 @@ std::vector<EnvSetting> horovod_settings(const Candidate& h) {
                    "HOROVOD_HIERARCHICAL_ALLREDUCE: it stages the cross-node step through host "
                    "memory and MPI_Allreduce, not timed here"});
   }
-  if (const std::string algo = nccl_algo_value(h.algo); !algo.empty()) {
-    out.push_back(
-        {"NCCL_ALGO", algo, "Horovod's allreduce goes through NCCL; " + algo + " won the sweep"});
-  }
+  // No NCCL_ALGO: it would change every collective and size Horovod's NCCL runs, and the
+  // sweep timed only its fusion buffers (horovod_nccl_note says what would pin it).
   return out;
+}
+
+// Horovod's pick of NCCL's Ring or Tree is left to NCCL: NCCL_ALGO would apply to every
+// collective and size. The comment gives the tuner-plugin rule that would run only the fused
+// allreduces (the sizes the sweep timed, on the world communicator) that way.
+std::string horovod_nccl_note(const Plan& plan, const Candidate& h) {
+  const std::string algo = nccl_algo_value(h.algo);
+  if (algo.empty() || h.step.buckets.empty()) return "";
+  std::int64_t lo = INT64_MAX;
+  std::int64_t hi = 0;
+  for (const sim::BucketEvent& b : h.step.buckets) {
+    lo = std::min(lo, b.bytes.value);
+    hi = std::max(hi, b.bytes.value);
+  }
+  const int nodes = plan.cluster.nodes;
+  return "# NCCL_ALGO not set: it would change every collective and size, and the step above "
+         "assumes " +
+         algo +
+         " only for the fused allreduces. NCCL keeps its own choice unless topotune's "
+         "tuner plugin (docs/tuner-plugin.md) loads a rules file with the line: allreduce " +
+         std::to_string(lo) + " " + std::to_string(hi) + " " + std::to_string(nodes) + " " +
+         std::to_string(nodes * plan.cluster.shape.gpus_per_host) + " " + algo + " any\n";
 }
 
 std::string horovod_env(const Plan& plan) {
@@ -367,6 +338,7 @@ std::string horovod_env(const Plan& plan) {
   for (const EnvSetting& e : horovod_settings(*h)) {
     o << "# " << e.why << ".\n" << e.name << "=" << e.value << "\n";
   }
+  o << horovod_nccl_note(plan, *h);
   if (h->dtype != sched::DataType::F32) {
     o << "# Gradient compression is set in code: hvd.DistributedOptimizer(..., "
          "compression=hvd.Compression.fp16). Horovod has no bf16 compression; fp16 moves the "
@@ -375,12 +347,21 @@ std::string horovod_env(const Plan& plan) {
   return o.str();
 }
 
-// environment = {...}: the plan's NCCL settings, the EFA launch variables and, for a Horovod
-// plan, Horovod's knobs (Horovod reads them from the environment of every rank).
-std::string environment_dict(const Plan& plan, const Candidate* c) {
+// SageMaker unpacks the estimator's source_dir into /opt/ml/code (code_dir in
+// aws/sagemaker-training-toolkit src/sagemaker_training/environment.py), the container's
+// loader path is the image's: both files are named there by absolute path.
+constexpr const char* kSageMakerCodeDir = "/opt/ml/code/";
+
+// environment = {...}: the plan's NCCL settings (the tuner plugin, when the plan loads it),
+// the EFA launch variables and, for a Horovod plan, Horovod's knobs (Horovod reads them from
+// the environment of every rank).
+std::string environment_dict(const Plan& plan) {
   std::vector<EnvSetting> all = efa_settings(plan);
-  if (c) {
-    for (const EnvSetting& e : nccl_settings(plan, *c)) all.push_back(e);
+  if (!nccl_tuning(plan).rules.empty()) {
+    all.push_back(
+        {"NCCL_TUNER_PLUGIN", std::string(kSageMakerCodeDir) + "libnccl-tuner-topotune.so", ""});
+    all.push_back(
+        {"NCCL_TUNER_TOPOTUNE_RULES", std::string(kSageMakerCodeDir) + kTunerRulesFile, ""});
   }
   const Candidate* h = plan.inputs.framework == Framework::Horovod ? horovod_pick(plan) : nullptr;
   if (h) {
@@ -407,12 +388,17 @@ std::string sagemaker_py(const Plan& plan) {
   o << "# The plan's instance type.\ninstance_type = "
     << python_string_literal(plan.cluster.sagemaker_name)
     << "\n# The plan's node count.\ninstance_count = " << plan.cluster.nodes << "\n";
-  const Runnable r = runnable(plan);
   o << "# Pass to the estimator as environment=environment: NCCL's settings (nccl.env says "
        "why), EFA's launch variables"
     << (in.framework == Framework::Horovod ? " and Horovod's knobs (horovod.env says why)" : "")
-    << ".\n"
-    << environment_dict(plan, r.candidate);
+    << ".\n";
+  if (!nccl_tuning(plan).rules.empty()) {
+    o << "# The tuner plugin by absolute path: put " << kTunerRulesFile
+      << " and libnccl-tuner-topotune.so (built for the image) in the estimator's source_dir, "
+         "which SageMaker unpacks into "
+      << kSageMakerCodeDir << ". Missing, NCCL runs without it (its own choices).\n";
+  }
+  o << environment_dict(plan);
   switch (in.framework) {
     case Framework::Smddp:
       o << "# SMDDP's own AllReduce (not modelled by topotune). The training script must call "
@@ -445,6 +431,9 @@ Expected<std::vector<EmittedFile>> emit(const Plan& plan, const std::string& kin
   const bool all = kind == "all";
   if (all || kind == "nccl-env") {
     out.push_back({"nccl.env", nccl_env(plan)});
+    if (NcclTuning t = nccl_tuning(plan); !t.rules.empty()) {
+      out.push_back({kTunerRulesFile, std::move(t.rules)});
+    }
   }
   if (all || kind == "torchrun") out.push_back({"torchrun.sh", torchrun_sh(plan)});
   if (all || kind == "ddp") out.push_back({"ddp_snippet.py", ddp_snippet(plan)});

@@ -86,8 +86,8 @@ std::string parse_fields(const std::vector<std::string_view>& f, Rule& rule) {
   if (!nodes || !ranks) return "nnodes and nranks must be -1 or 1.." + std::to_string(kMaxRanks);
   const auto algo = index_of(kAlgos, f[5]);
   if (!algo) return "unknown algorithm " + quoted(f[5]);
-  const auto proto = index_of(kProtos, f[6]);
-  if (!proto) return "unknown protocol " + quoted(f[6]);
+  const auto proto = fold(f[6]) == "any" ? std::optional<int>(kAnyProto) : index_of(kProtos, f[6]);
+  if (!proto) return "unknown protocol " + quoted(f[6]) + " (LL, LL128, Simple or any)";
   std::optional<std::int64_t> channels = 0;
   if (f.size() == 8) channels = integer(f[7], 1, kMaxChannels, false);
   if (!channels) return "channels must be 1.." + std::to_string(kMaxChannels);
@@ -158,6 +158,7 @@ const char* algo_name(int algo) {
   return algo >= 0 && algo < static_cast<int>(kAlgos.size()) ? kAlgos[algo] : "?";
 }
 const char* proto_name(int proto) {
+  if (proto == kAnyProto) return "any";
   return proto >= 0 && proto < static_cast<int>(kProtos.size()) ? kProtos[proto] : "?";
 }
 

@@ -4,8 +4,11 @@
 //   # collective  min_bytes  max_bytes  nnodes  nranks  algo  proto   [channels]
 //   allreduce     0          65535      4       32      tree  LL
 //   allreduce     65536      -1         -1      -1      ring  Simple  16
+//   allgather     0          -1         1       8       ring  any
 //
 // Fields are separated by spaces or tabs. max_bytes, nnodes and nranks may be -1 (any).
+// proto may be `any`: the named algorithm with the protocol NCCL itself finds cheapest for it
+// (tuner_context.h says what each API version can do with that).
 // Names are NCCL's, matched ignoring case, '_' and '-' (so "reduce_scatter" and
 // "NVLS_TREE" work). The first matching line wins. A file is all or nothing: one bad line
 // and the parse returns no rules and one message naming the line. docs/tuner-plugin.md is
@@ -28,6 +31,8 @@ inline constexpr std::size_t kMaxRules = 4096;
 inline constexpr int kMaxChannels = 64;
 /// Bound on nnodes and nranks (a communicator of more ranks than this is not a typo we keep).
 inline constexpr int kMaxRanks = 1 << 24;
+/// Rule::proto for the word `any`: NCCL's own protocol choice for the rule's algorithm.
+inline constexpr int kAnyProto = -1;
 
 /// One line of the file. Indices are NCCL's: ncclFunc_t, NCCL_ALGO_*, NCCL_PROTO_*.
 struct Rule {
@@ -37,7 +42,7 @@ struct Rule {
   int nnodes = -1;                       ///< -1: any
   int nranks = -1;                       ///< -1: any
   int algo = 0;                          ///< NCCL_ALGO_* (0..6)
-  int proto = 0;                         ///< NCCL_PROTO_* (0..2)
+  int proto = 0;                         ///< NCCL_PROTO_* (0..2), or kAnyProto
   int channels = 0;                      ///< 0: leave NCCL's channel count
 
   /// Whether this rule covers a call of `collective` for nbytes on an nnodes × nranks
@@ -59,7 +64,8 @@ struct RulesParse {
 [[nodiscard]] const Rule* find_rule(const std::vector<Rule>& rules, int coll, std::uint64_t nbytes,
                                     std::uint64_t nnodes, std::uint64_t nranks);
 
-/// NCCL's names for the indices ("AllReduce", "Ring", "LL128"), for log lines.
+/// NCCL's names for the indices ("AllReduce", "Ring", "LL128"; "any" for kAnyProto), for log
+/// lines.
 [[nodiscard]] const char* collective_name(int coll);
 [[nodiscard]] const char* algo_name(int algo);
 [[nodiscard]] const char* proto_name(int proto);

@@ -39,6 +39,20 @@ bool v2_allows(int coll, int algo, int proto, bool collnet_support, bool nvls_su
   return true;
 }
 
+constexpr const char* kNotAllowed = "which NCCL does not allow here";
+
+// The cheapest protocol NCCL allows for `algo` in a [num_algo][num_proto] table: the entry
+// topoGetAlgoInfo (src/enqueue.cc at v2.30.7-1) would pick within that row, since it skips
+// NCCL_ALGO_PROTO_IGNORE and takes the smallest cost >= 0 (the first on a tie). -1: none.
+int cheapest_allowed_proto(const float* table, int algo, int num_proto) {
+  int best = -1;
+  for (int p = 0; p < num_proto; ++p) {
+    const float cost = table[algo * num_proto + p];
+    if (cost >= 0.0f && (best < 0 || cost < table[algo * num_proto + best])) best = p;
+  }
+  return best;
+}
+
 }  // namespace
 
 std::string read_rules_file(const char* path, std::string& text) {
@@ -97,15 +111,17 @@ void TunerContext::apply_to_cost_table(int coll, std::uint64_t nbytes, float* ta
   const Rule* rule = find_rule(rules_, coll, nbytes, nnodes_, nranks_);
   if (rule == nullptr || table == nullptr) return;
   if (rule->algo >= num_algo || rule->proto >= num_proto) {
-    note_refused(*rule);
+    note_refused(*rule, kNotAllowed);
     return;
   }
-  float& cost = table[rule->algo * num_proto + rule->proto];
-  if (cost == static_cast<float>(NCCL_ALGO_PROTO_IGNORE)) {
-    note_refused(*rule);
+  const int proto =
+      rule->proto == kAnyProto ? cheapest_allowed_proto(table, rule->algo, num_proto) : rule->proto;
+  if (proto < 0 ||
+      table[rule->algo * num_proto + proto] == static_cast<float>(NCCL_ALGO_PROTO_IGNORE)) {
+    note_refused(*rule, kNotAllowed);
     return;
   }
-  cost = 0.0f;
+  table[rule->algo * num_proto + proto] = 0.0f;
   if (rule->channels > 0 && n_channels != nullptr) *n_channels = rule->channels;
 }
 
@@ -113,8 +129,16 @@ void TunerContext::apply_pick(int coll, std::uint64_t nbytes, int collnet_suppor
                               int* algorithm, int* protocol, int* n_channels) {
   const Rule* rule = find_rule(rules_, coll, nbytes, nnodes_, nranks_);
   if (rule == nullptr || algorithm == nullptr || protocol == nullptr) return;
+  if (rule->proto == kAnyProto) {
+    // NCCL 2.21's topoGetAlgoInfo (src/enqueue.cc at v2.21.5-1) recomputes both algorithm and
+    // protocol when either is NCCL_*_UNDEF, and NCCL >= 2.26's v2 adapter
+    // (src/plugin/tuner/tuner_v2.cc) ignores a pick without a protocol: `any` cannot be said
+    // through v2, so the whole choice, channels included, stays NCCL's.
+    note_refused(*rule, "which the v2 tuner API (NCCL 2.21) cannot express");
+    return;
+  }
   if (!v2_allows(coll, rule->algo, rule->proto, collnet_support != 0, nvls_support != 0)) {
-    note_refused(*rule);
+    note_refused(*rule, kNotAllowed);
     return;
   }
   *algorithm = rule->algo;
@@ -127,12 +151,12 @@ void TunerContext::log(ncclDebugLogLevel level, const std::string& line) const {
   log_(level, NCCL_TUNING, __FILE__, __LINE__, "TUNER/topotune: %s", line.c_str());
 }
 
-void TunerContext::note_refused(const Rule& rule) {
+void TunerContext::note_refused(const Rule& rule, const char* why) {
   if (refused_logged_) return;
   refused_logged_ = true;
   log(NCCL_LOG_INFO, std::string("rule for ") + collective_name(rule.collective) + " asks " +
-                         algo_name(rule.algo) + "/" + proto_name(rule.proto) +
-                         ", which NCCL does not allow here: NCCL's own choice kept");
+                         algo_name(rule.algo) + "/" + proto_name(rule.proto) + ", " + why +
+                         ": NCCL's own choice kept");
 }
 
 }  // namespace topotune::tuner_plugin

@@ -29,12 +29,17 @@ class TunerContext {
 
   /// API v3+: zeroes the first matching rule's entry of the [num_algo][num_proto] table
   /// unless it is NCCL_ALGO_PROTO_IGNORE, then sets *n_channels if the rule names a count.
+  /// A rule with protocol `any` zeroes the cheapest entry of its algorithm's row that NCCL
+  /// allows (cost >= 0, as NCCL's topoGetAlgoInfo reads the table), so NCCL keeps its own
+  /// protocol choice for that algorithm; a row with no allowed entry changes nothing.
   void apply_to_cost_table(int coll, std::uint64_t nbytes, float* table, int num_algo,
                            int num_proto, int* n_channels);
 
   /// API v2 (read only by NCCL 2.21): NCCL gives no table, only whether CollNet and NVLS
   /// can run; the pick (and its channels) is made only when NCCL 2.21's tuning model would
-  /// run that algorithm and protocol for the collective (v2_allows in the .cc).
+  /// run that algorithm and protocol for the collective (v2_allows in the .cc). A rule with
+  /// protocol `any` changes nothing: NCCL 2.21 recomputes algorithm and protocol both when
+  /// either is left undefined, and a v2 tuner has no cost to pick a protocol by.
   void apply_pick(int coll, std::uint64_t nbytes, int collnet_support, int nvls_support,
                   int* algorithm, int* protocol, int* n_channels);
 
@@ -42,7 +47,7 @@ class TunerContext {
 
  private:
   void log(ncclDebugLogLevel level, const std::string& line) const;
-  void note_refused(const Rule& rule);
+  void note_refused(const Rule& rule, const char* why);
 
   std::vector<Rule> rules_;
   std::uint64_t nranks_;
