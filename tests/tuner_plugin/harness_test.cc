@@ -283,6 +283,53 @@ TEST_F(TunerHarness, RuleOutsideTheTableNcclPassesChangesNothing) {
   EXPECT_EQ(tuner.finalize(), ncclSuccess);
 }
 
+// Protocol `any`: through v3..v6 the cheapest entry of the rule's algorithm that NCCL allows
+// becomes 0 (NCCL keeps its own protocol for Ring), never a -1 entry, even though -1 is the
+// smallest number in the row; a row NCCL allows nothing of changes nothing. Through v2
+// (NCCL 2.21, no cost table) the whole choice stays NCCL's.
+TEST_F(TunerHarness, AnyProtocolPicksNcclsCheapestAllowedProtocolOfTheAlgorithm) {
+  setenv("NCCL_TUNER_TOPOTUNE_RULES",
+         write_rules("allreduce 0 -1 -1 -1 ring any 4\nallgather 0 -1 -1 -1 tree any\n").c_str(),
+         1);
+  const auto ignore = static_cast<float>(NCCL_ALGO_PROTO_IGNORE);
+  struct Case {
+    std::array<float, kProtos> ring;  // LL, LL128, Simple
+    int want;                         // the protocol whose entry becomes 0; -1: none
+  };
+  const Case cases[] = {
+      {{9.0f, ignore, 7.0f}, NCCL_PROTO_SIMPLE},  // LL128 not allowed, Simple cheaper than LL
+      {{3.0f, 2.0f, 7.0f}, NCCL_PROTO_LL128},     // all allowed: NCCL's cheapest
+      {{ignore, ignore, 7.5f}, NCCL_PROTO_SIMPLE},
+      {{ignore, ignore, ignore}, -1},  // Ring not allowed at all
+  };
+  for (int newest = 2; newest <= 6; ++newest) {
+    NcclLikeTuner tuner(newest);
+    ASSERT_TRUE(tuner.loaded());
+    ASSERT_EQ(tuner.init(32, 4), ncclSuccess);
+    for (const Case& c : cases) {
+      Table table = nccl_like_table(ncclFuncAllReduce, 1 << 20);
+      table[NCCL_ALGO_RING] = c.ring;
+      // Tree cheaper than any Ring entry: only the rule can make NCCL pick Ring.
+      table[NCCL_ALGO_TREE].fill(1.0f);
+      const Table before = table;
+      int nchannels = 0;
+      EXPECT_EQ(tuner.get(ncclFuncAllReduce, 1 << 20, table, &nchannels), ncclSuccess);
+      Table want = before;
+      const bool applies = newest >= 3 && c.want >= 0;
+      if (applies) want[NCCL_ALGO_RING][c.want] = 0.0f;
+      EXPECT_EQ(table, want) << "v" << newest << " want " << c.want;
+      EXPECT_EQ(nchannels, applies ? 4 : 0) << "v" << newest;
+    }
+    // allgather has no Tree (-1 row in nccl_like_table): nothing changes.
+    Table table = nccl_like_table(ncclFuncAllGather, 4096);
+    const Table before = table;
+    int nchannels = 0;
+    EXPECT_EQ(tuner.get(ncclFuncAllGather, 4096, table, &nchannels), ncclSuccess);
+    EXPECT_EQ(table, before);
+    EXPECT_EQ(tuner.finalize(), ncclSuccess);
+  }
+}
+
 // Missing, unreadable, malformed and hostile files: init succeeds, every call changes
 // nothing, and the logger gets exactly one line.
 TEST_F(TunerHarness, BadRulesFilesChangeNothingAndLogOneLine) {

@@ -41,6 +41,23 @@ TEST(TunerRules, ParsesFieldsCommentsAndAny) {
   EXPECT_EQ(p.rules[2].proto, 1);       // NCCL_PROTO_LL128
 }
 
+// `any` (any spelling NCCL's names allow) is kAnyProto, not one of NCCL's protocol indices.
+TEST(TunerRules, ProtocolAnyLeavesTheProtocolToNccl) {
+  const RulesParse p = parse_rules(
+      "allgather 0 -1 1 8 ring any\n"
+      "reducescatter 0 -1 1 8 Ring ANY 4\n");
+  ASSERT_EQ(p.error, "");
+  ASSERT_EQ(p.rules.size(), 2u);
+  EXPECT_EQ(p.rules[0].proto, kAnyProto);
+  EXPECT_EQ(p.rules[0].algo, 1);  // NCCL_ALGO_RING
+  EXPECT_EQ(p.rules[1].proto, kAnyProto);
+  EXPECT_EQ(p.rules[1].channels, 4);
+  EXPECT_STREQ(proto_name(kAnyProto), "any");
+  // Only the whole word: "anything" is an unknown protocol, and the message lists the words.
+  EXPECT_EQ(parse_rules("allgather 0 -1 1 8 ring anything").error,
+            "line 1: unknown protocol 'anything' (LL, LL128, Simple or any)");
+}
+
 TEST(TunerRules, FirstMatchingRuleWins) {
   const RulesParse p = parse_rules(
       "allreduce 0 1023 4 -1 tree LL\n"
