@@ -131,9 +131,22 @@ TEST(Channels, NcclEnvLabelsTheOverride) {
   p.keeps_defaults = false;
   p.report.recommendation = p.report.baseline_ddp;
   p.report.recommendation.algo = *parse_algorithm_choice("nccl:default/ch64");
-  const std::string env = file(*emit(p, "nccl-env"), "nccl.env");
-  EXPECT_TRUE(has(env, "\nNCCL_MIN_NCHANNELS=64\n")) << env;
+  const auto files = emit(p, "nccl-env");
+  ASSERT_TRUE(files);
+  const std::string env = file(*files, "nccl.env");
+  EXPECT_FALSE(has(env, "\nNCCL_MIN_NCHANNELS=")) << env;
+  EXPECT_TRUE(has(env, "\nNCCL_TUNER_PLUGIN=topotune\n")) << env;
   EXPECT_TRUE(has(env, "OVERRIDE of NCCL's own channel count, unvalidated")) << env;
+  // The count reaches NCCL through every rule's channels field.
+  const std::string rules = file(*files, "nccl_tuner_rules.txt");
+  ASSERT_FALSE(p.nccl_rules.empty());
+  std::size_t lines = 0;
+  for (std::size_t at = rules.find("\nallreduce "); at != std::string::npos;
+       at = rules.find("\nallreduce ", at + 1)) {
+    ++lines;
+    EXPECT_EQ(rules.substr(rules.find('\n', at + 1) - 3, 3), " 64") << rules;
+  }
+  EXPECT_EQ(lines, p.nccl_rules.size()) << rules;
   // The sentence in the header says how the row runs: an override, not NCCL's choice.
   EXPECT_TRUE(has(env,
                   "nccl:default/ch64 (ddp: NCCL's own algorithm, "

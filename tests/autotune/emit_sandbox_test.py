@@ -90,7 +90,8 @@ class EmittedFilesAreData(unittest.TestCase):
         binary = os.path.join(sandbox, "bin")
         os.mkdir(binary)
         with open(os.path.join(binary, "torchrun"), "w", encoding="utf-8") as f:
-            f.write('#!/bin/sh\nprintf "%s\\n" "$@" > torchrun.args\n')
+            f.write('#!/bin/sh\nprintf "%s\\n" "$@" > torchrun.args\n'
+                    'printf "%s" "${NCCL_TUNER_TOPOTUNE_RULES:-}" > torchrun.rules\n')
         os.chmod(os.path.join(binary, "torchrun"), 0o755)
         env = dict(os.environ, PATH=binary + ":" + os.environ["PATH"], NODE_RANK="0",
                    MASTER_ADDR="127.0.0.1",
@@ -103,6 +104,14 @@ class EmittedFilesAreData(unittest.TestCase):
             self.assertEqual(r.returncode, 0, f"{src}: {script}: {r.stderr}")
         with open(os.path.join(sandbox, "torchrun.args"), encoding="utf-8") as f:
             self.assertIn("train.py", f.read())
+        # Where the set loads the tuner plugin, every rank gets the rules' absolute path.
+        with open(os.path.join(sandbox, "torchrun.rules"), encoding="utf-8") as f:
+            rules = f.read()
+        if os.path.exists(os.path.join(src, "nccl_tuner_rules.txt")):
+            self.assertTrue(os.path.isabs(rules), rules)
+            self.assertTrue(os.path.samefile(rules, os.path.join(sandbox, "nccl_tuner_rules.txt")))
+        else:
+            self.assertEqual(rules, "")
         sm = run_python(os.path.join(sandbox, "sagemaker_distribution.py"), sandbox)
         if sm.get("distribution") is not None and payload.isascii():
             self.assertEqual(sm["instance_type"], payload)

@@ -5,7 +5,7 @@
 //
 //   hostile_emit NAMES.json OUTDIR   (NAMES.json: a JSON array of strings, NUL allowed as \u0000)
 // writes OUTDIR/<i>-<framework>/<file> for every name i and framework ddp, horovod, smddp and
-// ddp with no SageMaker name.
+// ddp with no SageMaker name (BERT-large on 4 nodes: topotune's DDP hook and its tuner rules).
 
 #include <filesystem>
 #include <fstream>
@@ -50,16 +50,19 @@ int main(int argc, char** argv) {
     const char* tag;
     Framework framework;
     bool sagemaker;
+    const char* model;
+    int nodes;
   };
-  const Variant variants[] = {{"ddp", Framework::Ddp, true},
-                              {"horovod", Framework::Horovod, true},
-                              {"smddp", Framework::Smddp, true},
-                              {"nosm", Framework::Ddp, false}};
+  // nosm: BERT-large on 4 nodes runs topotune's DDP hook, so its set has the tuner rules.
+  const Variant variants[] = {{"ddp", Framework::Ddp, true, "resnet50", 2},
+                              {"horovod", Framework::Horovod, true, "resnet50", 2},
+                              {"smddp", Framework::Smddp, true, "resnet50", 2},
+                              {"nosm", Framework::Ddp, false, "bert-large", 4}};
   for (const Variant& v : variants) {
     topotune::tune::PlanInputs inputs;
-    auto spec = topotune::topo::make_cluster_spec("p4d.24xlarge", 2);
+    auto spec = topotune::topo::make_cluster_spec("p4d.24xlarge", v.nodes);
     if (!spec || !set_plan_cluster(inputs, *spec, "\"p4d.24xlarge\"")) return 1;
-    inputs.model = *topotune::tune::load_model_profile("resnet50");
+    inputs.model = *topotune::tune::load_model_profile(v.model);
     inputs.framework = v.framework;
     auto plan = topotune::tune::make_plan(inputs);
     if (!plan) {

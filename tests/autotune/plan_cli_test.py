@@ -120,7 +120,8 @@ class PlanCliTest(unittest.TestCase):
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertEqual(sorted(os.listdir(d)),
                              ["ddp_snippet.py", "horovod.env", "nccl.env",
-                              "sagemaker_distribution.py", "torchrun.sh"])
+                              "nccl_tuner_rules.txt", "sagemaker_distribution.py",
+                              "torchrun.sh"])
             path = os.path.join(d, "plan.json")
             with open(path, "w", encoding="utf-8") as f:
                 f.write(p.stdout)

@@ -160,7 +160,9 @@ TEST(Emitters, AllFilesWithAWhyForEveryValue) {
   ASSERT_TRUE(plan);
   auto files = emit(*plan, "all");
   ASSERT_TRUE(files);
-  ASSERT_EQ(files->size(), 5u);
+  // Five kinds, and the tuner plugin's rules for the DDP hook the default plan runs.
+  ASSERT_EQ(files->size(), 6u);
+  EXPECT_NE(file(*files, "nccl_tuner_rules.txt").find("\nreducescatter "), std::string::npos);
   for (const EmittedFile& f : *files) {
     // Every assignment line is preceded by a comment line (or carries one).
     std::istringstream in(f.content);
@@ -197,41 +199,46 @@ TEST(Emitters, UnknownKindIsAnError) {
   EXPECT_EQ(files.error().code, Errc::InvalidArgument);
 }
 
-// A plan that fixes the algorithm, one protocol and a channel count emits all three, and no
-// tuner-plugin file.
+// A plan that fixes the algorithm, the protocol and a channel count carries all three in the
+// tuner plugin's rules, one line per bucket range, and nccl.env only loads the plugin.
 TEST(Emitters, ProtocolAndChannelsOfTheChosenNcclPlan) {
   auto plan = make_plan(inputs(4));
   ASSERT_TRUE(plan);
   Plan p = *plan;
+  p.keeps_defaults = false;
+  p.report.recommendation.framework = Framework::Ddp;
   p.report.recommendation.algo = *parse_algorithm_choice("nccl:ring/ch16");
   p.report.recommendation.dtype = sched::DataType::F32;
-  p.nccl_rules = {{1000, 2000, "ring", "LL128", 16}, {3000, 9000, "ring", "LL128", 16}};
+  p.nccl_rules = {{1000, 2000, "ring", "LL128", 16}, {3000, 9000, "ring", "Simple", 16}};
   auto files = emit(p, "nccl-env");
   ASSERT_TRUE(files);
+  ASSERT_EQ(files->size(), 2u);
   const std::string env = file(*files, "nccl.env");
-  EXPECT_NE(env.find("\nNCCL_ALGO=Ring\n"), std::string::npos) << env;
-  EXPECT_NE(env.find("\nNCCL_PROTO=LL128\n"), std::string::npos) << env;
-  EXPECT_NE(env.find("\nNCCL_MIN_NCHANNELS=16\n"), std::string::npos) << env;
-  EXPECT_NE(env.find("\nNCCL_MAX_NCHANNELS=16\n"), std::string::npos) << env;
-  // No tuner-plugin file: NCCL's example tuner would run every unmatched size on one channel.
-  for (const EmittedFile& f : *files) EXPECT_EQ(f.name, "nccl.env");
-  EXPECT_NE(env.find("No tuner plugin is configured"), std::string::npos) << env;
-  EXPECT_EQ(env.find("NCCL_TUNER_PLUGIN"), std::string::npos) << env;
-  // Two protocols: no global NCCL_PROTO, and the reason names both ranges.
-  p.nccl_rules[1].proto = "Simple";
-  files = emit(p, "nccl-env");
-  ASSERT_TRUE(files);
-  const std::string two = file(*files, "nccl.env");
-  EXPECT_EQ(two.find("\nNCCL_PROTO="), std::string::npos);
-  EXPECT_NE(two.find("LL128 for 1000-2000 bytes, Simple for 3000-9000 bytes"), std::string::npos);
-  // NCCL's own choice with its own channels: nothing is set, and each says why.
-  Plan own_choice = *plan;
-  own_choice.report.recommendation.algo = *parse_algorithm_choice("nccl:default");
-  const std::string own = file(*emit(own_choice, "nccl-env"), "nccl.env");
-  for (const char* name : {"NCCL_ALGO=", "NCCL_PROTO=", "NCCL_MIN_NCHANNELS="}) {
-    EXPECT_EQ(own.find(std::string("\n") + name), std::string::npos) << name;
+  for (const char* name :
+       {"NCCL_ALGO=", "NCCL_PROTO=", "NCCL_MIN_NCHANNELS=", "NCCL_MAX_NCHANNELS="}) {
+    EXPECT_EQ(env.find(std::string("\n") + name), std::string::npos) << name << "\n" << env;
   }
-  EXPECT_NE(own.find("NCCL_MIN_NCHANNELS/NCCL_MAX_NCHANNELS not set"), std::string::npos);
+  EXPECT_NE(env.find("\nNCCL_TUNER_PLUGIN=topotune\n"), std::string::npos) << env;
+  EXPECT_NE(env.find("\nNCCL_TUNER_TOPOTUNE_RULES=nccl_tuner_rules.txt\n"), std::string::npos);
+  EXPECT_EQ(env.find("No tuner plugin is configured"), std::string::npos) << env;
+  const std::string rules = file(*files, "nccl_tuner_rules.txt");
+  const int ranks = 4 * p.cluster.shape.gpus_per_host;
+  EXPECT_NE(rules.find("\nallreduce 1000 2000 4 " + std::to_string(ranks) + " ring LL128 16\n"),
+            std::string::npos)
+      << rules;
+  EXPECT_NE(rules.find("\nallreduce 3000 9000 4 " + std::to_string(ranks) + " ring Simple 16\n"),
+            std::string::npos)
+      << rules;
+  // NCCL's own choice with its own channels: no plugin, no rules, and nccl.env says why.
+  Plan own_choice = p;
+  own_choice.report.recommendation.algo = *parse_algorithm_choice("nccl:default");
+  files = emit(own_choice, "nccl-env");
+  ASSERT_TRUE(files);
+  EXPECT_EQ(files->size(), 1u);
+  const std::string own = file(*files, "nccl.env");
+  EXPECT_EQ(own.find("NCCL_TUNER_PLUGIN="), std::string::npos) << own;
+  EXPECT_NE(own.find("Nothing set: NCCL's own choice is predicted best"), std::string::npos) << own;
+  EXPECT_NE(own.find("NCCL keeps its own channel count"), std::string::npos);
 }
 
 TEST(Emitters, NonRunnableAlgorithmsAreNeverEmittedAsIs) {
