@@ -7,17 +7,24 @@
 // topotune's runtime), and configure the best candidate that does run, with its predicted
 // step time.
 //
-//   nccl-env   -> nccl.env (NCCL_ALGO, NCCL_PROTO, NCCL_MIN/MAX_NCHANNELS where the plan fixes
-//                 them, else "not set" and why). No tuner-plugin file: NCCL's ext-tuner/example
-//                 runs every size its file does not match on one channel.
-//   torchrun   -> torchrun.sh (launch line for the nodes, sourcing nccl.env)
+//   nccl-env   -> nccl.env, and nccl_tuner_rules.txt when the plan needs NCCL to run something
+//                 other than its own choice (an nccl:ring/tree pick, a /chN override, the
+//                 DDP hook's collectives: emitters_nccl.h); nccl.env then sets only
+//                 NCCL_TUNER_PLUGIN=topotune and NCCL_TUNER_TOPOTUNE_RULES (relative: it is
+//                 KEY=VALUE for any launcher). Never NCCL_ALGO, NCCL_PROTO or NCCL_*NCHANNELS,
+//                 which change every collective of every size.
+//   torchrun   -> torchrun.sh (launch line for the nodes, sourcing nccl.env; exports the rules'
+//                 absolute path and prepends the optional $TOPOTUNE_TUNER_LIB to
+//                 LD_LIBRARY_PATH)
 //   ddp        -> ddp_snippet.py (bucket_cap_mb, first bucket, gradient_as_bucket_view, the
 //                 bf16/fp16 compression hook)
 //   horovod    -> horovod.env (HOROVOD_FUSION_THRESHOLD, HOROVOD_CYCLE_TIME,
-//                 HOROVOD_HIERARCHICAL_ALLREDUCE) from the plan's Horovod sweep
+//                 HOROVOD_TORUS_ALLREDUCE) from the plan's Horovod sweep; NCCL's algorithm is
+//                 left to NCCL, with the rules line that would pin it in a comment
 //   sagemaker  -> sagemaker_distribution.py (an estimator `distribution` dict: smdistributed
 //                 dataparallel where the plan wants it and the instance supports it, else mpi
-//                 with processes_per_host, plus the NCCL environment)
+//                 with processes_per_host, plus the NCCL environment: the plugin and its
+//                 rules by absolute path under /opt/ml/code/)
 
 #include <string>
 #include <vector>
