@@ -19,30 +19,6 @@ Expected<PsPlacement> parse_ps_placement(const std::string& name) {
               "unknown parameter server placement '" + name + "' (known: colocated, cpu)");
 }
 
-const char* inner_algorithm_name(InnerAlgorithm a) {
-  switch (a) {
-    case InnerAlgorithm::Ring:
-      return "ring";
-    case InnerAlgorithm::Tree:
-      return "dbtree";
-    case InnerAlgorithm::Rhd:
-      return "rhd";
-    case InnerAlgorithm::Ps:
-      return "ps";
-  }
-  return "?";
-}
-
-Expected<InnerAlgorithm> parse_inner_algorithm(const std::string& name) {
-  using I = InnerAlgorithm;
-  for (I a : {I::Ring, I::Tree, I::Rhd, I::Ps}) {
-    if (name == inner_algorithm_name(a)) return a;
-  }
-  if (name == "tree") return I::Tree;  // an alias of dbtree
-  return fail(Errc::InvalidArgument,
-              "unknown inner algorithm '" + name + "' (known: ring, dbtree, rhd, ps)");
-}
-
 Expected<void> Algorithm::check_common(const sched::CollectiveSpec& spec, const RankLayout& layout,
                                        std::initializer_list<sched::Collective> collectives) const {
   TT_TRY_VOID(spec.check());

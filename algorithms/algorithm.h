@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "algorithms/algo_kind.h"
 #include "algorithms/cost_params.h"
 #include "algorithms/rank_layout.h"
 #include "algorithms/schedule/collective_spec.h"
@@ -26,13 +27,13 @@ enum class PsPlacement {
   Colocated,  ///< on GPU ranks 0..k-1 spread across hosts (BytePS-style colocated servers)
   Cpu,        ///< on each host's CPU, one server endpoint per host (Herring/SMDDP-style)
 };
-/// The algorithm a hierarchical allreduce runs across hosts, on each rail.
-enum class InnerAlgorithm { Ring, Tree, Rhd, Ps };
-
 const char* ps_placement_name(PsPlacement p);
 Expected<PsPlacement> parse_ps_placement(const std::string& name);
-const char* inner_algorithm_name(InnerAlgorithm a);
-Expected<InnerAlgorithm> parse_inner_algorithm(const std::string& name);
+/// The name of a family that may run inside hierarchical(X) (its family's name).
+const char* inner_algorithm_name(AlgoKind a);
+/// A family (by name or alias) that may run inside hierarchical(X): one whose row has an
+/// InnerRole (algorithm_family.h). InvalidArgument listing those otherwise.
+Expected<AlgoKind> parse_inner_algorithm(const std::string& name);
 
 /// What a schedule may cost in memory, checked before any transfer is built: the budget
 /// (0: unlimited) and the bytes the schedule's consumer (the simulator) keeps per transfer on
@@ -48,8 +49,8 @@ struct AlgorithmOptions {
   int chunks = 1;    ///< pipeline chunks per channel
   int shards = 0;    ///< parameter server shards; 0: one per rank (colocated) or per host (cpu)
   PsPlacement ps_placement = PsPlacement::Colocated;
-  InnerAlgorithm inner = InnerAlgorithm::Ring;  ///< hierarchical only
-  MemoryBudget memory;  ///< refuse schedules that would not fit (not part of name())
+  AlgoKind inner = AlgoKind::Ring;  ///< hierarchical only: the family across hosts
+  MemoryBudget memory;              ///< refuse schedules that would not fit (not part of name())
 };
 
 /// A schedule generator. Stateless apart from its options; generate() is const and reentrant.

@@ -1,7 +1,8 @@
 #pragma once
 // The identity of an allreduce algorithm: one name grammar for every command (plan, schedule,
-// simulate, predict, measure, validate), one table of families, one factory, one size
-// estimate. docs/algorithms.md documents the grammar.
+// simulate, predict, measure, validate), read from the table of families
+// (algorithm_family.h), one factory, one size estimate. docs/algorithms.md documents the
+// grammar.
 //
 // Canonical names (what every command prints):
 //   nccl:default            NCCL's own choice (its tuning model picks algorithm and protocol)
@@ -24,38 +25,15 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "algorithms/algorithm.h"
+#include "algorithms/algorithm_family.h"
 #include "algorithms/schedule/collective_spec.h"
 #include "core/expected.h"
 
 namespace topotune::algo {
 
-/// The allreduce algorithm families.
-enum class AlgoKind {
-  NcclDefault,      ///< nccl:default: whatever NCCL picks by itself
-  NcclRing,         ///< nccl:ring: NCCL_ALGO=Ring
-  NcclTree,         ///< nccl:tree: NCCL_ALGO=Tree (NCCL's double binary tree)
-  Ring,             ///< ring: topotune's flat ring schedule
-  DbTree,           ///< dbtree: topotune's double binary tree schedule
-  HalvingDoubling,  ///< rhd: recursive halving-doubling, not topology-aware
-  ParameterServer,  ///< ps(k=N): push/pull through N CPU servers (BytePS / Herring style)
-  Hierarchical,     ///< hierarchical(X): intra-host reduce-scatter, X across hosts, allgather
-};
-
-/// One family: the single definition every command reads.
-struct AlgorithmFamily {
-  AlgoKind kind;
-  const char* name;     ///< canonical name (ps and hierarchical take an argument)
-  bool nccl;            ///< NCCL's own algorithm: NCCL runs it, the NCCL predictor times it
-  bool inner;           ///< may run across hosts inside hierarchical(X)
-  const char* summary;  ///< one line for --help and docs
-};
-
-/// Every family, in a stable order (for messages, --help and tests).
-std::span<const AlgorithmFamily> algorithm_families();
-/// The family of `kind`.
-const AlgorithmFamily& family_of(AlgoKind kind);
 /// The family's canonical name ("nccl:default", "ring", "dbtree", "ps", "hierarchical").
 const char* algo_kind_name(AlgoKind kind);
 /// A family by canonical name or alias (nccl-default, nccl, tree); InvalidArgument listing the
@@ -67,7 +45,7 @@ std::string algo_kind_names_text();
 /// One concrete algorithm: a family with its arguments.
 struct AlgorithmChoice {
   AlgoKind kind = AlgoKind::NcclDefault;
-  AlgoKind inner = AlgoKind::Ring;  ///< Hierarchical only: Ring, DbTree, HalvingDoubling or PS
+  AlgoKind inner = AlgoKind::Ring;  ///< Hierarchical only: a family with an InnerRole
   int servers = 0;                  ///< ParameterServer (or Hierarchical over ps): k; 0: options'
   int channels = 0;                 ///< 0: the library's default channel count
 
@@ -81,13 +59,26 @@ struct AlgorithmChoice {
 /// Parses a canonical name or an alias (see the file comment). InvalidArgument otherwise.
 Expected<AlgorithmChoice> parse_algorithm_choice(std::string_view text);
 
+/// The families that may run inside hierarchical(X), as written there, joined by `separator`:
+/// "ring, dbtree, rhd, ps(k=N)".
+std::string inner_names_text(std::string_view separator);
+
 /// About how many transfers the schedule of `a` has on hosts x gpus_per_host ranks (within a
 /// factor of 2; a test checks it). NCCL's algorithms: the same as topotune's ring and tree.
 std::int64_t estimated_transfers(const AlgorithmChoice& a, int hosts, int gpus_per_host);
 
-/// topotune's schedule generator for `a`, starting from `base` options: the name's channel
-/// count, servers (CPU placement, as ps(k=N) means) and inner algorithm override them.
-/// Unsupported for NCCL's own algorithms, which topotune has no schedule of.
+/// True when the schedule of `a` is invariant under a shift by whole hosts and written
+/// reduced (the family's row; an Inner family's inner family too).
+bool shift_invariant(const AlgorithmChoice& a);
+
+/// Every choice the planner can search, in the table's order: each family (ps(k=N) once per
+/// N in `server_counts`; hierarchical(X) once per inner family X, and per N when X takes
+/// servers). The planner filters it by --algos and the rows' PlannerSearch.
+std::vector<AlgorithmChoice> plannable_choices(std::span<const int> server_counts);
+
+/// topotune's schedule generator for `a` (its family's factory), starting from `base` options:
+/// the name's channel count, servers (CPU placement, as ps(k=N) means) and inner algorithm
+/// override them. Unsupported for NCCL's own algorithms, which topotune has no schedule of.
 Expected<std::unique_ptr<Algorithm>> make_choice_algorithm(
     const AlgorithmChoice& a, AlgorithmOptions base = {},
     sched::Collective collective = sched::Collective::Allreduce);

@@ -3,10 +3,8 @@
 #include <utility>
 #include <vector>
 
+#include "algorithms/algorithm_family.h"
 #include "algorithms/cost_model.h"
-#include "algorithms/double_binary_tree.h"
-#include "algorithms/halving_doubling.h"
-#include "algorithms/parameter_server.h"
 #include "algorithms/phase_context.h"
 #include "algorithms/ring_allreduce.h"
 #include "algorithms/ring_pass.h"
@@ -69,36 +67,9 @@ std::vector<std::vector<EndpointId>> rail_orders(const RankLayout& layout,
 // reduced, an inner ring only).
 void inter_host(const PhaseContext& ctx, const RankLayout& layout, const AlgorithmOptions& o,
                 int local, std::vector<EndpointId>& cpus, int period = 0) {
-  const sched::Slice shard = shard_of(ctx, layout, local);
   const std::vector<std::vector<EndpointId>> orders = rail_orders(layout, o, local);
-  switch (o.inner) {
-    case InnerAlgorithm::Ring:
-      add_ring_allreduce(ctx, orders, shard, o.channels, o.chunks, period);
-      break;
-    case InnerAlgorithm::Tree:
-      add_tree_allreduce(ctx, orders[0], shard, o.channels, o.chunks);
-      break;
-    case InnerAlgorithm::Rhd:
-      add_rhd_allreduce(ctx, orders[0], shard, 0);
-      break;
-    case InnerAlgorithm::Ps: {
-      const int k = o.shards > 0 ? o.shards : layout.hosts;
-      std::vector<EndpointId> servers;
-      for (int j = 0; j < k; ++j) {
-        const int h = j % layout.hosts;
-        if (o.ps_placement == PsPlacement::Cpu) {
-          if (!cpus[static_cast<std::size_t>(h)].valid()) {
-            cpus[static_cast<std::size_t>(h)] = ctx.builder.add_host_cpu(h, layout.rank_of(h, 0));
-          }
-          servers.push_back(cpus[static_cast<std::size_t>(h)]);
-        } else {
-          servers.push_back(orders[0][static_cast<std::size_t>(j % layout.hosts)]);
-        }
-      }
-      add_ps_allreduce(ctx, orders[0], shard, servers, 0);
-      break;
-    }
-  }
+  InnerRail rail{layout, o, orders, shard_of(ctx, layout, local), cpus, period};
+  family_of(o.inner).inner->add(ctx, rail);  // supports() checked the role exists
 }
 
 }  // namespace
@@ -107,7 +78,7 @@ std::string Hierarchical::name() const {
   std::string s = std::string("hierarchical(inner=") + inner_algorithm_name(options_.inner) +
                   ",channels=" + std::to_string(options_.channels) +
                   ",chunks=" + std::to_string(options_.chunks);
-  if (options_.inner == InnerAlgorithm::Ps) {
+  if (family_of(options_.inner).argument == FamilyArgument::Servers) {
     s +=
         ",shards=" + (options_.shards > 0 ? std::to_string(options_.shards) : std::string("auto")) +
         ",placement=" + ps_placement_name(options_.ps_placement);
@@ -118,7 +89,11 @@ std::string Hierarchical::name() const {
 Expected<void> Hierarchical::supports(const sched::CollectiveSpec& spec,
                                       const RankLayout& layout) const {
   TT_TRY_VOID(check_common(spec, layout, {sched::Collective::Allreduce}));
-  if (options_.inner == InnerAlgorithm::Ps && options_.shards > layout.hosts) {
+  const AlgorithmFamily& inner = family_of(options_.inner);
+  if (inner.inner == nullptr) {
+    return fail(Errc::InvalidArgument, inner.name + " cannot run inside hierarchical");
+  }
+  if (inner.argument == FamilyArgument::Servers && options_.shards > layout.hosts) {
     return fail(Errc::InvalidArgument, "hierarchical ps: " + std::to_string(options_.shards) +
                                            " shards per rail is more than the " +
                                            std::to_string(layout.hosts) + " hosts of a rail");
@@ -155,8 +130,8 @@ Expected<std::optional<sched::ReducedSchedule>> Hierarchical::generate_reduced(
   TT_TRY_VOID(supports(spec, layout));
   const int P = period_hosts;
   const int G = layout.gpus_per_host;
-  if (options_.inner != InnerAlgorithm::Ring || P <= 0 || layout.hosts % P != 0 ||
-      layout.hosts / P < 2) {
+  // Only an inner ring is written reduced (ring_allreduce_repeats checks it repeats).
+  if (options_.inner != AlgoKind::Ring || P <= 0 || layout.hosts % P != 0 || layout.hosts / P < 2) {
     return std::optional<sched::ReducedSchedule>{};
   }
   // The intra-host phases repeat on every host; each rail's inner ring must repeat by P hosts.
@@ -195,7 +170,7 @@ Expected<Seconds> Hierarchical::closed_form(const sched::CollectiveSpec& spec,
                                             const RankLayout& layout,
                                             const CostParams& params) const {
   TT_TRY_VOID(supports(spec, layout));
-  const int G = layout.gpus_per_host, H = layout.hosts, K = options_.chunks;
+  const int G = layout.gpus_per_host, K = options_.chunks;
   const double S = spec.bytes.as_double(), shard = S / G;
   const double gamma = params.gamma_gpu();
   // The G rails run at once: GPUs behind one NIC share it (CostParams::nic_sharing).
@@ -205,26 +180,8 @@ Expected<Seconds> Hierarchical::closed_form(const sched::CollectiveSpec& spec,
   if (G > 1) t += ring_time(G, S, K, params.intra, gamma, true, true).value;
   std::vector<RankId> rail;
   for (int h : host_order(layout, 0)) rail.push_back(layout.rank_of(h, 0));
-  switch (options_.inner) {
-    case InnerAlgorithm::Ring:
-      t += ring_time(H, shard, K, rails.inter, gamma, true, true).value;
-      break;
-    case InnerAlgorithm::Tree:
-      t += tree_closed_form(rail, shard, K, layout, rails).value;
-      break;
-    case InnerAlgorithm::Rhd:
-      t += rhd_closed_form(rail, shard, layout, params).value;  // shares the NIC itself
-      break;
-    case InnerAlgorithm::Ps: {
-      const int k = options_.shards > 0 ? options_.shards : H;
-      if (options_.ps_placement == PsPlacement::Cpu) {
-        t += ps_cpu_closed_form(H, G, k, shard, params).value;
-      } else {
-        t += ps_time(H - 1, 0, shard / k, rails.inter, params.intra, gamma).value;
-      }
-      break;
-    }
-  }
+  t += family_of(options_.inner)
+           .inner->closed_form(InnerCostRail{layout, options_, rail, shard, params, rails});
   return Seconds(t);
 }
 

@@ -1,53 +1,79 @@
 #include "algorithms/registry.h"
 
-#include "algorithms/hierarchical.h"
-#include "algorithms/parameter_server.h"
-#include "algorithms/ring_broadcast.h"
-#include "algorithms/ring_half.h"
+#include <array>
 
 namespace topotune::algo {
+namespace {
+
+// The ring variants of the other collectives, named directly: ring's factory for that
+// collective.
+struct RingVariant {
+  const char* name;
+  sched::Collective collective;
+};
+constexpr std::array<RingVariant, 3> kRingVariants = {{
+    {"reduce_scatter_ring", sched::Collective::ReduceScatter},
+    {"allgather_ring", sched::Collective::Allgather},
+    {"broadcast_ring", sched::Collective::Broadcast},
+}};
+
+}  // namespace
 
 std::vector<std::string> algorithm_names() {
-  return {"ring",
-          "dbtree",
-          "rhd",
-          "ps",
-          "hierarchical(ring)",
-          "hierarchical(dbtree)",
-          "hierarchical(rhd)",
-          "hierarchical(ps)",
-          "reduce_scatter_ring",
-          "allgather_ring",
-          "broadcast_ring"};
+  std::vector<std::string> out;
+  for (const AlgorithmFamily& f : algorithm_families()) {
+    if (f.make == nullptr) continue;
+    if (f.argument != FamilyArgument::Inner) {
+      out.push_back(f.name);
+      continue;
+    }
+    for (const AlgorithmFamily& in : algorithm_families()) {
+      if (in.inner != nullptr) out.push_back(f.name + "(" + in.name + ")");
+    }
+  }
+  for (const RingVariant& v : kRingVariants) out.emplace_back(v.name);
+  return out;
 }
 
 std::string algorithm_names_text() {
-  return "ring, dbtree, rhd, ps(k=N), hierarchical(ring|dbtree|rhd|ps(k=N)), any of them with "
-         "/chN (channels); ps and hierarchical alone take --shards/--ps-placement/--inner; "
-         "reduce_scatter_ring, allgather_ring, broadcast_ring; NCCL's nccl:default, nccl:ring, "
-         "nccl:tree are timed by `topotune predict` (docs/algorithms.md)";
+  std::string schedules, bare, nccl;
+  for (const AlgorithmFamily& f : algorithm_families()) {
+    if (f.nccl) {
+      nccl += (nccl.empty() ? "" : ", ") + f.name;
+      continue;
+    }
+    schedules += (schedules.empty() ? "" : ", ") + f.name;
+    if (f.argument == FamilyArgument::Servers) schedules += "(k=N)";
+    if (f.argument == FamilyArgument::Inner) schedules += "(" + inner_names_text("|") + ")";
+    if (f.argument != FamilyArgument::None) bare += (bare.empty() ? "" : " and ") + f.name;
+  }
+  std::string variants;
+  for (const RingVariant& v : kRingVariants) {
+    variants += (variants.empty() ? "" : ", ") + std::string(v.name);
+  }
+  return schedules + ", any of them with /chN (channels); " + bare +
+         " alone take --shards/--ps-placement/--inner; " + variants + "; NCCL's " + nccl +
+         " are timed by `topotune predict` (docs/algorithms.md)";
 }
 
 Expected<std::unique_ptr<Algorithm>> make_algorithm(std::string_view name,
                                                     const AlgorithmOptions& options,
                                                     sched::Collective collective) {
-  const AlgorithmOptions& o = options;
-  if (name == "reduce_scatter_ring") {
-    return std::unique_ptr<Algorithm>(new RingHalf(o, RingHalf::Kind::ReduceScatter));
+  for (const RingVariant& v : kRingVariants) {
+    if (name == v.name) return family_of(AlgoKind::Ring).make(options, v.collective);
   }
-  if (name == "allgather_ring") {
-    return std::unique_ptr<Algorithm>(new RingHalf(o, RingHalf::Kind::Allgather));
+  // A family that takes an argument, named without it: the flags decide what the name leaves
+  // open (--shards/--ps-placement for ps, --inner for hierarchical).
+  if (const AlgorithmFamily* f = find_family(name);
+      f != nullptr && f->make != nullptr && f->argument != FamilyArgument::None) {
+    return f->make(options, collective);
   }
-  if (name == "broadcast_ring") return std::unique_ptr<Algorithm>(new RingBroadcast(o));
-  // The option-driven forms: the flags decide what the bare family name leaves open.
-  if (name == "ps") return std::unique_ptr<Algorithm>(new ParameterServer(o));
-  if (name == "hierarchical") return std::unique_ptr<Algorithm>(new Hierarchical(o));
   auto choice = parse_algorithm_choice(name);
   if (!choice) {
     return fail(Errc::NotFound, "unknown algorithm '" + std::string(name) +
                                     "' (known: " + algorithm_names_text() + ")");
   }
-  return make_choice_algorithm(*choice, o, collective);
+  return make_choice_algorithm(*choice, options, collective);
 }
 
 }  // namespace topotune::algo

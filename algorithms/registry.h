@@ -2,11 +2,12 @@
 // The algorithm registry: build an Algorithm by name, as every command names it. The name
 // grammar is algorithm_choice.h's (docs/algorithms.md): ring, dbtree, rhd, ps(k=N),
 // hierarchical(X), /chN, NCCL's nccl:default/nccl:ring/nccl:tree (recognised, but topotune has
-// no schedule of them), and the aliases tree, hierarchical:X. Besides those: "ps" and
-// "hierarchical" take their servers, placement and inner algorithm from the options
-// (--shards, --ps-placement, --inner); "ring" with --collective reduce_scatter/allgather/
-// broadcast picks the ring variant of that collective; reduce_scatter_ring, allgather_ring and
-// broadcast_ring name those variants directly.
+// no schedule of them), and the aliases tree, hierarchical:X. Besides those: a family that
+// takes an argument, named without it ("ps", "hierarchical"), takes what the argument would say
+// from the options (--shards, --ps-placement, --inner); "ring" with --collective
+// reduce_scatter/allgather/broadcast picks the ring variant of that collective;
+// reduce_scatter_ring, allgather_ring and broadcast_ring name those variants directly. Every
+// list here is read from the family table (algorithm_family.h).
 
 #include <memory>
 #include <string>
@@ -20,7 +21,8 @@
 namespace topotune::algo {
 
 /// A concrete name of every schedule family topotune generates (ps with its shards from the
-/// options), in a stable order: for tests that cover them all.
+/// options; hierarchical once per inner family), then the ring variants, in the table's order:
+/// for tests that cover them all.
 std::vector<std::string> algorithm_names();
 /// The grammar in one line ("ring, dbtree, rhd, ps(k=N), ..."), for messages and --help.
 std::string algorithm_names_text();

@@ -29,7 +29,7 @@ struct Capability {
   const char* how;
 };
 
-constexpr std::array<Capability, 13> kCapabilities = {{
+constexpr std::array<Capability, 8> kCapabilities = {{
     {Framework::Ddp, AlgoKind::NcclDefault, AlgoKind::Ring, true, true, "NCCL's own choice"},
     {Framework::Ddp, AlgoKind::NcclRing, AlgoKind::Ring, true, true, "NCCL_ALGO=Ring"},
     {Framework::Ddp, AlgoKind::NcclTree, AlgoKind::Ring, true, true, "NCCL_ALGO=Tree"},
@@ -46,21 +46,19 @@ constexpr std::array<Capability, 13> kCapabilities = {{
     // topotune model times.
     {Framework::Horovod, AlgoKind::Hierarchical, AlgoKind::Ring, false, true,
      "HOROVOD_TORUS_ALLREDUCE=1, Horovod >= 0.26"},
-    {Framework::Topotune, AlgoKind::Ring, AlgoKind::Ring, true, true, "topotune measure"},
-    {Framework::Topotune, AlgoKind::DbTree, AlgoKind::Ring, true, true, "topotune measure"},
-    {Framework::Topotune, AlgoKind::HalvingDoubling, AlgoKind::Ring, true, true,
-     "topotune measure"},
-    {Framework::Topotune, AlgoKind::ParameterServer, AlgoKind::Ring, true, true,
-     "topotune measure"},
-    {Framework::Topotune, AlgoKind::Hierarchical, AlgoKind::Ring, true, true, "topotune measure"},
 }};
+// topotune's runtime runs every family it has a schedule of (its row's factory), any inner
+// algorithm and channel count.
+constexpr Capability kTopotune{Framework::Topotune, AlgoKind::Ring, AlgoKind::Ring, true, true,
+                               "topotune measure"};
 
 const Capability* capability(Framework f, const AlgorithmChoice& a) {
+  if (f == Framework::Topotune) return algo::family_of(a.kind).make ? &kTopotune : nullptr;
   for (const Capability& c : kCapabilities) {
     if (c.framework != f || c.kind != a.kind || !c.enabled) continue;
     if (!c.channels && a.channels > 0) continue;
-    // topotune's runtime runs every inner algorithm; the others only a ring across hosts.
-    if (a.kind == AlgoKind::Hierarchical && f != Framework::Topotune && a.inner != c.inner) {
+    // Only a ring across hosts inside hierarchical.
+    if (a.kind == AlgoKind::Hierarchical && a.inner != c.inner) {
       continue;
     }
     return &c;

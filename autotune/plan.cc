@@ -327,7 +327,7 @@ Expected<std::vector<AlgorithmChoice>> search_space(const PlanInputs& inputs, in
   for (const AlgorithmChoice& a : default_algorithms(hosts)) {
     const bool wanted = !kinds.empty()
                             ? std::find(kinds.begin(), kinds.end(), a.kind) != kinds.end()
-                        : nccl ? a.kind != AlgoKind::Ring && a.kind != AlgoKind::DbTree
+                        : nccl ? algo::family_of(a.kind).search != algo::PlannerSearch::WithoutNccl
                                : !a.is_nccl();
     if (wanted) out.push_back(a);
   }

@@ -19,16 +19,14 @@ std::string with_count(const std::string& what, std::int64_t n) {
 // generation is linear (~40 ns a transfer) but the schedule is ~36 bytes a transfer.
 constexpr std::int64_t kMaxGenerated = 20'000'000;
 
-// How many transfers each simulated one stands for: ring and hierarchical over an inner ring
-// are invariant under a shift by whole racks (pods under a super-spine), and are generated one
-// transfer per orbit of twins when the cluster has such a shift (simulator/symmetry.h). A
-// conservative estimate (1 where it may not apply).
+// How many transfers each simulated one stands for: the families whose rows say so (ring and
+// hierarchical over an inner ring) are invariant under a shift by whole racks (pods under a
+// super-spine), and are generated one transfer per orbit of twins when the cluster has such a
+// shift (simulator/symmetry.h). A conservative estimate (1 where it may not apply).
 std::int64_t symmetry_of(const AlgorithmChoice& a, const topo::Topology& t) {
   const int period = t.host_period();
   if (period <= 0 || period >= t.num_hosts()) return 1;
-  const bool shift_invariant =
-      a.kind == AlgoKind::Ring || (a.kind == AlgoKind::Hierarchical && a.inner == AlgoKind::Ring);
-  return shift_invariant ? t.num_hosts() / period : 1;
+  return algo::shift_invariant(a) ? t.num_hosts() / period : 1;
 }
 
 // Transfers of the schedule the rank stage would generate (algo::estimated_transfers counts

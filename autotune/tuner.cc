@@ -347,20 +347,11 @@ const Candidate* simplest_within_margin(const std::vector<Candidate>& ranked, do
 }
 
 std::vector<AlgorithmChoice> default_algorithms(int hosts) {
-  std::vector<AlgorithmChoice> out;
-  for (AlgoKind k : {AlgoKind::NcclDefault, AlgoKind::NcclRing, AlgoKind::NcclTree, AlgoKind::Ring,
-                     AlgoKind::DbTree, AlgoKind::HalvingDoubling}) {
-    out.push_back({k});
-  }
+  // Server counts for the families that take them (ps(k=N)): powers of two, and one per host.
   std::vector<int> ks;
   for (int k = 1; k < hosts; k *= 2) ks.push_back(k);
   if (hosts >= 2) ks.push_back(hosts);
-  for (int k : ks) out.push_back({AlgoKind::ParameterServer, AlgoKind::Ring, k});
-  for (AlgoKind inner : {AlgoKind::Ring, AlgoKind::DbTree, AlgoKind::HalvingDoubling}) {
-    out.push_back({AlgoKind::Hierarchical, inner});
-  }
-  for (int k : ks) out.push_back({AlgoKind::Hierarchical, AlgoKind::ParameterServer, k});
-  return out;
+  return algo::plannable_choices(ks);
 }
 
 std::vector<int> default_channel_counts(int max_channels) {

@@ -206,7 +206,7 @@ TEST_P(AlgorithmProperty, Hierarchical) {
       for (std::int64_t S : sizes_for(n)) {
         if (n > 32 && S > 4 * (7 * n + 1)) continue;
         auto r = run("hierarchical", o, Collective::Allreduce, n, G, S);
-        if (!r || o.inner != InnerAlgorithm::Ring) continue;
+        if (!r || o.inner != AlgoKind::Ring) continue;
         // Intra-host rings move 2(G-1)·S per host; each rail's inner ring 2(H-1)·S/G.
         EXPECT_EQ(total_sent(*r), 2 * H * (G - 1) * S + 2 * (H - 1) * S);
         EXPECT_EQ(r->stats.steps, 2 * (G - 1) * CK + 2 * (H - 1) * CK);
@@ -214,7 +214,7 @@ TEST_P(AlgorithmProperty, Hierarchical) {
     }
     if (G > 1) {  // inner ps on CPU servers: one CPU endpoint per host
       AlgorithmOptions cpu;
-      cpu.inner = InnerAlgorithm::Ps;
+      cpu.inner = AlgoKind::ParameterServer;
       cpu.ps_placement = PsPlacement::Cpu;
       auto r = run("hierarchical", cpu, Collective::Allreduce, n, G, 4 * (7 * n + 1));
       if (r) {

@@ -244,14 +244,14 @@ TEST(ClosedForm, HierarchicalIsItsCriticalPath) {
         const std::int64_t S = 4LL * G * H * c * k * 2 * 500;
         AlgorithmOptions o = ck(c, k);
         expect_closed_form_is_critical_path("hierarchical", o, G * H, G, S, Share{C, C, C, C});
-        o.inner = InnerAlgorithm::Tree;  // the inner trees (one per rail) staged as the flat tree
+        o.inner = AlgoKind::DbTree;  // the inner trees (one per rail) staged as the flat tree
         expect_closed_form_is_critical_path("hierarchical", o, G * H, G, S, Share{C, C, 1, 1},
                                             sched::Collective::Allreduce, true);
-        o.inner = InnerAlgorithm::Rhd;
+        o.inner = AlgoKind::HalvingDoubling;
         if ((H & (H - 1)) == 0) {
           expect_closed_form_is_critical_path("hierarchical", o, G * H, G, S, Share{C, C, 1, 1});
         }
-        o.inner = InnerAlgorithm::Ps;  // H-1 pushes into each rail server
+        o.inner = AlgoKind::ParameterServer;  // H-1 pushes into each rail server
         expect_closed_form_is_critical_path("hierarchical", o, G * H, G, S,
                                             Share{C, C, H - 1.0, H - 1.0});
       }

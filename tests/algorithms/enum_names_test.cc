@@ -11,7 +11,7 @@
 namespace topotune {
 namespace {
 
-using algo::InnerAlgorithm;
+using algo::AlgoKind;
 using algo::PsPlacement;
 using sched::Collective;
 using sched::DataType;
@@ -27,8 +27,8 @@ TEST(EnumNames, EachValueParsesFromItsOwnName) {
   for (PsPlacement p : {PsPlacement::Colocated, PsPlacement::Cpu}) {
     EXPECT_EQ(*algo::parse_ps_placement(algo::ps_placement_name(p)), p);
   }
-  for (InnerAlgorithm a :
-       {InnerAlgorithm::Ring, InnerAlgorithm::Tree, InnerAlgorithm::Rhd, InnerAlgorithm::Ps}) {
+  for (AlgoKind a :
+       {AlgoKind::Ring, AlgoKind::DbTree, AlgoKind::HalvingDoubling, AlgoKind::ParameterServer}) {
     EXPECT_EQ(*algo::parse_inner_algorithm(algo::inner_algorithm_name(a)), a);
   }
 }
@@ -44,7 +44,7 @@ TEST(EnumNames, AliasesAndSpellings) {
   for (const char* n : {"float16", "f16", "half"}) EXPECT_EQ(*sched::parse_dtype(n), DataType::F16);
   EXPECT_EQ(*sched::parse_dtype("bfloat16"), DataType::BF16);
   EXPECT_EQ(*algo::parse_ps_placement("gpu"), PsPlacement::Colocated);
-  EXPECT_EQ(*algo::parse_inner_algorithm("tree"), InnerAlgorithm::Tree);
+  EXPECT_EQ(*algo::parse_inner_algorithm("tree"), AlgoKind::DbTree);
 }
 
 TEST(EnumNames, UnknownNamesListTheKnownOnes) {

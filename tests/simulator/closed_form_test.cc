@@ -190,16 +190,16 @@ TEST(ClosedForm, Hierarchical) {
   // Exact for the ring, rhd and ps inner algorithms, and for the tree with one chunk (the
   // rails' trees are exact, see above; every host's GPUs leave the trees together). The tree
   // with several chunks and more than two hosts is within kTreeStageError.
-  for (const auto inner : {algo::InnerAlgorithm::Ring, algo::InnerAlgorithm::Tree,
-                           algo::InnerAlgorithm::Rhd, algo::InnerAlgorithm::Ps}) {
+  for (const auto inner : {algo::AlgoKind::Ring, algo::AlgoKind::DbTree,
+                           algo::AlgoKind::HalvingDoubling, algo::AlgoKind::ParameterServer}) {
     for (const auto& [hosts, gpus] : {std::pair{2, 2}, {4, 2}, {4, 4}}) {
       for (const auto& o : {opts(1, 1), opts(2, 2)}) {
         algo::AlgorithmOptions with_inner = o;
         with_inner.inner = inner;
         expect_simulation_matches(
             {"hierarchical", with_inner}, hosts, gpus, even_size(hosts * gpus, o, 1024),
-            inner == algo::InnerAlgorithm::Tree && o.chunks > 1 && hosts > 2 ? Expect::Within
-                                                                             : Expect::Equal);
+            inner == algo::AlgoKind::DbTree && o.chunks > 1 && hosts > 2 ? Expect::Within
+                                                                         : Expect::Equal);
       }
     }
   }

@@ -275,7 +275,7 @@ TEST(DirectQuotient, OtherAlgorithmsAreGeneratedInFull) {
     EXPECT_FALSE(r->has_value()) << name;
   }
   algo::AlgorithmOptions o;
-  o.inner = algo::InnerAlgorithm::Rhd;
+  o.inner = algo::AlgoKind::HalvingDoubling;
   auto h = algo::make_algorithm("hierarchical", o);
   ASSERT_TRUE(h);
   auto r = (*h)->generate_reduced({.ranks = 32}, *layout, 1);

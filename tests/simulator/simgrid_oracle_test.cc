@@ -114,8 +114,8 @@ std::vector<Named> every_algorithm(int channels, int chunks) {
     o.ps_placement = placement;
     all.push_back({"ps", o});
   }
-  for (const auto inner : {algo::InnerAlgorithm::Ring, algo::InnerAlgorithm::Tree,
-                           algo::InnerAlgorithm::Rhd, algo::InnerAlgorithm::Ps}) {
+  for (const auto inner : {algo::AlgoKind::Ring, algo::AlgoKind::DbTree,
+                           algo::AlgoKind::HalvingDoubling, algo::AlgoKind::ParameterServer}) {
     algo::AlgorithmOptions o = base;
     o.inner = inner;
     all.push_back({"hierarchical", o});

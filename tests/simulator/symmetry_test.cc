@@ -86,8 +86,8 @@ std::vector<Algo> algorithms(int channels, int chunks) {
   o.channels = channels;
   o.chunks = chunks;
   for (const char* name : {"ring", "tree", "rhd", "ps"}) out.push_back({name, o});
-  for (const auto inner : {algo::InnerAlgorithm::Ring, algo::InnerAlgorithm::Tree,
-                           algo::InnerAlgorithm::Rhd, algo::InnerAlgorithm::Ps}) {
+  for (const auto inner : {algo::AlgoKind::Ring, algo::AlgoKind::DbTree,
+                           algo::AlgoKind::HalvingDoubling, algo::AlgoKind::ParameterServer}) {
     algo::AlgorithmOptions h = o;
     h.inner = inner;
     out.push_back({"hierarchical", h});
