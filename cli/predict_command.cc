@@ -9,6 +9,7 @@
 
 #include "algorithms/registry.h"
 #include "autotune/model_timers.h"
+#include "autotune/predicted_tuner_rules.h"
 #include "autotune/schedule_timing.h"
 #include "cli/algorithm_flags.h"
 #include "cli/cluster_flags.h"
@@ -17,6 +18,7 @@
 #include "cli/output_format.h"
 #include "cli/path_flag.h"
 #include "cli/predict_report.h"
+#include "core/file_output.h"
 #include "core/quantity_parse.h"
 
 namespace topotune::cli {
@@ -26,7 +28,7 @@ struct PredictArgs {
   ClusterFlags cluster;
   std::string collective = "allreduce";
   std::string algo = "nccl";
-  std::string sizes = "8:16G";
+  std::string sizes;  ///< empty: 8:16G for the table, 1K:16G for --tuner-rules
   std::string nccl_version;
   std::string nccl_algo;
   std::string nccl_proto;
@@ -36,6 +38,20 @@ struct PredictArgs {
   int gpus_per_thread = 1;
   bool explain = false;
   bool simulate = false;
+  std::string tuner_rules;  ///< --tuner-rules FILE
+};
+
+/// predict's default sweep, and the fixed sweep a rules file samples unless --sizes is given.
+constexpr const char* kDefaultSizes = "8:16G";
+constexpr const char* kDefaultRulesSizes = "1K:16G";
+
+/// What NCCL runs in predict_nccl: the cluster, the model's parameters, the system with its
+/// fabric and NCCL's restrictions.
+struct NcclSetup {
+  topo::ClusterSpec spec;
+  algo::NcclModelParams params;
+  algo::NcclSystem sys;
+  algo::NcclOptions opts;  ///< with --algo's /chN as NCCL_MIN_NCHANNELS = NCCL_MAX_NCHANNELS
 };
 
 /// The cluster every prediction runs on (--instance/--nodes/--placement or --cluster), with
@@ -82,18 +98,24 @@ Expected<PredictReport> predict_schedule(const PredictArgs& a, sched::Collective
   return r;
 }
 
-Expected<PredictReport> predict_nccl(const PredictArgs& a, sched::Collective coll,
-                                     const std::vector<Bytes>& sizes) {
-  TT_TRY(const topo::ClusterSpec spec, predict_cluster(a));
-  TT_TRY(const algo::NcclModelParams params, tune::load_nccl_model(a.calibration));
+Expected<NcclSetup> nccl_setup(const PredictArgs& a) {
+  TT_TRY(topo::ClusterSpec spec, predict_cluster(a));
+  TT_TRY(algo::NcclModelParams params, tune::load_nccl_model(a.calibration));
   // The fabric (placement, spine, per-flow caps) from the flow simulator on the topology.
   TT_TRY(algo::NcclSystem sys, tune::nccl_system_on_fabric(spec, params));
   sys.gpus_per_thread = a.gpus_per_thread;
-  TT_TRY(const algo::NcclOptions opts,
-         make_nccl_options(a.nccl_version, a.nccl_algo, a.nccl_proto));
-  algo::NcclOptions with_channels = opts;
-  with_channels.min_channels = with_channels.max_channels = a.nccl_channels;
-  const algo::NcclPredictor predictor(sys, params, with_channels);
+  TT_TRY(algo::NcclOptions opts, make_nccl_options(a.nccl_version, a.nccl_algo, a.nccl_proto));
+  opts.min_channels = opts.max_channels = a.nccl_channels;
+  return NcclSetup{std::move(spec), std::move(params), std::move(sys), std::move(opts)};
+}
+
+Expected<PredictReport> predict_nccl(const PredictArgs& a, sched::Collective coll,
+                                     const std::vector<Bytes>& sizes) {
+  TT_TRY(const NcclSetup setup, nccl_setup(a));
+  const topo::ClusterSpec& spec = setup.spec;
+  const algo::NcclSystem& sys = setup.sys;
+  const algo::NcclOptions& opts = setup.opts;
+  const algo::NcclPredictor predictor(sys, setup.params, opts);
   PredictReport r;
   r.instance = sys.instance;
   r.nodes = sys.nodes;
@@ -128,11 +150,10 @@ Expected<PredictReport> predict_nccl(const PredictArgs& a, sched::Collective col
   return r;
 }
 
-Expected<PredictReport> predict(const PredictArgs& a) {
-  TT_TRY(const sched::Collective coll, sched::parse_collective(a.collective));
-  TT_TRY(const std::vector<Bytes> sizes, parse_size_list(a.sizes));
-  // NCCL's own algorithms by their names (nccl:default, nccl:ring, nccl:tree, /chN): the
-  // NCCL predictor with NCCL_ALGO and the channel count they stand for.
+/// NCCL's own algorithms by their names (nccl:default, nccl:ring, nccl:tree, /chN): the
+/// arguments of the NCCL predictor with NCCL_ALGO and the channel count they stand for;
+/// nullopt for one of topotune's schedules.
+Expected<std::optional<PredictArgs>> nccl_args(const PredictArgs& a) {
   if (auto choice = algo::parse_algorithm_choice(a.algo); choice && choice->is_nccl()) {
     PredictArgs n = a;
     if (choice->kind != algo::AlgoKind::NcclDefault) {
@@ -144,18 +165,73 @@ Expected<PredictReport> predict(const PredictArgs& a) {
       n.nccl_algo = choice->kind == algo::AlgoKind::NcclRing ? "ring" : "tree";
     }
     n.nccl_channels = choice->channels;
-    return predict_nccl(n, coll, sizes);
+    return std::optional<PredictArgs>(std::move(n));
   }
-  if (a.algo != "nccl") return predict_schedule(a, coll, sizes);
-  return predict_nccl(a, coll, sizes);
+  if (a.algo != "nccl") return std::optional<PredictArgs>();
+  return std::optional<PredictArgs>(a);
+}
+
+Expected<PredictReport> predict(const PredictArgs& a) {
+  TT_TRY(const sched::Collective coll, sched::parse_collective(a.collective));
+  TT_TRY(const std::vector<Bytes> sizes,
+         parse_size_list(a.sizes.empty() ? kDefaultSizes : a.sizes));
+  TT_TRY(const std::optional<PredictArgs> n, nccl_args(a));
+  if (!n) return predict_schedule(a, coll, sizes);
+  return predict_nccl(*n, coll, sizes);
+}
+
+/// What NCCL is restricted to, as the rules file's header states it ("" when nothing is).
+std::string nccl_restrictions(const PredictArgs& n) {
+  std::string r;
+  const auto add = [&r](const std::string& s) { r += (r.empty() ? "" : ", ") + s; };
+  if (!n.nccl_algo.empty()) add("NCCL_ALGO=" + n.nccl_algo);
+  if (!n.nccl_proto.empty()) add("NCCL_PROTO=" + n.nccl_proto);
+  if (n.nccl_channels > 0) {
+    add("NCCL_MIN_NCHANNELS=NCCL_MAX_NCHANNELS=" + std::to_string(n.nccl_channels));
+  }
+  return r;
+}
+
+/// --tuner-rules: the plugin's rules for the cluster's world communicator
+/// (autotune/predicted_tuner_rules.h), sampled at --sizes or 1 KiB .. 16 GiB. `n` holds
+/// nccl_args' translation of --algo.
+Expected<std::string> tuner_rules_text(const PredictArgs& n) {
+  TT_TRY(const std::vector<Bytes> sizes,
+         parse_size_list(n.sizes.empty() ? kDefaultRulesSizes : n.sizes));
+  TT_TRY(const NcclSetup setup, nccl_setup(n));
+  TT_TRY(const std::vector<tune::CollectiveTunerRules> rules,
+         tune::predict_tuner_rules(setup.sys, setup.params, setup.opts, sizes));
+  tune::TunerRulesContext ctx;
+  ctx.cluster = setup.sys.instance + " x " + std::to_string(setup.sys.nodes) + " node(s), " +
+                topo::placement_name(setup.spec.placement) + " placement";
+  ctx.nccl = algo::nccl_release_name(setup.opts.version.code());
+  ctx.calibration = n.calibration;
+  ctx.restrictions = nccl_restrictions(n);
+  ctx.nodes = setup.sys.nodes;
+  ctx.ranks = setup.sys.ranks();
+  return tune::predicted_tuner_rules_file(rules, ctx);
 }
 
 Expected<void> run_predict(const PredictArgs& a, std::ostream& out) {
+  std::optional<PredictArgs> rules_args;
+  if (!a.tuner_rules.empty()) {  // refused before any work, as every writer's path
+    TT_TRY_VOID(check_output_path(a.tuner_rules).context("--tuner-rules"));
+    TT_TRY(rules_args, nccl_args(a));
+    if (!rules_args) {
+      return fail(Errc::InvalidArgument,
+                  "--tuner-rules compares NCCL's own choices: it needs --algo nccl (or "
+                  "nccl:ring, nccl:tree, /chN), not " +
+                      a.algo);
+    }
+  }
   TT_TRY(const PredictReport r, predict(a));
+  if (rules_args) {
+    TT_TRY(const std::string text, tuner_rules_text(*rules_args).context("--tuner-rules"));
+    TT_TRY_VOID(write_file_atomically(a.tuner_rules, text).context("--tuner-rules"));
+  }
   print_predict_report(r, a.format, out);
   return {};
 }
-
 }  // namespace
 
 CommandRun setup_predict(CLI::App& sub) {
@@ -167,7 +243,9 @@ CommandRun setup_predict(CLI::App& sub) {
                  "nccl:default (NCCL's model, default; also nccl:ring, nccl:tree, /chN) or one of "
                  "topotune's schedules (closed-form time): " +
                      algo::algorithm_names_text());
-  sub.add_option("--sizes", a->sizes, "A:B (A, 2A, ... B) or a list 1M,64M,1G (default 8:16G)");
+  sub.add_option("--sizes", a->sizes,
+                 "A:B (A, 2A, ... B) or a list 1M,64M,1G (default 8:16G; 1K:16G for the "
+                 "--tuner-rules file)");
   sub.add_option("--nccl-version", a->nccl_version, "NCCL release, e.g. 2.23.4 (default: latest)");
   sub.add_option("--nccl-algo", a->nccl_algo,
                  "restrict NCCL's algorithms as NCCL_ALGO does, e.g. ring");
@@ -185,12 +263,18 @@ CommandRun setup_predict(CLI::App& sub) {
   sub.add_flag("--simulate", a->simulate,
                "schedule algorithms: run the flow simulator instead of the closed form");
   sub.add_flag("--explain", a->explain, "show every candidate's time and bottleneck");
+  sub.add_option("--tuner-rules", a->tuner_rules,
+                 "also write the NCCL tuner plugin's rules for this cluster to FILE: allreduce, "
+                 "allgather, reduce-scatter, where topotune's pick beats NCCL's beyond the "
+                 "model's error (docs/tuner-plugin.md)")
+      ->check(non_empty_path());
   sub.footer(
       "Examples:\n"
       "  topotune predict --instance p4d.24xlarge --nodes 2\n"
       "  topotune predict --instance p4d.24xlarge --nodes 2 --algo nccl:ring --sizes 1M,64M\n"
       "  topotune predict --instance p4d.24xlarge --nodes 2 --algo 'hierarchical(rhd)' "
-      "--sizes 64M --simulate");
+      "--sizes 64M --simulate\n"
+      "  topotune predict --instance p5.48xlarge --nodes 4 --tuner-rules nccl_tuner_rules.txt");
   return [a](std::ostream& out) { return run_predict(*a, out); };
 }
 

@@ -116,6 +116,22 @@ if "$bin" measure --help >/dev/null 2>&1; then
 fi
 [ -c /dev/null ] || failed "/dev/null is no longer a character device"
 
+# --- predict --tuner-rules: checked before the work, written whole, only for NCCL's choices.
+mkdir "$tmp/rules" && cd "$tmp/rules" || exit 1
+pr=(predict --instance p4d.24xlarge --nodes 4 --sizes 1M:64M)
+expect 2 "--tuner-rules: the path is empty" "${pr[@]}" --tuner-rules ""
+ln -s "$tmp/victim" link.txt
+expect 2 "symbolic link" "${pr[@]}" --tuner-rules link.txt
+[ ! -e "$tmp/victim" ] || failed "predict --tuner-rules followed a symbolic link"
+expect 2 "needs --algo nccl" "${pr[@]}" --algo ring --tuner-rules r.txt
+[ ! -e r.txt ] || failed "predict --algo ring --tuner-rules wrote r.txt"
+expect 0 "" "${pr[@]}" --tuner-rules r.txt
+grep -q "^# collective min_bytes max_bytes nnodes nranks algo proto" r.txt &&
+  grep -q "^# calibration: built-in" r.txt ||
+  failed "predict --tuner-rules r.txt wrote: $(cat r.txt)"
+[ "$(ls -A | tr '\n' ' ')" = "link.txt r.txt " ] || failed "predict --tuner-rules left: $(ls -A)"
+cd "$tmp/w" || exit 1
+
 # --- A failed write to stdout says why, also when the output is larger than stdio's buffer.
 "$bin" schedule --algo ring --ranks 64 --size 1M --format json >/dev/full 2>"$tmp/stderr"
 rc=$?
