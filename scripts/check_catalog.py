@@ -27,10 +27,10 @@ DOC = os.path.join(ROOT, "docs", "catalog.md")
 BEGIN, END = "<!-- BEGIN GENERATED: scripts/check_catalog.py --markdown -->", "<!-- END GENERATED -->"
 
 SCHEMA = "topotune.instance/1"
-VENDORS = {"aws", "nvidia", "custom"}
+VENDORS = {"aws", "nvidia", "gcp", "azure", "custom"}
 ARCHS = {"volta", "turing", "ampere", "hopper", "blackwell"}
 FABRICS = {"nvswitch", "nvlink_mesh", "pcie"}
-TRANSPORTS = {"efa", "infiniband", "tcp"}
+TRANSPORTS = {"efa", "infiniband", "roce", "tcp"}
 TAGS = {"derived", "secondary", "unverified", "disagree"}
 # A source must point at a section of instances.md or at a named vendor document.
 SOURCE_RE = re.compile(r"instances\.md §\d|NVIDIA [^,;]*(datasheet|specifications|whitepaper)")
@@ -444,7 +444,7 @@ def self_test():
         ("string bandwidth", lambda d: setp(d, "network.nic_Gbps.value", "25")),
         ("bool count", lambda d: setp(d, "network.nics.value", True)),
         ("bad arch", lambda d: setp(d, "gpu.arch.value", "pascal")),
-        ("bad transport", lambda d: setp(d, "network.transport.value", "roce")),
+        ("bad transport", lambda d: setp(d, "network.transport.value", "ethernet")),
         ("pair out of range", lambda d: d["intra"]["nvlink_pairs"]["value"].append([0, 8, 1])),
         ("self pair", lambda d: d["intra"]["nvlink_pairs"]["value"].append([2, 2, 1])),
         ("duplicate pair", lambda d: d["intra"]["nvlink_pairs"]["value"].append([3, 0, 1])),

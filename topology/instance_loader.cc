@@ -86,7 +86,7 @@ constexpr std::array kFileArchs = {GpuArch::Volta, GpuArch::Turing, GpuArch::Amp
 constexpr std::array kFileFabrics = {IntraFabric::NvSwitch, IntraFabric::NvLinkMesh,
                                      IntraFabric::PcieOnly};
 constexpr std::array kFileTransports = {NetTransport::Efa, NetTransport::InfiniBand,
-                                        NetTransport::Tcp};
+                                        NetTransport::Roce, NetTransport::Tcp};
 
 Expected<std::vector<int>> read_int_list(const Json& v, const JsonPath& at, int hi) {
   if (!v.is_array()) return at.error("expected an array, got " + json_type_name(v));
@@ -278,8 +278,9 @@ Expected<InstanceSpec> read_instance(const Json& v, const JsonPath& at,
     return (at / "name")
         .error("\"" + in.name + "\" does not match the file name \"" + expected_name + "\"");
   TT_TRY(in.vendor, read_string(v["vendor"], at / "vendor"));
-  if (in.vendor != "aws" && in.vendor != "nvidia" && in.vendor != "custom")
-    return (at / "vendor").error("must be aws, nvidia or custom");
+  if (in.vendor != "aws" && in.vendor != "nvidia" && in.vendor != "gcp" && in.vendor != "azure" &&
+      in.vendor != "custom")
+    return (at / "vendor").error("must be aws, nvidia, gcp, azure or custom");
   if (const Json* d = find_member(v, "description")) {
     TT_TRY(in.description, read_string(*d, at / "description"));
   }

@@ -15,7 +15,9 @@ namespace topotune::topo {
 
 enum class GpuArch { Volta, Turing, Ampere, Hopper, Blackwell, Unknown };
 enum class IntraFabric { NvSwitch, NvLinkMesh, PcieOnly };
-enum class NetTransport { Efa, InfiniBand, Tcp };
+/// How GPUs of different nodes talk. Roce: RDMA over Converged Ethernet through NCCL's IB verbs
+/// transport (or a verbs-based plugin such as GCP's gIB), the same code path as InfiniBand.
+enum class NetTransport { Efa, InfiniBand, Roce, Tcp };
 
 const char* arch_name(GpuArch a);
 const char* fabric_name(IntraFabric f);
@@ -51,7 +53,7 @@ struct PcieSwitchSpec {
 
 struct InstanceSpec {
   std::string name;                           ///< "p4d.24xlarge"
-  std::string vendor;                         ///< "aws", "nvidia"
+  std::string vendor;                         ///< "aws", "nvidia", "gcp", "azure", "custom"
   std::string description;                    ///< one line, for tables
   std::optional<std::string> sagemaker_name;  ///< "ml.p4d.24xlarge" where SageMaker has it
 

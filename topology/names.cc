@@ -102,6 +102,8 @@ const char* transport_name(NetTransport t) {
       return "efa";
     case NetTransport::InfiniBand:
       return "infiniband";
+    case NetTransport::Roce:
+      return "roce";
     case NetTransport::Tcp:
       return "tcp";
   }

@@ -129,6 +129,10 @@ Expected<NcclSystem> nccl_system_from_cluster(const topo::ClusterSpec& spec) {
   s.amd_cpu = inst.cpu_model && inst.cpu_model->find("AMD") != std::string::npos;
   switch (inst.transport) {
     case topo::NetTransport::InfiniBand:
+    case topo::NetTransport::Roce:
+      // NCCL runs RoCE ports through its IB verbs transport, the same code as InfiniBand
+      // (NVIDIA/nccl src/transport/net_ib.cc at v2.28.3-1 takes ports whose link layer is
+      // IBV_LINK_LAYER_INFINIBAND or IBV_LINK_LAYER_ETHERNET alike).
       s.nic_class = NicClass::InfiniBand;
       break;
     case topo::NetTransport::Tcp:

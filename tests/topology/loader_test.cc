@@ -120,8 +120,9 @@ TEST(Loader, EnumFiguresUseTheNameTables) {
       contains(error_of(d), "intra.fabric: 'nvswitches' is not one of nvswitch, nvlink_mesh, pcie"))
       << error_of(d);
   d = fixture("p4d-fixture");
-  d["network"]["transport"]["value"] = "roce";
-  EXPECT_TRUE(contains(error_of(d), "network.transport: 'roce' is not one of efa, infiniband, tcp"))
+  d["network"]["transport"]["value"] = "ethernet";
+  EXPECT_TRUE(contains(error_of(d),
+                       "network.transport: 'ethernet' is not one of efa, infiniband, roce, tcp"))
       << error_of(d);
 }
 
