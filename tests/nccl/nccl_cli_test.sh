@@ -200,6 +200,26 @@ ag_cluster="$root/data/validation/clusters/h100_10n4g_allgather_xxrjun_nccl2.29.
 expect 0 '40 ranks, allgather' validate --nccl-tests "$tmp/ag.log" --cluster "$ag_cluster"
 expect 0 'verdict: healthy: within the model' validate --nccl-tests "$tmp/ag.log" --cluster "$ag_cluster"
 expect 0 'verdict: underperforming: busbw at 3' validate --nccl-tests "$tmp/ag_degraded.log" --cluster "$ag_cluster"
+# --collective overrides what the log says, in validate and (per run) in calibrate, with
+# predict's grammar; predict prints all_gather's size as the whole buffer and its count as one
+# rank's elements, as all_gather_perf does (1 MiB on 16 ranks: 16384 floats per rank).
+expect 0 '40 ranks, allreduce' validate --nccl-tests "$tmp/ag.log" --cluster "$ag_cluster" --collective allreduce
+expect 0 '40 ranks, reduce_scatter' validate --nccl-tests "$tmp/ag.log" --cluster "$ag_cluster" --collective reduce-scatter
+expect 2 "--collective: unknown collective 'alltoall'" validate --nccl-tests "$tmp/ag.log" --cluster "$ag_cluster" --collective alltoall
+expect 2 'measured allreduce' validate --measured "$tmp/m.json" --instance dgx-a100 --collective allgather
+for c in '' allgather allreduce; do  # the fit's report: each run's error before and after
+  "$bin" calibrate --nccl-tests "$tmp/ag.log" --cluster "$ag_cluster" --params net_efficiency.infiniband --rounds 1 --collective "$c" -o "$tmp/c.json" > "$tmp/c_$c.txt"
+done
+if ! cmp -s "$tmp/c_.txt" "$tmp/c_allgather.txt"; then
+  echo "FAIL: calibrate --collective '' did not read the log's all_gather"; fails=$((fails + 1))
+fi
+if cmp -s "$tmp/c_allgather.txt" "$tmp/c_allreduce.txt"; then
+  echo "FAIL: calibrate --collective allreduce did not override the log's all_gather"; fails=$((fails + 1))
+fi
+expect 0 '     1048576         16384     float' predict --instance p4d.24xlarge --nodes 2 --collective allgather --sizes 1M
+expect 0 '     1048576         16384     float' predict --instance p4d.24xlarge --nodes 2 --collective reduce_scatter --sizes 1M
+expect 0 '     1048576        262144     float' predict --instance p4d.24xlarge --nodes 2 --collective allreduce --sizes 1M
+expect 0 '        1000            12     float' predict --instance p4d.24xlarge --nodes 2 --collective allgather --sizes 1000
 expect 0 'verdict: underperforming: busbw at 3' validate --nccl-tests "$tmp/degraded.log" --instance p4d.24xlarge --nodes 2
 expect 0 'of predicted from 64 MiB' validate --nccl-tests "$tmp/degraded.log" --instance p4d.24xlarge --nodes 2
 expect 0 'line rate 4 x 100 Gbps = 50.0 GB/s per node): check EFA/GPUDirect RDMA' validate --nccl-tests "$tmp/degraded.log" --instance p4d.24xlarge --nodes 2
