@@ -145,6 +145,9 @@ CommandRun setup_calibrate(CLI::App& sub) {
   sub.add_option("--nccl-version", a->runs.versions,
                  "NCCL release of each run ('' or none: the one the log prints)");
   sub.add_option("--nccl-algo", a->runs.algos, "NCCL_ALGO of each run ('all' = unrestricted)");
+  sub.add_option("--collective", a->runs.collectives,
+                 std::string(kCollectiveFlagHelp) +
+                     " of each run ('' or none: the one the log names or its table shows)");
   sub.add_option("--cluster", a->runs.clusters,
                  "cluster JSON of each run instead of --instance (e.g. `emulate up`'s)");
   sub.add_option("--params", a->params, "comma list of parameters to fit (default: all fittable)");

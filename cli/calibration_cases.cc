@@ -75,8 +75,11 @@ Expected<CalibrationCases> load_calibration_cases(const CalibrationRuns& a) {
   for (std::size_t i = 0; i < a.logs.size() + a.measured.size(); ++i) {
     const bool is_log = i < a.logs.size();
     const std::string file = is_log ? a.logs[i] : a.measured[i - a.logs.size()];
+    TT_TRY(const std::string coll_text,
+           nth(a.collectives, i, a.logs.size() + a.measured.size(), "--collective", std::string()));
+    TT_TRY(const std::optional<sched::Collective> coll, parse_collective_flag(coll_text));
     TT_TRY(const rt::Measurement m,
-           load_measurement(is_log ? file : "", is_log ? "" : file).context(file));
+           load_measurement(is_log ? file : "", is_log ? "" : file, coll).context(file));
     const auto [nccl, links] = tune::split_by_model(measured_run(m));
     if (!nccl.rows.empty()) {
       TT_TRY(tune::CalibrationCase c, make_case(a, i, m, nccl, file));

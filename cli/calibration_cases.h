@@ -1,7 +1,7 @@
 #pragma once
 // The runs `topotune calibrate` fits, from its per-run options: each file (an nccl-tests log or
-// a measurement JSON) with its instance or cluster, node count, NCCL version and NCCL_ALGO
-// (one value for every run, or one per run). This file reads the files and resolves each
+// a measurement JSON) with its instance or cluster, node count, NCCL version, NCCL_ALGO and
+// collective (one value for every run, or one per run). This file reads the files and resolves each
 // run's options and cluster; autotune/calibration_cases.h splits the rows by model (`nccl`
 // rows for the NCCL model, the others for the link classes) and checks and builds the cases.
 
@@ -22,6 +22,7 @@ struct CalibrationRuns {
   std::vector<int> nodes;
   std::vector<std::string> versions;
   std::vector<std::string> algos;
+  std::vector<std::string> collectives;  ///< --collective ('' = the log's own)
   std::vector<std::string> clusters;
 };
 

@@ -100,14 +100,31 @@ tune::MeasuredRun measured_run(const rt::Measurement& m) {
   return run;
 }
 
+Expected<std::optional<sched::Collective>> parse_collective_flag(const std::string& text) {
+  if (text.empty()) return std::optional<sched::Collective>();
+  TT_TRY(const sched::Collective c, sched::parse_collective(text).context("--collective"));
+  return std::optional<sched::Collective>(c);
+}
+
 Expected<rt::Measurement> load_measurement(const std::string& nccl_tests_log,
-                                           const std::string& measured_json) {
+                                           const std::string& measured_json,
+                                           std::optional<sched::Collective> collective) {
   if (nccl_tests_log.empty() == measured_json.empty()) {
     return fail(Errc::InvalidArgument, "give exactly one of --nccl-tests LOG or --measured FILE");
   }
-  if (!nccl_tests_log.empty()) return rt::load_nccl_tests_log(nccl_tests_log, {});
+  if (!nccl_tests_log.empty()) {
+    rt::NcclTestsParseOptions opt;
+    opt.collective = collective;
+    return rt::load_nccl_tests_log(nccl_tests_log, opt);
+  }
   TT_TRY(const std::string text, read_input_file(measured_json, "measurement"));
-  return rt::measurement_from_json(text, measured_json);
+  TT_TRY(rt::Measurement m, rt::measurement_from_json(text, measured_json));
+  if (collective && *collective != m.collective) {
+    return fail(Errc::InvalidArgument,
+                "--collective " + std::string(sched::collective_name(*collective)) + ": " +
+                    measured_json + " measured " + sched::collective_name(m.collective));
+  }
+  return m;
 }
 
 }  // namespace topotune::cli

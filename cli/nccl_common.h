@@ -33,8 +33,19 @@ Expected<int> nodes_of(const rt::Measurement& m, std::optional<int> nodes, int g
 /// The measurement as autotune's comparison and fits take it (autotune may not see runtime).
 tune::MeasuredRun measured_run(const rt::Measurement& m);
 
+/// The help text of every command's --collective (predict, validate, calibrate): one grammar,
+/// sched::parse_collective's.
+inline constexpr const char* kCollectiveFlagHelp =
+    "allreduce | allgather | reduce_scatter | broadcast";
+
+/// A --collective value: "" (not given: the log's own, detected) or a collective's name.
+Expected<std::optional<sched::Collective>> parse_collective_flag(const std::string& text);
+
 /// Loads a measurement from an nccl-tests log or a measurement JSON file (exactly one set).
-Expected<rt::Measurement> load_measurement(const std::string& nccl_tests_log,
-                                           const std::string& measured_json);
+/// `collective` overrides what the log's header or table says; a measurement JSON states its
+/// collective, so a different one is an error there.
+Expected<rt::Measurement> load_measurement(
+    const std::string& nccl_tests_log, const std::string& measured_json,
+    std::optional<sched::Collective> collective = std::nullopt);
 
 }  // namespace topotune::cli

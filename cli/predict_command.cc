@@ -237,8 +237,7 @@ Expected<void> run_predict(const PredictArgs& a, std::ostream& out) {
 CommandRun setup_predict(CLI::App& sub) {
   auto a = std::make_shared<PredictArgs>();
   add_cluster_flags(sub, a->cluster);
-  sub.add_option("--collective", a->collective,
-                 "allreduce | allgather | reduce_scatter | broadcast");
+  sub.add_option("--collective", a->collective, kCollectiveFlagHelp);
   sub.add_option("--algo", a->algo,
                  "nccl:default (NCCL's model, default; also nccl:ring, nccl:tree, /chN) or one of "
                  "topotune's schedules (closed-form time): " +

@@ -1,5 +1,6 @@
 #include "cli/predict_report.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "cli/reporter.h"
@@ -14,6 +15,19 @@ const std::vector<Column>& predict_columns() {
                                               {"algbw_GBps", "  %6.2f"}, {"busbw_GBps", "  %6.2f"},
                                               {"algorithm", "  %-9s"},   {"protocol", "  %s"}};
   return columns;
+}
+
+/// The count column as nccl-tests prints it (src/common.cu setupArgs and each test's
+/// GetCollByteCount, NVIDIA/nccl-tests v2.17.6): allgather and reduce_scatter print the
+/// whole buffer as size and one rank's elements as count, (bytes / 4 / ranks) rounded down to
+/// 16 bytes (src/all_gather.cu, src/reduce_scatter.cu); the others the buffer's elements.
+std::int64_t printed_count(const PredictReport& r, std::int64_t bytes) {
+  const std::int64_t elements = bytes / 4;  // the table's type column: float
+  if (r.collective != sched::Collective::Allgather &&
+      r.collective != sched::Collective::ReduceScatter) {
+    return elements;
+  }
+  return (elements / std::max(1, r.ranks)) & ~std::int64_t{3};  // & -(16 / eltSize)
 }
 
 std::vector<std::string> candidate_lines(const algo::NcclPrediction& p) {
@@ -83,8 +97,8 @@ void print_predict_report(const PredictReport& r, OutputFormat format, std::ostr
   const std::unique_ptr<Reporter> reporter = Reporter::make(format, out);
   reporter->begin({r.title, predict_columns()});
   for (const PredictRow& row : r.rows) {
-    reporter->row({row.bytes, row.bytes / 4, std::string("float"), row.time_us, row.algbw,
-                   row.busbw, row.algorithm, row.protocol},
+    reporter->row({row.bytes, printed_count(r, row.bytes), std::string("float"), row.time_us,
+                   row.algbw, row.busbw, row.algorithm, row.protocol},
                   row.explained ? candidate_lines(*row.explained) : std::vector<std::string>());
   }
   reporter->end();

@@ -30,6 +30,7 @@ struct ValidateArgs {
   std::string nccl_version;
   std::string nccl_algo;
   std::string nccl_proto;
+  std::string collective;  ///< "" = the log's own
   std::string calibration;
   std::string plot;
   std::optional<int> gpus_per_thread;
@@ -43,7 +44,8 @@ Expected<void> run_validate(const ValidateArgs& a, std::ostream& out) {
   if (a.gpus_per_thread && (*a.gpus_per_thread < 1 || *a.gpus_per_thread > 1024)) {
     return fail(Errc::InvalidArgument, "--gpus-per-thread must be in [1, 1024]");
   }
-  TT_TRY(const rt::Measurement m, load_measurement(a.nccl_tests, a.measured));
+  TT_TRY(const std::optional<sched::Collective> collective, parse_collective_flag(a.collective));
+  TT_TRY(const rt::Measurement m, load_measurement(a.nccl_tests, a.measured, collective));
   TT_TRY(algo::NcclSystem probe, resolve_nccl_system(a.instance, 1, a.cluster));
   TT_TRY(const int nodes, nodes_of(m, a.nodes, probe.gpus_per_node));
   TT_TRY(topo::ClusterSpec cluster, resolve_cluster_spec(a.instance, nodes, a.cluster));
@@ -107,6 +109,8 @@ CommandRun setup_validate(CLI::App& sub) {
   sub.add_option("--nccl-version", a->nccl_version, "NCCL release (default: from the log)");
   sub.add_option("--nccl-algo", a->nccl_algo, "NCCL_ALGO the run used, e.g. ring");
   sub.add_option("--nccl-proto", a->nccl_proto, "NCCL_PROTO the run used");
+  sub.add_option("--collective", a->collective,
+                 std::string(kCollectiveFlagHelp) + " (default: from the log)");
   sub.add_option("--calibration", a->calibration, "parameters from `topotune calibrate`")
       ->check(non_empty_path());
   sub.add_option("--gpus-per-thread", a->gpus_per_thread, "nccl-tests -g (default: from the log)");

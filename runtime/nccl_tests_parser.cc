@@ -28,6 +28,8 @@ struct State {
   std::set<int> ranks_seen;
   std::set<std::string> hosts;
   std::optional<sched::Collective> collective;
+  std::string redop;  ///< the first row's redop column ("" without one)
+  std::string root;   ///< the first row's root column ("" without one)
 };
 
 std::vector<std::string_view> split(std::string_view s) {
@@ -219,6 +221,10 @@ Expected<void> read_row(const std::vector<std::string_view>& tok, std::size_t li
     return where("truncated or malformed result row: expected " + std::to_string(l.fields()) +
                  " fields, found " + std::to_string(tok.size()));
   }
+  if (st.m.rows.empty()) {
+    if (l.redop) st.redop = std::string(tok[3]);
+    if (l.root) st.root = std::string(tok[3 + (l.redop ? 1 : 0)]);
+  }
   MeasurementRow row;
   row.algorithm = "nccl";
   if (!to_number(tok[0], row.bytes) || row.bytes < 0)
@@ -269,12 +275,36 @@ std::optional<int> ranks_from_ratio(const Measurement& m) {
   return static_cast<int>(std::lround(n));
 }
 
+/// The collective from the table itself, for logs that do not name their binary (nccl-tests
+/// before 2.17 has no "# Collective test starting: all_gather_perf" line). nccl-tests
+/// (src/all_gather.cu, src/reduce_scatter.cu, src/common.cu at v2.17.6) prints busbw/algbw =
+/// (n-1)/n for all_gather and reduce_scatter, 2(n-1)/n for all_reduce, 1 for broadcast;
+/// all_gather's redop column reads "none", reduce_scatter's the operation; broadcast's root is
+/// a rank, all_reduce's -1.
+sched::Collective collective_from_table(const State& st) {
+  const MeasurementRow* best = nullptr;
+  for (const MeasurementRow& r : st.m.rows) {
+    if (r.algbw_GBps > 0 && (!best || r.algbw_GBps > best->algbw_GBps)) best = &r;
+  }
+  // nccl-tests prints bandwidths with two decimals: below 0.1 GB/s the ratio says nothing
+  if (best == nullptr || best->algbw_GBps < 0.1) return sched::Collective::Allreduce;
+  const double ratio = best->busbw_GBps / best->algbw_GBps;
+  if (ratio < 0.995) {
+    return st.redop == "none" ? sched::Collective::Allgather : sched::Collective::ReduceScatter;
+  }
+  int root = -1;
+  if (ratio < 1.005 && st.redop == "none" && to_number(st.root, root) && root >= 0) {
+    return sched::Collective::Broadcast;
+  }
+  return sched::Collective::Allreduce;
+}
+
 Expected<void> finish(State& st, const NcclTestsParseOptions& opt) {
   if (st.m.rows.empty()) {
     return fail(Errc::ParseError,
                 opt.origin + ": no result rows found (is this nccl-tests output?)");
   }
-  st.m.collective = opt.collective.value_or(st.collective.value_or(sched::Collective::Allreduce));
+  st.m.collective = opt.collective.value_or(st.collective.value_or(collective_from_table(st)));
   if (!st.hosts.empty()) st.m.nodes = static_cast<int>(st.hosts.size());
   if (opt.ranks) {
     st.m.ranks = *opt.ranks;

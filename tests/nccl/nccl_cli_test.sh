@@ -177,6 +177,49 @@ for r in e['rows']:
 open(sys.argv[2] + '/degraded.log', 'w').write(accuracy.to_log(e))
 PY
 expect 0 'verdict: healthy: within the model' validate --nccl-tests "$tmp/healthy.log" --instance p4d.24xlarge --nodes 2
+# The same on a real all_gather log (data/validation's 10-node x 4-GPU H100 run) without the
+# line that names its binary, as nccl-tests before 2.17 prints it: read from its columns.
+python3 - "$root" "$tmp" <<'PY' || fails=$((fails + 1))
+import json, sys
+sys.path.insert(0, sys.argv[1] + '/scripts')
+import accuracy
+entries = json.load(open(accuracy.ADDED))
+e = next(x for x in entries if x['id'] == 'h100_10n4g_allgather_xxrjun_nccl2.29.2')
+unnamed = lambda: ''.join(l for l in accuracy.to_log(e).splitlines(True)
+                          if 'Collective test starting' not in l)
+open(sys.argv[2] + '/ag.log', 'w').write(unnamed())
+for r in e['rows']:
+    if r['bytes'] >= 256 << 20:
+        for side in ('oop', 'ip'):
+            r[side + '_time_us'] /= 0.3
+            r[side + '_algbw'] *= 0.3
+            r[side + '_busbw'] *= 0.3
+open(sys.argv[2] + '/ag_degraded.log', 'w').write(unnamed())
+PY
+ag_cluster="$root/data/validation/clusters/h100_10n4g_allgather_xxrjun_nccl2.29.2.json"
+expect 0 '40 ranks, allgather' validate --nccl-tests "$tmp/ag.log" --cluster "$ag_cluster"
+expect 0 'verdict: healthy: within the model' validate --nccl-tests "$tmp/ag.log" --cluster "$ag_cluster"
+expect 0 'verdict: underperforming: busbw at 3' validate --nccl-tests "$tmp/ag_degraded.log" --cluster "$ag_cluster"
+# --collective overrides what the log says, in validate and (per run) in calibrate, with
+# predict's grammar; predict prints all_gather's size as the whole buffer and its count as one
+# rank's elements, as all_gather_perf does (1 MiB on 16 ranks: 16384 floats per rank).
+expect 0 '40 ranks, allreduce' validate --nccl-tests "$tmp/ag.log" --cluster "$ag_cluster" --collective allreduce
+expect 0 '40 ranks, reduce_scatter' validate --nccl-tests "$tmp/ag.log" --cluster "$ag_cluster" --collective reduce-scatter
+expect 2 "--collective: unknown collective 'alltoall'" validate --nccl-tests "$tmp/ag.log" --cluster "$ag_cluster" --collective alltoall
+expect 2 'measured allreduce' validate --measured "$tmp/m.json" --instance dgx-a100 --collective allgather
+for c in '' allgather allreduce; do  # the fit's report: each run's error before and after
+  "$bin" calibrate --nccl-tests "$tmp/ag.log" --cluster "$ag_cluster" --params net_efficiency.infiniband --rounds 1 --collective "$c" -o "$tmp/c.json" > "$tmp/c_$c.txt"
+done
+if ! cmp -s "$tmp/c_.txt" "$tmp/c_allgather.txt"; then
+  echo "FAIL: calibrate --collective '' did not read the log's all_gather"; fails=$((fails + 1))
+fi
+if cmp -s "$tmp/c_allgather.txt" "$tmp/c_allreduce.txt"; then
+  echo "FAIL: calibrate --collective allreduce did not override the log's all_gather"; fails=$((fails + 1))
+fi
+expect 0 '     1048576         16384     float' predict --instance p4d.24xlarge --nodes 2 --collective allgather --sizes 1M
+expect 0 '     1048576         16384     float' predict --instance p4d.24xlarge --nodes 2 --collective reduce_scatter --sizes 1M
+expect 0 '     1048576        262144     float' predict --instance p4d.24xlarge --nodes 2 --collective allreduce --sizes 1M
+expect 0 '        1000            12     float' predict --instance p4d.24xlarge --nodes 2 --collective allgather --sizes 1000
 expect 0 'verdict: underperforming: busbw at 3' validate --nccl-tests "$tmp/degraded.log" --instance p4d.24xlarge --nodes 2
 expect 0 'of predicted from 64 MiB' validate --nccl-tests "$tmp/degraded.log" --instance p4d.24xlarge --nodes 2
 expect 0 'line rate 4 x 100 Gbps = 50.0 GB/s per node): check EFA/GPUDirect RDMA' validate --nccl-tests "$tmp/degraded.log" --instance p4d.24xlarge --nodes 2

@@ -103,6 +103,48 @@ TEST(NcclTestsParser, NotAvailableWrongColumnAndAllGather) {
   EXPECT_FALSE(m.rows[0].errors.has_value());
 }
 
+// Rows of data/validation's vultr_hgx_b200_2n8g_ib_allgather / _reducescatter entries (16
+// ranks) as nccl-tests before 2.17 prints them: no line names the binary, so the table does.
+std::string unnamed_log(const char* redop, const char* const rows[3]) {
+  std::string log =
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+      "time   algbw   busbw #wrong\n";
+  for (int i = 0; i < 3; ++i) log += std::string(rows[i]) + "\n";
+  std::size_t at = 0;
+  while ((at = log.find("OP", at)) != std::string::npos) log.replace(at, 2, redop);
+  return log;
+}
+
+TEST(NcclTestsParser, UnnamedAllGatherAndReduceScatterAreReadFromTheirColumns) {
+  const char* const gather[3] = {
+      "     1048576         16384     float      OP      -1    77.59   13.51   12.67      0    "
+      "77.54   13.52   12.68      0",
+      "  1073741824      16777216     float      OP      -1  3360.46  319.52  299.55      0  "
+      "3321.73  323.25  303.04      0",
+      " 17179869184     268435456     float      OP      -1  52287.3  328.57  308.03      0  "
+      "52294.5  328.52  307.99      0"};
+  const char* const scatter[3] = {
+      "     1048576         16384     float      OP      -1    82.63   12.69   11.90      0    "
+      "82.84   12.66   11.87      0",
+      "  1073741824      16777216     float      OP      -1  3340.30  321.45  301.36      0  "
+      "3329.39  322.50  302.35      0",
+      " 17179869184     268435456     float      OP      -1  52956.4  324.42  304.14      0  "
+      "52932.8  324.56  304.27      0"};
+  const Measurement ag = parse_nccl_tests(unnamed_log("none", gather), {}).value();
+  EXPECT_EQ(ag.collective, sched::Collective::Allgather);
+  EXPECT_EQ(ag.ranks, 16);                       // busbw/algbw = 15/16
+  EXPECT_EQ(ag.rows.back().bytes, 17179869184);  // the size column is the whole buffer
+  const Measurement rs = parse_nccl_tests(unnamed_log("sum", scatter), {}).value();
+  EXPECT_EQ(rs.collective, sched::Collective::ReduceScatter);
+  EXPECT_EQ(rs.ranks, 16);
+  // An all_reduce table (busbw/algbw = 2(n-1)/n) stays all_reduce, and --collective wins.
+  EXPECT_EQ(parse_nccl_tests(kModern, {}).value().collective, sched::Collective::Allreduce);
+  NcclTestsParseOptions o;
+  o.collective = sched::Collective::ReduceScatter;
+  EXPECT_EQ(parse_nccl_tests(unnamed_log("none", gather), o).value().collective,
+            sched::Collective::ReduceScatter);
+}
+
 TEST(NcclTestsParser, TruncatedRowNamesItsLine) {
   std::string log = kModern;
   // Cut inside the last row: 3 header lines + 8 Rank lines + NCCL INFO + 4 table-header lines
