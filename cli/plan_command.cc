@@ -65,7 +65,9 @@ Expected<void> run_plan(const PlanArgs& a, const CLI::App& app, std::ostream& ou
   TT_TRY(tune::Plan plan, compute_plan(a));
   // Files first: a failed write must not be followed by output that looks like success.
   EmitOutcome emitted;
-  if (!a.emit.empty()) TT_TRY(emitted, write_plan_files(plan, a.emit, a.out, a.force));
+  if (!a.emit.empty()) {
+    TT_TRY(emitted, write_plan_files(plan, a.emit, a.out, a.force));
+  }
   if (out_dir) out_dir->keep();
   if (a.format == OutputFormat::Json) {
     out << tune::plan_to_json(plan);
