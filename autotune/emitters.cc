@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "autotune/emitted_stamp.h"
 #include "autotune/emitters_nccl.h"
 #include "autotune/nccl_tuner_rules.h"
 #include "core/name_check.h"
@@ -443,6 +444,18 @@ Expected<std::vector<EmittedFile>> emit(const Plan& plan, const std::string& kin
     return fail(Errc::InvalidArgument,
                 "unknown --emit '" + kind + "' (nccl-env, torchrun, ddp, horovod, sagemaker, all)");
   }
+  for (EmittedFile& f : out) f.content = stamp_emitted(f.content);
+  return out;
+}
+
+std::vector<std::string> emitter_file_names(const std::string& kind) {
+  const bool all = kind == "all";
+  std::vector<std::string> out;
+  if (all || kind == "nccl-env") out.insert(out.end(), {"nccl.env", kTunerRulesFile});
+  if (all || kind == "torchrun") out.push_back("torchrun.sh");
+  if (all || kind == "ddp") out.push_back("ddp_snippet.py");
+  if (all || kind == "horovod") out.push_back("horovod.env");
+  if (all || kind == "sagemaker") out.push_back("sagemaker_distribution.py");
   return out;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // Emitters: turn a Plan into files a training job uses as is. They return file contents only;
-// the CLI writes them (all or nothing). Every emitted setting carries a one-line comment
-// saying why. An algorithm NCCL/DDP cannot run as is (halving-doubling, a parameter server,
+// the CLI writes them (all or nothing). Every file carries a stamp (emitted_stamp.h) by which a
+// later --emit recognises it as topotune's and unedited. Every emitted setting carries a one-line
+// comment saying why. An algorithm NCCL/DDP cannot run as is (halving-doubling, a parameter server,
 // topotune's hierarchical compositions) is never emitted as if it could: the files say so,
 // name what it would need (SageMaker's smddp for the Herring-style parameter server, or
 // topotune's runtime), and configure the best candidate that does run, with its predicted
@@ -45,7 +46,13 @@ struct EmittedFile {
 std::vector<std::string> emitter_names();
 
 /// The files of one emitter ("nccl-env", "torchrun", "ddp", "horovod", "sagemaker") or of
-/// all of them ("all"). Errc::InvalidArgument for an unknown name.
+/// all of them ("all"), each stamped (emitted_stamp.h). Errc::InvalidArgument for an unknown
+/// name.
 Expected<std::vector<EmittedFile>> emit(const Plan& plan, const std::string& kind);
+
+/// Every file the emitter `kind` (or "all") writes for some plan. One of them that a new
+/// emit of `kind` does not write is stale (an earlier plan's nccl_tuner_rules.txt where the
+/// new plan loads no tuner plugin). Empty for an unknown kind.
+std::vector<std::string> emitter_file_names(const std::string& kind);
 
 }  // namespace topotune::tune

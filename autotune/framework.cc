@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <string_view>
 
 namespace topotune::tune {
 namespace {
@@ -31,13 +32,20 @@ struct Capability {
 
 constexpr std::array<Capability, 8> kCapabilities = {{
     {Framework::Ddp, AlgoKind::NcclDefault, AlgoKind::Ring, true, true, "NCCL's own choice"},
-    {Framework::Ddp, AlgoKind::NcclRing, AlgoKind::Ring, true, true, "NCCL_ALGO=Ring"},
-    {Framework::Ddp, AlgoKind::NcclTree, AlgoKind::Ring, true, true, "NCCL_ALGO=Tree"},
+    // The emitted nccl.env loads topotune's tuner plugin with nccl_tuner_rules.txt, which
+    // pins the algorithm for the plan's buckets only (no NCCL_ALGO: docs/output-files.md).
+    {Framework::Ddp, AlgoKind::NcclRing, AlgoKind::Ring, true, true,
+     "NCCL runs Ring via topotune's tuner rules"},
+    {Framework::Ddp, AlgoKind::NcclTree, AlgoKind::Ring, true, true,
+     "NCCL runs Tree via topotune's tuner rules"},
     {Framework::Ddp, AlgoKind::Hierarchical, AlgoKind::Ring, false, kDdpHierarchicalHook,
      "topotune's comm hook (topotune.ddp_hooks)"},
     {Framework::Horovod, AlgoKind::NcclDefault, AlgoKind::Ring, true, true, "NCCL's own choice"},
-    {Framework::Horovod, AlgoKind::NcclRing, AlgoKind::Ring, true, true, "NCCL_ALGO=Ring"},
-    {Framework::Horovod, AlgoKind::NcclTree, AlgoKind::Ring, true, true, "NCCL_ALGO=Tree"},
+    // horovod.env pins nothing in NCCL: its comment gives the tuner rule that would.
+    {Framework::Horovod, AlgoKind::NcclRing, AlgoKind::Ring, true, true,
+     "Ring: not pinned by horovod.env, which gives the tuner rule that would"},
+    {Framework::Horovod, AlgoKind::NcclTree, AlgoKind::Ring, true, true,
+     "Tree: not pinned by horovod.env, which gives the tuner rule that would"},
     // HOROVOD_TORUS_ALLREDUCE (Horovod >= 0.26.0, NCCLTorusAllreduce in
     // horovod/common/ops/nccl_operations.cc): NCCL reduce-scatter in the node, NCCL allreduce
     // across nodes per local rank, NCCL all-gather, all on the GPU: what hierarchical(ring)
@@ -120,8 +128,15 @@ std::string how_framework_runs(Framework f, const AlgorithmChoice& a) {
     // Never "NCCL's own choice": the count is the plan's, not NCCL's.
     const std::string base = a.kind == AlgoKind::NcclDefault ? "NCCL's own algorithm" : c->how;
     const std::string n = std::to_string(a.channels);
-    return base + ", NCCL_MIN_NCHANNELS=NCCL_MAX_NCHANNELS=" + n +
-           " (overrides NCCL's channel count)";
+    // The count reaches NCCL only as the tuner rules' channels field (DDP's nccl.env), never
+    // as NCCL_MIN/MAX_NCHANNELS; horovod.env writes no rules.
+    if (f == Framework::Horovod) {
+      return base + ", " + n + " channels: an override of NCCL's count, not set by horovod.env";
+    }
+    constexpr std::string_view kRules = " via topotune's tuner rules";  // said once, after N
+    std::string algo = base;
+    if (algo.ends_with(kRules)) algo.resize(algo.size() - kRules.size());
+    return algo + ", " + n + " channels" + std::string(kRules) + " (an override of NCCL's count)";
   }
   return c->how;
 }

@@ -4,10 +4,11 @@
 // (framework.cc) answers for the planner, the table, the JSON and the emitters.
 //
 //   ddp       PyTorch DDP on NCCL: NCCL's algorithms (nccl:default, nccl:ring, nccl:tree, any
-//             /chN through NCCL_ALGO and NCCL_MIN/MAX_NCHANNELS); hierarchical(ring) through
-//             topotune's comm hook, python/topotune/ddp_hooks.py (kDdpHierarchicalHook).
-//   horovod   Horovod on NCCL: NCCL's algorithms, and hierarchical(ring) through
-//             HOROVOD_HIERARCHICAL_ALLREDUCE=1.
+//             /chN through topotune's NCCL tuner plugin and its rules, for the plan's buckets
+//             only); hierarchical(ring) through topotune's comm hook,
+//             python/topotune/ddp_hooks.py (kDdpHierarchicalHook).
+//   horovod   Horovod on NCCL: NCCL's algorithms (horovod.env pins none: it gives the tuner
+//             rule that would), and hierarchical(ring) through HOROVOD_TORUS_ALLREDUCE=1.
 //   smddp     SageMaker's data parallelism library: its own AllReduce, on the instances it
 //             supports (smddp_supported). topotune does not model that algorithm, so no
 //             candidate is an SMDDP one; the plan says so and keeps SMDDP's defaults.
@@ -44,8 +45,9 @@ std::string framework_names_text();
 bool framework_runs(Framework f, const algo::AlgorithmChoice& a);
 /// The frameworks that run `a`, in all_frameworks() order.
 std::vector<Framework> frameworks_running(const algo::AlgorithmChoice& a);
-/// How `f` is told to run `a` ("NCCL_ALGO=Ring", "HOROVOD_HIERARCHICAL_ALLREDUCE=1",
-/// "topotune measure --algos NAME"); empty when it does not run it.
+/// How `f` is told to run `a` by the emitted files ("NCCL runs Ring via topotune's tuner
+/// rules", "HOROVOD_TORUS_ALLREDUCE=1, Horovod >= 0.26", "topotune measure --algos NAME");
+/// empty when it does not run it.
 std::string how_framework_runs(Framework f, const algo::AlgorithmChoice& a);
 
 /// SageMaker instance types on which SMDDP runs ("ml.p4d.24xlarge", ...).

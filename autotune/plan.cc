@@ -6,6 +6,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "autotune/emitters_nccl.h"
 #include "autotune/error_band.h"
 #include "autotune/model_timers.h"
 #include "autotune/plan_algorithms.h"
@@ -106,6 +107,9 @@ ordered_json inputs_json(const Plan& plan) {
     ordered_json kinds = ordered_json::array();
     for (AlgoKind k : in.algorithm_kinds) kinds.push_back(plan_algorithm_entry(in, k));
     j["algorithms"] = kinds;
+  }
+  if (const std::vector<std::string> keep = plan_keep_names(in.keep); !keep.empty()) {
+    j["keep"] = keep;
   }
   if (!in.bucket_caps.empty()) {
     ordered_json caps = ordered_json::array();
@@ -244,6 +248,7 @@ Expected<std::vector<NcclBucketRule>> nccl_rules(const Candidate& c, const NcclT
 
 // The gradient dtypes: bf16 only where the GPU computes it natively, fp16 otherwise.
 Expected<void> dtypes_for_hardware(PlanInputs& in, const topo::GpuSpec& gpu) {
+  TT_TRY_VOID(plan_keep_dtypes(in.keep, in.dtypes));  // --keep numerics: fp32 only
   if (in.dtypes.empty()) {
     in.dtypes = {sched::DataType::F32,
                  gpu.bf16_native ? sched::DataType::BF16 : sched::DataType::F16};
@@ -403,6 +408,14 @@ Expected<TuneRequest> tune_request(const Plan& plan, const NcclTimer& screen) {
     req.channel_kinds = in.channel_kinds;
   }
   TT_TRY(req.algorithms, search_space(in, req.hosts));
+  if (in.keep.nccl) {  // no pin of NCCL's algorithm, for DDP's sweep and Horovod's alike
+    std::erase_if(req.algorithms, [](const AlgorithmChoice& a) { return needs_tuner_rules(a); });
+    if (req.algorithms.empty()) {
+      return fail(Errc::InvalidArgument,
+                  "--keep nccl leaves none of the searched algorithms (--algos): each needs an "
+                  "NCCL setting");
+    }
+  }
   // The SMs channels take (tuner.h): NCCL's own count at DDP's default bucket for rows
   // without an override. Without NCCL (backend mpi) no collective runs on the GPU's SMs.
   if (in.backend == PlanBackend::Nccl && in.cluster.instance.gpu.sm_count) {
@@ -412,7 +425,9 @@ Expected<TuneRequest> tune_request(const Plan& plan, const NcclTimer& screen) {
   }
   const Framework framework = in.framework;
   if (framework != Framework::Smddp) {
-    req.eligible = [framework](const Candidate& c) { return framework_runs(framework, c.algo); };
+    req.eligible = [framework, keep = in.keep](const Candidate& c) {
+      return framework_runs(framework, c.algo) && keep_allows(keep, framework, c.algo);
+    };
   }
   return req;
 }
@@ -540,7 +555,10 @@ std::string change_words(const Candidate& p, const Candidate& d) {
   return out;
 }
 
-std::string recommendation_sentence(const Plan& plan) {
+namespace {
+
+// The sentence without what --keep kept.
+std::string advice(const Plan& plan) {
   const TuneReport& r = plan.report;
   const Candidate& c = r.recommendation;
   const Candidate& d = framework_defaults(plan);
@@ -581,6 +599,12 @@ std::string recommendation_sentence(const Plan& plan) {
          ms(c.step.exposed_comm) + " exposed communication), " + ratio(gain) + " (" +
          percent(gain - 1) + ") vs " + defaults_words(plan.inputs) + ", beyond the model's " +
          "error band of the two steps (" + ms(band) + ")." + unvalidated;
+}
+
+}  // namespace
+
+std::string recommendation_sentence(const Plan& plan) {
+  return advice(plan) + keep_sentence(plan.inputs.keep);
 }
 
 std::string plan_to_json(const Plan& plan, int max_candidates) {

@@ -20,6 +20,7 @@
 #include "autotune/framework.h"
 #include "autotune/gain_attribution.h"
 #include "autotune/model_profile.h"
+#include "autotune/plan_keep.h"
 #include "autotune/step_model.h"
 #include "autotune/tuner.h"
 #include "core/expected.h"
@@ -81,6 +82,8 @@ struct PlanInputs {
   /// latest modeled release. A plan records the release it used, so a replay keeps it.
   algo::NcclVersion nccl_version;
   std::string calibration_record;  ///< the --calibration file's JSON, recorded; "" = none
+  /// What the advice must leave as it is (--keep; plan_keep.h): the search skips the rest.
+  PlanKeep keep;
 };
 
 /// Sets inputs.cluster and its record: `spec` written as a topotune.cluster/1 document

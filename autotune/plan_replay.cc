@@ -53,6 +53,15 @@ Expected<void> read_lists(const ordered_json& in, PlanInputs& out) {
       TT_TRY_VOID(add_plan_algorithm(out, k.get<std::string>()));
     }
   }
+  if (in.contains("keep")) {  // plans written before --keep: nothing kept
+    TT_TRY_VOID(check_array(in.at("keep"), "keep", 2));
+    for (const auto& k : in.at("keep")) {
+      TT_TRY_VOID(add_plan_keep(out.keep, k.get<std::string>()));
+    }
+    if (plan_keep_names(out.keep).size() != in.at("keep").size()) {
+      return fail(Errc::InvalidArgument, "keep lists a value twice");
+    }
+  }
   if (in.contains("bucket_caps")) {
     TT_TRY_VOID(check_array(in.at("bucket_caps"), "bucket_caps", kMaxPlanBuckets));
     for (const auto& b : in.at("bucket_caps")) {

@@ -2,19 +2,17 @@
 // data-parallel training step fastest on a cluster, and the configs to run it.
 
 #include <CLI/CLI.hpp>
-#include <filesystem>
 #include <memory>
 #include <optional>
 #include <ostream>
 
-#include "autotune/emitters.h"
 #include "autotune/plan.h"
 #include "cli/commands.h"
 #include "cli/output_format.h"
 #include "cli/path_flag.h"
+#include "cli/plan_emit.h"
 #include "cli/plan_inputs.h"
 #include "cli/plan_report.h"
-#include "core/file_output.h"
 #include "core/input_file.h"
 #include "core/output_directory.h"
 
@@ -30,10 +28,13 @@ Expected<void> check_flags(const CLI::App& app) {
   if (given("--emit") && !given("--out")) {
     return fail(Errc::InvalidArgument, "--emit needs --out DIR");
   }
+  if (given("--force") && !given("--emit")) {
+    return fail(Errc::InvalidArgument, "--force needs --emit KIND (it lets --emit replace files)");
+  }
   for (const char* f :
        {"--instance", "--nodes", "--placement", "--cluster", "--model", "--batch-per-gpu",
         "--dtype", "--algos", "--backend", "--framework", "--compute-efficiency", "--peak-tflops",
-        "--calibration", "--nccl-version"}) {
+        "--calibration", "--nccl-version", "--keep"}) {
     if (given("--replay") && given(f)) {
       return fail(Errc::InvalidArgument, std::string(f) +
                                              " would be ignored with --replay "
@@ -53,26 +54,6 @@ Expected<tune::Plan> compute_plan(const PlanArgs& a) {
   return tune::replay_plan(stored);
 }
 
-Expected<void> write_emitted(const tune::Plan& plan, const PlanArgs& a) {
-  if (a.out.empty()) return fail(Errc::InvalidArgument, "--emit needs --out DIR");
-  TT_TRY(const std::vector<tune::EmittedFile> files, tune::emit(plan, a.emit));
-  std::error_code ec;
-  if (!std::filesystem::is_directory(a.out, ec)) {
-    return fail(Errc::Io, "--out '" + a.out + "' is not a directory");
-  }
-  std::vector<PendingFile> pending;
-  for (const tune::EmittedFile& f : files) {
-    const std::filesystem::path target = std::filesystem::path(a.out) / f.name;
-    // A directory in the way would fail the rename after earlier files were renamed: refuse
-    // before writing anything.
-    if (std::filesystem::is_directory(target, ec)) {
-      return fail(Errc::Io, "cannot write '" + target.string() + "': it is a directory");
-    }
-    pending.push_back({target.string(), f.content});
-  }
-  return write_files_atomically(pending);
-}
-
 Expected<void> run_plan(const PlanArgs& a, const CLI::App& app, std::ostream& out) {
   TT_TRY_VOID(check_flags(app));
   std::optional<OutputDirectory> out_dir;
@@ -83,12 +64,21 @@ Expected<void> run_plan(const PlanArgs& a, const CLI::App& app, std::ostream& ou
   }
   TT_TRY(tune::Plan plan, compute_plan(a));
   // Files first: a failed write must not be followed by output that looks like success.
-  if (!a.emit.empty()) TT_TRY_VOID(write_emitted(plan, a));
+  EmitOutcome emitted;
+  if (!a.emit.empty()) {
+    TT_TRY(emitted, write_plan_files(plan, a.emit, a.out, a.force));
+  }
   if (out_dir) out_dir->keep();
   if (a.format == OutputFormat::Json) {
     out << tune::plan_to_json(plan);
-  } else {
-    print_plan_report(plan, a.format, out);
+    return {};
+  }
+  print_plan_report(plan, a.format, out);
+  if (a.format == OutputFormat::Table) {
+    // Part of the same commit as the files written; said so that its absence is no surprise.
+    for (const std::string& r : emitted.removed) {
+      out << "removed " << r << ": an earlier plan's, unedited; this plan does not write it\n";
+    }
   }
   return {};
 }
@@ -149,6 +139,15 @@ CommandRun setup_plan(CLI::App& sub) {
                  "write configs: nccl-env, torchrun, ddp, horovod, sagemaker, all");
   sub.add_option("--out", a->out, "directory for --emit (files are written all or none)")
       ->check(non_empty_path());
+  sub.add_flag("--force", a->force,
+               "let --emit replace (or remove, if stale) files in --out that were edited since "
+               "topotune wrote them or that topotune did not write; without it such files make "
+               "--emit refuse and write nothing");
+  sub.add_option("--keep", a->keep,
+                 "keep as it is (repeatable or a comma list): numerics (fp32 gradients: no "
+                 "bf16/fp16 on the wire), nccl (no NCCL setting: no tuner rules, so only NCCL's "
+                 "own choice at its own channel count, and not topotune's DDP hook, whose "
+                 "collectives need rules)");
   sub.add_option("--replay", a->replay, "recompute a plan JSON from the inputs it embeds")
       ->check(non_empty_path());
   sub.footer(
@@ -157,6 +156,7 @@ CommandRun setup_plan(CLI::App& sub) {
       "  topotune plan --instance p4d.24xlarge --nodes 4 --framework horovod\n"
       "  topotune plan --instance p5.48xlarge --nodes 16 --model gpt2-xl --format json\n"
       "  topotune plan --instance p4d.24xlarge --nodes 4 --emit all --out cfg/\n"
+      "  topotune plan --instance p4d.24xlarge --nodes 4 --keep numerics,nccl\n"
       "  topotune plan --replay plan.json");
   const CLI::App* app = &sub;  // owned by the parent app, which outlives the run
   return [a, app](std::ostream& out) { return run_plan(*a, *app, out); };

@@ -83,6 +83,11 @@ Expected<tune::PlanInputs> plan_inputs_from_args(const PlanArgs& a) {
   if (!a.framework.empty()) {
     TT_TRY(in.framework, tune::parse_framework(a.framework).context("--framework"));
   }
+  for (const std::string& list : a.keep) {
+    for (const std::string& name : split_comma_list(list)) {
+      TT_TRY_VOID(tune::add_plan_keep(in.keep, name).context("--keep"));
+    }
+  }
   for (const std::string& name : split_comma_list(a.algos)) {
     TT_TRY_VOID(tune::add_plan_algorithm(in, name).context("--algos"));
   }

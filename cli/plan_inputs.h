@@ -4,6 +4,7 @@
 // search's restrictions. Files are read once (a FIFO or `<(...)` has no second reading).
 
 #include <string>
+#include <vector>
 
 #include "autotune/plan.h"
 #include "cli/cluster_flags.h"
@@ -27,8 +28,10 @@ struct PlanArgs {
   std::string calibration;
   std::string nccl_version;  ///< empty: the latest modeled release
   OutputFormat format = OutputFormat::Table;
+  std::vector<std::string> keep;  ///< --keep, each a name or a comma list of names
   std::string emit;
   std::string out;
+  bool force = false;  ///< --force: --emit replaces edited and foreign files
   std::string replay;
 };
 

@@ -177,28 +177,45 @@ void roll_back(const std::vector<PendingFile>& files, std::vector<Staged>& stage
                std::size_t count) {
   for (std::size_t j = 0; j < count; ++j) {
     if (staged[j].old.empty()) {
-      ::unlink(files[j].path.c_str());
+      // A removal of an absent file changed nothing; a new file goes away again.
+      if (!files[j].remove) ::unlink(files[j].path.c_str());
     } else if (::rename(staged[j].old.c_str(), files[j].path.c_str()) == 0) {
       staged[j].old.clear();
     }
   }
 }
 
+// Renames file i's temp file over its target, or removes the target of a `remove` entry
+// (its old content is kept by keep_old, its temp file only named the kept link).
+Expected<void> commit_one(const PendingFile& f, Staged& s) {
+  struct stat st {};
+  bool exists = false;
+  TT_TRY_VOID(check_target(f.path, &st, exists));  // it may have changed
+  if (f.remove) {
+    if (exists && ::unlink(f.path.c_str()) != 0) return cannot(f.path, errno_text());
+    return {};
+  }
+  if (::rename(s.tmp.c_str(), f.path.c_str()) != 0) return cannot(f.path, errno_text());
+  s.tmp.clear();  // the name is now the target's
+  return {};
+}
+
+bool any_removal(const std::vector<PendingFile>& files) {
+  for (const PendingFile& f : files) {
+    if (f.remove) return true;
+  }
+  return false;
+}
+
 Expected<void> commit(const std::vector<PendingFile>& files, std::vector<Staged>& staged,
                       const BeforeRename& before_rename) {
-  if (files.size() > 1) TT_TRY_VOID(keep_old(files, staged));
+  if (files.size() > 1 || any_removal(files)) TT_TRY_VOID(keep_old(files, staged));
   for (std::size_t i = 0; i < files.size(); ++i) {
     if (before_rename) before_rename(i);
-    struct stat st {};
-    bool exists = false;
-    Expected<void> ok = check_target(files[i].path, &st, exists);  // it may have changed
-    if (ok && ::rename(staged[i].tmp.c_str(), files[i].path.c_str()) != 0)
-      ok = cannot(files[i].path, errno_text());
-    if (!ok) {
+    if (Expected<void> ok = commit_one(files[i], staged[i]); !ok) {
       roll_back(files, staged, i);
       return ok;
     }
-    staged[i].tmp.clear();  // the name is now the target's
   }
   for (const PendingFile& f : files) sync_directory(f.path);
   return {};

@@ -12,7 +12,8 @@
 //    and renamed over the target only when complete. The target is checked again just before
 //    the rename.
 //  - A set of files is all or nothing: every file is staged first; the old files are kept as
-//    hard links until every rename has succeeded, and put back if one fails.
+//    hard links until every rename (or removal of a stale file of the set) has succeeded, and
+//    put back if one fails.
 //
 // Refusals and failures are Errc::Io with the path in the message (exit status 2).
 
@@ -39,14 +40,18 @@ Expected<void> write_file_atomically(const std::string& path, const std::string&
 struct PendingFile {
   std::string path;
   std::string content;
+  /// Remove `path` instead of writing it (a stale file of the set, e.g. an earlier plan's
+  /// rules), in the same commit: put back if the set fails. Absent already: nothing to do.
+  bool remove = false;
 };
 
 /// Called with i just before the i-th rename of write_files_atomically (tests use it to make
 /// a rename fail half-way and check the rollback).
 using BeforeRename = std::function<void(std::size_t)>;
 
-/// Writes every file or none: checks and stages all, then renames; if a rename fails the
-/// files already renamed get their old content (or absence) back and no temp file is left.
+/// Writes every file or none: checks and stages all, then renames (or, for a `remove` entry,
+/// unlinks); if one fails the files already renamed or removed get their old content (or
+/// absence) back and no temp file is left.
 Expected<void> write_files_atomically(const std::vector<PendingFile>& files,
                                       const BeforeRename& before_rename = {});
 

@@ -92,7 +92,8 @@ TEST(Channels, P5RowsAreChargedAndLabelled) {
     EXPECT_EQ(c.channels_charged, c.algo.channels) << c.algo.name();
     const std::string how = how_framework_runs(Framework::Ddp, c.algo);
     EXPECT_FALSE(has(how, "NCCL's own choice")) << how;
-    EXPECT_TRUE(has(how, "overrides NCCL's channel count")) << how;
+    EXPECT_TRUE(has(how, "via topotune's tuner rules (an override of NCCL's count)")) << how;
+    EXPECT_FALSE(has(how, "NCHANNELS")) << how;  // the files set no NCCL_*NCHANNELS
   }
   EXPECT_TRUE(any_override);  // the sweep is searched by default
   const Candidate& rec = r.recommendation;
@@ -149,11 +150,31 @@ TEST(Channels, NcclEnvLabelsTheOverride) {
   EXPECT_EQ(lines, p.nccl_rules.size()) << rules;
   // The sentence in the header says how the row runs: an override, not NCCL's choice.
   EXPECT_TRUE(has(env,
-                  "nccl:default/ch64 (ddp: NCCL's own algorithm, "
-                  "NCCL_MIN_NCHANNELS=NCCL_MAX_NCHANNELS=64 (overrides NCCL's channel "
-                  "count))"))
+                  "nccl:default/ch64 (ddp: NCCL's own algorithm, 64 channels via topotune's "
+                  "tuner rules (an override of NCCL's count))"))
       << env;
+  EXPECT_FALSE(has(env, "NCCL_MIN_NCHANNELS")) << env;
   EXPECT_FALSE(has(env, "(ddp: NCCL's own choice)")) << env;
+}
+
+// The words say what the emitted files do: tuner rules for DDP, nothing pinned by Horovod's
+// files, never the NCCL_ALGO / NCCL_*NCHANNELS variables the files no longer set.
+TEST(Channels, HowAFrameworkRunsAPickIsWhatTheFilesDo) {
+  EXPECT_EQ(how_framework_runs(Framework::Ddp, *parse_algorithm_choice("nccl:ring")),
+            "NCCL runs Ring via topotune's tuner rules");
+  EXPECT_EQ(how_framework_runs(Framework::Ddp, *parse_algorithm_choice("nccl:tree/ch8")),
+            "NCCL runs Tree, 8 channels via topotune's tuner rules (an override of NCCL's "
+            "count)");
+  const std::string hvd =
+      how_framework_runs(Framework::Horovod, *parse_algorithm_choice("nccl:ring"));
+  EXPECT_TRUE(has(hvd, "not pinned by horovod.env")) << hvd;
+  for (const char* name : {"nccl:ring", "nccl:tree", "nccl:default/ch4", "nccl:ring/ch2"}) {
+    for (Framework f : {Framework::Ddp, Framework::Horovod}) {
+      const std::string how = how_framework_runs(f, *parse_algorithm_choice(name));
+      EXPECT_FALSE(has(how, "NCCL_ALGO")) << how;
+      EXPECT_FALSE(has(how, "NCHANNELS")) << how;
+    }
+  }
 }
 
 // Papercut: SageMaker's environment carries Horovod's knobs on a Horovod plan.

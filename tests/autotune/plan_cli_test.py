@@ -307,7 +307,7 @@ class PlanCliTest(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertTrue(os.path.isfile(os.path.join(out, "nccl.env")))
         help_ = subprocess.run([TOPOTUNE, "plan", "--help"], capture_output=True, text=True)
-        self.assertIn("Examples:", help_.stdout.rstrip().splitlines()[-6])
+        self.assertIn("Examples:", help_.stdout.rstrip().splitlines()[-7])
 
     def test_unknown_commands_and_flags_get_a_did_you_mean(self):
         for args, said in ((["plna"], "unknown command 'plna': did you mean 'plan'?"),

@@ -199,5 +199,38 @@ TEST_F(FileOutput, ASetIsWrittenWhole) {
   EXPECT_EQ(names(), (std::set<std::string>{"a", "b"}));
 }
 
+TEST_F(FileOutput, ASetRemovesItsStaleFilesInTheSameCommit) {
+  put(at("a"), "old a\n");
+  put(at("stale"), "old stale\n");
+  ASSERT_TRUE(write_files_atomically(
+      {{at("a"), "new a\n"}, {at("stale"), "", true}, {at("gone"), "", true}}));
+  EXPECT_EQ(read(at("a")), "new a\n");
+  EXPECT_EQ(names(), (std::set<std::string>{"a"}));  // no temp file, no kept old file
+}
+
+TEST_F(FileOutput, ARemovalIsPutBackWhenALaterRenameFails) {
+  put(at("a"), "old a\n");
+  put(at("stale"), "old stale\n");
+  const auto r = write_files_atomically(
+      {{at("stale"), "", true}, {at("a"), "new a\n"}, {at("c"), "new c\n"}}, [&](std::size_t i) {
+        if (i != 2) return;
+        fs::create_directory(at("c"));
+        put(at("c") + "/inside", "x");
+      });
+  ASSERT_FALSE(r);
+  EXPECT_EQ(read(at("stale")), "old stale\n");
+  EXPECT_EQ(read(at("a")), "old a\n");
+  EXPECT_EQ(names(), (std::set<std::string>{"a", "c", "stale"}));
+}
+
+TEST_F(FileOutput, ARemovalRefusesALink) {
+  put(at("target"), "keep\n");
+  fs::create_symlink(at("target"), at("stale"));
+  const auto r = write_files_atomically({{at("a"), "new a\n"}, {at("stale"), "", true}});
+  ASSERT_FALSE(r);
+  EXPECT_TRUE(fs::is_symlink(at("stale")));
+  EXPECT_FALSE(fs::exists(at("a")));
+}
+
 }  // namespace
 }  // namespace topotune
