@@ -99,7 +99,8 @@ CommandRun setup_plan(CLI::App& sub) {
   auto a = std::make_shared<PlanArgs>();
   add_cluster_flags(sub, a->cluster);
   sub.add_option("--model", a->model,
-                 "built-in model (bert-large, gpt2-xl, maskrcnn-r50-fpn, resnet50, vit-l16) or "
+                 "built-in model (bert-large, gpt2-xl, llama-3.2-1b, llama-3.1-8b, llama-3.1-70b, "
+                 "maskrcnn-r50-fpn, resnet50, vit-l16) or "
                  "a profile FILE.json (docs/model-profile.md); default bert-large")
       ->capture_default_str();
   sub.add_option("--batch-per-gpu", a->batch, "samples per GPU per step")->capture_default_str();
