@@ -9,11 +9,13 @@
 
 #include "autotune/emitters.h"
 #include "autotune/plan.h"
+#include "autotune/sharded_plan.h"
 #include "cli/commands.h"
 #include "cli/output_format.h"
 #include "cli/path_flag.h"
 #include "cli/plan_inputs.h"
 #include "cli/plan_report.h"
+#include "cli/sharded_plan_report.h"
 #include "core/file_output.h"
 #include "core/input_file.h"
 #include "core/output_directory.h"
@@ -73,8 +75,35 @@ Expected<void> write_emitted(const tune::Plan& plan, const PlanArgs& a) {
   return write_files_atomically(pending);
 }
 
+// --framework fsdp: the sharded planner (autotune/sharded_plan.h). Flags of the DDP search
+// would be ignored, so they are errors; the batch defaults to 1 sequence per GPU.
+Expected<void> run_sharded_plan(const PlanArgs& a, const CLI::App& app, std::ostream& out) {
+  for (const char* f :
+       {"--dtype", "--algos", "--buckets", "--backend", "--emit", "--out", "--replay"}) {
+    if (app.count(f) > 0) {
+      return fail(Errc::InvalidArgument,
+                  std::string(f) + " does not apply to --framework " + a.framework);
+    }
+  }
+  if (a.format == OutputFormat::Csv) {
+    return fail(Errc::InvalidArgument, "--framework fsdp writes table or json, not csv");
+  }
+  PlanArgs ddp = a;
+  ddp.framework = "ddp";
+  if (app.count("--batch-per-gpu") == 0) ddp.batch = 1;
+  TT_TRY(const tune::PlanInputs in, plan_inputs_from_args(ddp));
+  TT_TRY(const tune::ShardedPlan plan, tune::make_sharded_plan(in));
+  if (a.format == OutputFormat::Json) {
+    out << tune::sharded_plan_to_json(plan);
+  } else {
+    print_sharded_plan(plan, out);
+  }
+  return {};
+}
+
 Expected<void> run_plan(const PlanArgs& a, const CLI::App& app, std::ostream& out) {
   TT_TRY_VOID(check_flags(app));
+  if (tune::is_sharded_framework(a.framework)) return run_sharded_plan(a, app, out);
   std::optional<OutputDirectory> out_dir;
   if (!a.emit.empty() && app.count("--out") > 0) {
     // Before the work: --out's last component is created when missing (and removed again
@@ -129,7 +158,9 @@ CommandRun setup_plan(CLI::App& sub) {
                  "what the job runs its allreduces with: ddp (PyTorch DDP on NCCL), horovod, "
                  "smddp (SageMaker's library: its algorithm is not modelled), topotune "
                  "(`topotune measure`). The recommendation is the best candidate it runs with "
-                 "the emitted files, or its defaults. Default: ddp (topotune with --backend mpi)");
+                 "the emitted files, or its defaults. Default: ddp (topotune with --backend mpi). "
+                 "fsdp: rank sharded training instead (DDP, FSDP2, HSDP, ZeRO-1/2/3, with memory "
+                 "per GPU; batch per GPU defaults to 1 sequence; docs/planner.md)");
   sub.add_option("--compute-efficiency", a->efficiency,
                  "achieved share of the GPU's bf16 tensor peak")
       ->capture_default_str();

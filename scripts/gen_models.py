@@ -31,6 +31,7 @@ class Profile:
     def __init__(self, name, description, source, input_desc):
         self.name, self.description, self.source, self.input = name, description, source, input_desc
         self.layers, self.params = [], []
+        self.transformer = None  # the shape the sharded planner's activation model reads
 
     def layer(self, name, macs=0, params=(), trainable=True):
         """Adds a layer with `macs` multiply-adds per sample and its (suffix, numel) params."""
@@ -48,11 +49,14 @@ class Profile:
         return sum(p["numel"] for p in self.params)
 
     def to_json(self):
-        return {
+        j = {
             "schema": SCHEMA, "name": self.name, "description": self.description,
             "source": self.source, "input": self.input, "flops_convention": FLOPS_CONVENTION,
             "total_params": self.total_params(), "layers": self.layers, "params": self.params,
         }
+        if self.transformer:
+            j["transformer"] = self.transformer
+        return j
 
 
 # ---- building blocks ---------------------------------------------------------------------
@@ -239,6 +243,8 @@ def llama(name, description, hidden, layers, heads, kv_heads, inter, vocab, tied
     p = Profile(name, description,
                 f"meta-llama/llama-models models/sku_list.py + Hugging Face config.json; "
                 f"published total {published}", f"sequence length {seq}")
+    p.transformer = {"layers": layers, "hidden": hidden, "heads": heads, "kv_heads": kv_heads,
+                     "intermediate": inter, "seq_len": seq, "vocab": vocab}
     p.layer("model.embed_tokens", 0, [("weight", vocab * hidden)])
     for i in range(layers):
         n = f"model.layers.{i}."
