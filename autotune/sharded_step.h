@@ -4,9 +4,12 @@
 //
 // Forward, units in first-use order: a unit's all-gather (bf16 parameters, the full unit's
 // bytes as nccl-tests counts an all-gather) may start once the all-gather stream is free and
-// the compute of the unit `prefetch` places earlier in that order has started (FSDP2: the
-// all-gather of the next unit is issued from the current unit's pre-forward, on its own
-// stream; explicit prefetch k issues k ahead). A segment computes once its unit is gathered.
+// the compute of the unit `prefetch` places earlier in that order has started. FSDP2's
+// default overlaps the next unit's all-gather (its own stream) with the current unit's
+// compute; `set_modules_to_forward_prefetch([next])` "gives the same all-gather overlap
+// behavior as the default", a list of two or more overlaps more and "will use more reserved
+// memory" (pytorch/pytorch torch/distributed/fsdp/_fully_shard/_fully_shard.py, FSDPModule
+// docstring). A segment computes once its unit is gathered.
 // After forward a unit is freed (reshard_after_forward) and gathered again in backward, in
 // reverse order with the same prefetch rule (FSDP2 `_backward_prefetch`: the unit before, in
 // reverse post-forward order; pytorch/pytorch torch/distributed/fsdp/_fully_shard/
