@@ -361,6 +361,10 @@ Expected<ShardedPlan> make_sharded_plan(const PlanInputs& in) {
   p.batch_per_gpu = in.compute.batch_per_gpu;
   p.gpu_memory = gpu.memory;
   p.shape = tshape;
+  if (units.units.size() > 1) {
+    const std::string& first = units.units[1].name;
+    p.block_path = first.substr(0, first.rfind('.'));
+  }
   TT_TRY(p.candidates, all_rows(x));
   rank_and_recommend(p);
   add_notes(p, x.hbm > 0);

@@ -61,6 +61,8 @@ struct ShardedPlan {
   int batch_per_gpu = 1;
   Bytes gpu_memory{0};
   TransformerShape shape;
+  /// Where the blocks live in the model ("model.layers" for "model.layers.N"), for --emit.
+  std::string block_path;
   std::vector<ShardedCandidate> candidates;  ///< fitting rows first, each group by step time
   std::optional<std::size_t> recommended;    ///< index into candidates; none when nothing fits
   std::optional<std::size_t> defaults;       ///< FSDP2's defaults' row

@@ -9,6 +9,7 @@
 
 #include "autotune/emitters.h"
 #include "autotune/plan.h"
+#include "autotune/sharded_emitters.h"
 #include "autotune/sharded_plan.h"
 #include "cli/commands.h"
 #include "cli/output_format.h"
@@ -55,9 +56,8 @@ Expected<tune::Plan> compute_plan(const PlanArgs& a) {
   return tune::replay_plan(stored);
 }
 
-Expected<void> write_emitted(const tune::Plan& plan, const PlanArgs& a) {
+Expected<void> write_files(const std::vector<tune::EmittedFile>& files, const PlanArgs& a) {
   if (a.out.empty()) return fail(Errc::InvalidArgument, "--emit needs --out DIR");
-  TT_TRY(const std::vector<tune::EmittedFile> files, tune::emit(plan, a.emit));
   std::error_code ec;
   if (!std::filesystem::is_directory(a.out, ec)) {
     return fail(Errc::Io, "--out '" + a.out + "' is not a directory");
@@ -75,11 +75,15 @@ Expected<void> write_emitted(const tune::Plan& plan, const PlanArgs& a) {
   return write_files_atomically(pending);
 }
 
+Expected<void> write_emitted(const tune::Plan& plan, const PlanArgs& a) {
+  TT_TRY(const std::vector<tune::EmittedFile> files, tune::emit(plan, a.emit));
+  return write_files(files, a);
+}
+
 // --framework fsdp: the sharded planner (autotune/sharded_plan.h). Flags of the DDP search
 // would be ignored, so they are errors; the batch defaults to 1 sequence per GPU.
 Expected<void> run_sharded_plan(const PlanArgs& a, const CLI::App& app, std::ostream& out) {
-  for (const char* f :
-       {"--dtype", "--algos", "--buckets", "--backend", "--emit", "--out", "--replay"}) {
+  for (const char* f : {"--dtype", "--algos", "--buckets", "--backend", "--replay"}) {
     if (app.count(f) > 0) {
       return fail(Errc::InvalidArgument,
                   std::string(f) + " does not apply to --framework " + a.framework);
@@ -93,6 +97,11 @@ Expected<void> run_sharded_plan(const PlanArgs& a, const CLI::App& app, std::ost
   if (app.count("--batch-per-gpu") == 0) ddp.batch = 1;
   TT_TRY(const tune::PlanInputs in, plan_inputs_from_args(ddp));
   TT_TRY(const tune::ShardedPlan plan, tune::make_sharded_plan(in));
+  // Files first, as for DDP plans: a failed write is not followed by output.
+  if (!a.emit.empty()) {
+    TT_TRY(const std::vector<tune::EmittedFile> files, tune::emit_sharded(plan, a.emit));
+    TT_TRY_VOID(write_files(files, a));
+  }
   if (a.format == OutputFormat::Json) {
     out << tune::sharded_plan_to_json(plan);
   } else {
@@ -103,12 +112,16 @@ Expected<void> run_sharded_plan(const PlanArgs& a, const CLI::App& app, std::ost
 
 Expected<void> run_plan(const PlanArgs& a, const CLI::App& app, std::ostream& out) {
   TT_TRY_VOID(check_flags(app));
-  if (tune::is_sharded_framework(a.framework)) return run_sharded_plan(a, app, out);
   std::optional<OutputDirectory> out_dir;
   if (!a.emit.empty() && app.count("--out") > 0) {
     // Before the work: --out's last component is created when missing (and removed again
     // if the plan or the emit fails), then checked like every output target.
     TT_TRY(out_dir, OutputDirectory::prepare(a.out).context("--out"));
+  }
+  if (tune::is_sharded_framework(a.framework)) {
+    TT_TRY_VOID(run_sharded_plan(a, app, out));
+    if (out_dir) out_dir->keep();
+    return {};
   }
   TT_TRY(tune::Plan plan, compute_plan(a));
   // Files first: a failed write must not be followed by output that looks like success.
@@ -178,7 +191,8 @@ CommandRun setup_plan(CLI::App& sub) {
                     "table (default), json (the plan, docs/planner.md), or csv (the table's "
                     "candidates and baselines, one row each)");
   sub.add_option("--emit", a->emit,
-                 "write configs: nccl-env, torchrun, ddp, horovod, sagemaker, all");
+                 "write configs: nccl-env, torchrun, ddp, horovod, sagemaker, all; with "
+                 "--framework fsdp: fsdp (FSDP2 snippet), deepspeed (ds_config.json), all");
   sub.add_option("--out", a->out, "directory for --emit (files are written all or none)")
       ->check(non_empty_path());
   sub.add_option("--replay", a->replay, "recompute a plan JSON from the inputs it embeds")

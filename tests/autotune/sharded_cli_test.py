@@ -2,8 +2,11 @@
 """`topotune plan --framework fsdp` end to end: the ranked strategies with memory per GPU, the
 fit rule, the JSON, and the flags it refuses."""
 
+import ast
 import json
+import os
 import subprocess
+import tempfile
 import sys
 import unittest
 
@@ -45,6 +48,35 @@ class ShardedCliTest(unittest.TestCase):
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("--buckets does not apply to --framework fsdp", r.stderr)
         self.assertEqual(r.stdout, "")
+
+    def test_emit_writes_the_rows_it_names(self):
+        args = ("--instance", "p5.48xlarge", "--nodes", "32", "--model", "llama-3.1-8b",
+                "--framework", "fsdp")
+        j = json.loads(plan(*args, "--format", "json").stdout)
+        with tempfile.TemporaryDirectory() as d:
+            r = plan(*args, "--emit", "all", "--out", d)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(os.path.join(d, "fsdp_snippet.py"), encoding="utf-8") as f:
+                snippet = f.read()
+            with open(os.path.join(d, "ds_config.json"), encoding="utf-8") as f:
+                ds = json.load(f)
+        ast.parse(snippet)  # valid Python
+        fitting = [c for c in j["candidates"] if c["fits"]]
+        best_fsdp = [c for c in fitting if c["strategy"] in ("fsdp", "hsdp")][0]
+        best_zero = [c for c in fitting if c["strategy"].startswith("zero")][0]
+        self.assertIn(f"plan row {best_fsdp['rank']} ({best_fsdp['label']})", snippet)
+        self.assertIn("reshard_after_forward=%s" % best_fsdp["reshard_after_forward"], snippet)
+        self.assertIn(f"plan row {best_zero['rank']} ({best_zero['label']})", ds["_topotune"])
+        self.assertEqual(ds["zero_optimization"]["stage"], int(best_zero["strategy"][-1]))
+
+    def test_emit_refuses_when_nothing_fits_and_writes_nothing(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "cfg")
+            r = plan("--instance", "p4d.24xlarge", "--nodes", "4", "--model", "llama-3.1-70b",
+                     "--framework", "fsdp", "--emit", "all", "--out", out)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("no FSDP or HSDP row fits", r.stderr)
+            self.assertFalse(os.path.exists(out))
 
     def test_a_model_without_a_transformer_shape_is_an_error(self):
         r = plan("--instance", "p4d.24xlarge", "--nodes", "2", "--model", "resnet50",

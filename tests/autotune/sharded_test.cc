@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "autotune/shard_units.h"
+#include "autotune/sharded_emitters.h"
 #include "autotune/sharded_memory.h"
 #include "autotune/sharded_plan.h"
 #include "autotune/sharded_step.h"
@@ -235,6 +236,49 @@ TEST(ShardedPlan, Llama8bOnP5RecommendsAFittingRowAndRanksHsdp) {
   expect_fit_rule(p);
   EXPECT_FALSE(
       std::all_of(p.candidates.begin(), p.candidates.end(), [](const auto& c) { return c.fits; }));
+}
+
+TEST(ShardedEmitters, EachFileConfiguresTheBestFittingRowOfItsFamily) {
+  ShardedPlan p;
+  p.instance = "p4d.24xlarge";
+  p.nodes = 4;
+  p.gpus_per_host = 8;
+  p.model = "m";
+  p.gpu_memory = Bytes(100);
+  p.block_path = "model.layers";
+  ShardedCandidate misfit;  // ranked first but does not fit: never emitted
+  misfit.strategy = ShardStrategy::Fsdp;
+  ShardedCandidate hsdp;
+  hsdp.strategy = ShardStrategy::Hsdp;
+  hsdp.prefetch = 2;
+  hsdp.reshard_after_forward = false;
+  hsdp.recompute = true;
+  hsdp.fits = true;
+  ShardedCandidate zero2;
+  zero2.strategy = ShardStrategy::Zero2;
+  zero2.fits = true;
+  p.candidates = {misfit, hsdp, zero2};
+  const std::vector<EmittedFile> files = *emit_sharded(p, "all");
+  ASSERT_EQ(files.size(), 2u);
+  const std::string& py = files[0].content;
+  EXPECT_NE(py.find("plan row 2 (hsdp prefetch=2 reshard=false recompute)"), std::string::npos);
+  EXPECT_NE(
+      py.find("init_device_mesh(\"cuda\", (4, 8), mesh_dim_names=(\"replicate\", \"shard\"))"),
+      std::string::npos)
+      << py;
+  EXPECT_NE(py.find("reshard_after_forward=False"), std::string::npos);
+  EXPECT_NE(py.find("blocks[i] = checkpoint_wrapper(block)"), std::string::npos);
+  EXPECT_NE(py.find("set_modules_to_forward_prefetch(list(blocks[i + 1:i + 1 + 2]))"),
+            std::string::npos);
+  const std::string& ds = files[1].content;
+  EXPECT_NE(ds.find("plan row 3 (zero2)"), std::string::npos);
+  EXPECT_NE(ds.find("\"stage\": 2"), std::string::npos);
+  EXPECT_NE(ds.find("\"overlap_comm\": false"), std::string::npos);
+  EXPECT_NE(ds.find("\"allgather_bucket_size\": 500000000"), std::string::npos);
+  // Names are data: a block path that is not a Python attribute path is refused.
+  p.block_path = "model.layers; import os";
+  EXPECT_FALSE(emit_sharded(p, "fsdp"));
+  EXPECT_FALSE(emit_sharded(p, "nccl-env"));
 }
 
 }  // namespace
