@@ -2,17 +2,22 @@
 // data-parallel training step fastest on a cluster, and the configs to run it.
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <ostream>
 
 #include "autotune/plan.h"
+#include "autotune/sharded_emitters.h"
+#include "autotune/sharded_plan.h"
 #include "cli/commands.h"
 #include "cli/output_format.h"
 #include "cli/path_flag.h"
 #include "cli/plan_emit.h"
 #include "cli/plan_inputs.h"
 #include "cli/plan_report.h"
+#include "cli/sharded_plan_report.h"
+#include "core/file_output.h"
 #include "core/input_file.h"
 #include "core/output_directory.h"
 
@@ -54,6 +59,55 @@ Expected<tune::Plan> compute_plan(const PlanArgs& a) {
   return tune::replay_plan(stored);
 }
 
+Expected<void> write_files(const std::vector<tune::EmittedFile>& files, const PlanArgs& a) {
+  if (a.out.empty()) return fail(Errc::InvalidArgument, "--emit needs --out DIR");
+  std::error_code ec;
+  if (!std::filesystem::is_directory(a.out, ec)) {
+    return fail(Errc::Io, "--out '" + a.out + "' is not a directory");
+  }
+  std::vector<PendingFile> pending;
+  for (const tune::EmittedFile& f : files) {
+    const std::filesystem::path target = std::filesystem::path(a.out) / f.name;
+    // A directory in the way would fail the rename after earlier files were renamed: refuse
+    // before writing anything.
+    if (std::filesystem::is_directory(target, ec)) {
+      return fail(Errc::Io, "cannot write '" + target.string() + "': it is a directory");
+    }
+    pending.push_back({target.string(), f.content});
+  }
+  return write_files_atomically(pending);
+}
+
+// --framework fsdp: the sharded planner (autotune/sharded_plan.h). Flags of the DDP search
+// would be ignored, so they are errors; the batch defaults to 1 sequence per GPU.
+Expected<void> run_sharded_plan(const PlanArgs& a, const CLI::App& app, std::ostream& out) {
+  for (const char* f : {"--dtype", "--algos", "--buckets", "--backend", "--replay"}) {
+    if (app.count(f) > 0) {
+      return fail(Errc::InvalidArgument,
+                  std::string(f) + " does not apply to --framework " + a.framework);
+    }
+  }
+  if (a.format == OutputFormat::Csv) {
+    return fail(Errc::InvalidArgument, "--framework fsdp writes table or json, not csv");
+  }
+  PlanArgs ddp = a;
+  ddp.framework = "ddp";
+  if (app.count("--batch-per-gpu") == 0) ddp.batch = 1;
+  TT_TRY(const tune::PlanInputs in, plan_inputs_from_args(ddp));
+  TT_TRY(const tune::ShardedPlan plan, tune::make_sharded_plan(in));
+  // Files first, as for DDP plans: a failed write is not followed by output.
+  if (!a.emit.empty()) {
+    TT_TRY(const std::vector<tune::EmittedFile> files, tune::emit_sharded(plan, a.emit));
+    TT_TRY_VOID(write_files(files, a));
+  }
+  if (a.format == OutputFormat::Json) {
+    out << tune::sharded_plan_to_json(plan);
+  } else {
+    print_sharded_plan(plan, out);
+  }
+  return {};
+}
+
 Expected<void> run_plan(const PlanArgs& a, const CLI::App& app, std::ostream& out) {
   TT_TRY_VOID(check_flags(app));
   std::optional<OutputDirectory> out_dir;
@@ -61,6 +115,11 @@ Expected<void> run_plan(const PlanArgs& a, const CLI::App& app, std::ostream& ou
     // Before the work: --out's last component is created when missing (and removed again
     // if the plan or the emit fails), then checked like every output target.
     TT_TRY(out_dir, OutputDirectory::prepare(a.out).context("--out"));
+  }
+  if (tune::is_sharded_framework(a.framework)) {
+    TT_TRY_VOID(run_sharded_plan(a, app, out));
+    if (out_dir) out_dir->keep();
+    return {};
   }
   TT_TRY(tune::Plan plan, compute_plan(a));
   // Files first: a failed write must not be followed by output that looks like success.
@@ -89,7 +148,8 @@ CommandRun setup_plan(CLI::App& sub) {
   auto a = std::make_shared<PlanArgs>();
   add_cluster_flags(sub, a->cluster);
   sub.add_option("--model", a->model,
-                 "built-in model (bert-large, gpt2-xl, maskrcnn-r50-fpn, resnet50, vit-l16) or "
+                 "built-in model (bert-large, gpt2-xl, llama-3.2-1b, llama-3.1-8b, llama-3.1-70b, "
+                 "maskrcnn-r50-fpn, resnet50, vit-l16) or "
                  "a profile FILE.json (docs/model-profile.md); default bert-large")
       ->capture_default_str();
   sub.add_option("--batch-per-gpu", a->batch, "samples per GPU per step")->capture_default_str();
@@ -118,7 +178,9 @@ CommandRun setup_plan(CLI::App& sub) {
                  "what the job runs its allreduces with: ddp (PyTorch DDP on NCCL), horovod, "
                  "smddp (SageMaker's library: its algorithm is not modelled), topotune "
                  "(`topotune measure`). The recommendation is the best candidate it runs with "
-                 "the emitted files, or its defaults. Default: ddp (topotune with --backend mpi)");
+                 "the emitted files, or its defaults. Default: ddp (topotune with --backend mpi). "
+                 "fsdp: rank sharded training instead (DDP, FSDP2, HSDP, ZeRO-1/2/3, with memory "
+                 "per GPU; batch per GPU defaults to 1 sequence; docs/planner.md)");
   sub.add_option("--compute-efficiency", a->efficiency,
                  "achieved share of the GPU's bf16 tensor peak")
       ->capture_default_str();
@@ -136,7 +198,8 @@ CommandRun setup_plan(CLI::App& sub) {
                     "table (default), json (the plan, docs/planner.md), or csv (the table's "
                     "candidates and baselines, one row each)");
   sub.add_option("--emit", a->emit,
-                 "write configs: nccl-env, torchrun, ddp, horovod, sagemaker, all");
+                 "write configs: nccl-env, torchrun, ddp, horovod, sagemaker, all; with "
+                 "--framework fsdp: fsdp (FSDP2 snippet), deepspeed (ds_config.json), all");
   sub.add_option("--out", a->out, "directory for --emit (files are written all or none)")
       ->check(non_empty_path());
   sub.add_flag("--force", a->force,

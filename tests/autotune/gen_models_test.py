@@ -20,17 +20,39 @@ PUBLISHED = {
     "vit-l16": 304_326_632,          # torchvision vit_l_16
     "maskrcnn-r50-fpn": 44_401_393,  # torchvision maskrcnn_resnet50_fpn, 91 classes
 }
+# Published to three significant digits (Hugging Face model cards of meta-llama/Llama-3.2-1B,
+# Llama-3.1-8B, Llama-3.1-70B): total, and the unit of its last digit.
+PUBLISHED_ROUNDED = {
+    "llama-3.2-1b": (1.24e9, 0.01e9),
+    "llama-3.1-8b": (8.03e9, 0.01e9),
+    "llama-3.1-70b": (70.6e9, 0.1e9),
+}
 
 
 class GenModelsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.models = {n: p for n, (p, _) in gen_models.build_all().items()}
+        cls.models = {n: p for n, (p, _, _) in gen_models.build_all().items()}
 
     def test_totals_match_published(self):
-        self.assertEqual(sorted(self.models), sorted(PUBLISHED))
+        self.assertEqual(sorted(self.models), sorted(list(PUBLISHED) + list(PUBLISHED_ROUNDED)))
         for name, total in PUBLISHED.items():
             self.assertEqual(self.models[name].total_params(), total, name)
+        for name, (total, unit) in PUBLISHED_ROUNDED.items():
+            # Rounds to the published figure: within half a unit of its last digit.
+            self.assertLessEqual(abs(self.models[name].total_params() - total), unit / 2, name)
+
+    def test_llama_shapes(self):
+        # Per block of Llama 3.1 8B (hidden 4096, 8 KV heads of 128, intermediate 14336):
+        # q,o 4096^2; k,v 4096x1024; gate,up,down 4096x14336; two RMSNorm weights.
+        block = 2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14336 + 2 * 4096
+        p = self.models["llama-3.1-8b"]
+        block0 = sum(q["numel"] for q in p.params if q["name"].startswith("model.layers.0."))
+        self.assertEqual(block0, block)
+        # 1B ties lm_head to embed_tokens (no lm_head tensor); 8B does not.
+        names_1b = [q["name"] for q in self.models["llama-3.2-1b"].params]
+        self.assertNotIn("lm_head.weight", names_1b)
+        self.assertIn("lm_head.weight", [q["name"] for q in p.params])
 
     def test_schema(self):
         for name, p in self.models.items():

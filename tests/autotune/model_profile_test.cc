@@ -10,6 +10,11 @@ namespace {
 TEST(ModelProfile, EmbeddedCatalogHasThePublishedTotals) {
   const std::pair<const char*, std::int64_t> expected[] = {{"bert-large", 335'141'888},
                                                            {"gpt2-xl", 1'557'611'200},
+                                                           // Shapes' counts; published 70.6B,
+                                                           // 8.03B, 1.24B (sharded_test.cc).
+                                                           {"llama-3.1-70b", 70'553'706'496},
+                                                           {"llama-3.1-8b", 8'030'261'248},
+                                                           {"llama-3.2-1b", 1'235'814'400},
                                                            {"maskrcnn-r50-fpn", 44'401'393},
                                                            {"resnet50", 25'557'032},
                                                            {"vit-l16", 304'326'632}};
@@ -35,7 +40,8 @@ TEST(ModelProfile, UnknownNameListsTheKnownModels) {
   ASSERT_FALSE(m);
   EXPECT_EQ(m.error().code, Errc::NotFound);
   EXPECT_NE(m.error().message.find("bert-huge"), std::string::npos);
-  EXPECT_NE(m.error().message.find("bert-large, gpt2-xl, maskrcnn-r50-fpn, resnet50, vit-l16"),
+  EXPECT_NE(m.error().message.find("bert-large, gpt2-xl, llama-3.1-70b, llama-3.1-8b, "
+                                   "llama-3.2-1b, maskrcnn-r50-fpn, resnet50, vit-l16"),
             std::string::npos)
       << m.error().message;
 }

@@ -30,7 +30,8 @@ class PlanCliTest(unittest.TestCase):
         p = plan("--instance", "p4d.24xlarge", "--nodes", "4", "--model", "bert-huge")
         self.assertEqual(p.returncode, 2, p.stderr)
         self.assertIn("unknown model 'bert-huge'", p.stderr)
-        self.assertIn("bert-large, gpt2-xl, maskrcnn-r50-fpn, resnet50, vit-l16", p.stderr)
+        self.assertIn("bert-large, gpt2-xl, llama-3.1-70b, llama-3.1-8b, llama-3.2-1b, "
+                      "maskrcnn-r50-fpn, resnet50, vit-l16", p.stderr)
         self.assertEqual(p.stdout, "")
 
     def test_profile_with_negative_size(self):
