@@ -1,6 +1,9 @@
 #include "autotune/step_model.h"
 
 #include <algorithm>
+#include <utility>
+
+#include "topology/cpu_rank.h"
 
 namespace topotune::tune {
 
@@ -8,8 +11,10 @@ Bytes gradient_bytes(const ModelProfile& model, sched::DataType dtype) {
   return Bytes(model.trainable_params() * sched::dtype_size(dtype));
 }
 
-Expected<void> check_measured_device(const ModelProfile& model, const ComputeParams& compute) {
+Expected<void> check_measured_device(const ModelProfile& model, const ComputeParams& compute,
+                                     const topo::GpuSpec& gpu) {
   if (!model.measured_on_cpu() || compute.flops_timing) return {};
+  if (gpu.model == topo::kCpuRankGpuModel) return {};
   return fail(Errc::InvalidArgument,
               "model profile '" + model.name +
                   "' has per-layer times measured on the CPU; a GPU plan cannot use them. "
@@ -19,11 +24,17 @@ Expected<void> check_measured_device(const ModelProfile& model, const ComputePar
 
 Expected<void> resolve_compute(ComputeParams& compute, const ModelProfile& model,
                                const topo::GpuSpec& gpu) {
-  TT_TRY_VOID(check_measured_device(model, compute));
+  TT_TRY_VOID(check_measured_device(model, compute, gpu));
   if (!compute.precision) compute.precision = default_precision(gpu);
   if (compute.peak_flops <= 0) {
-    TT_TRY(compute.peak_flops,
-           precision_peak_flops(gpu, *compute.precision).context("--precision"));
+    Expected<double> peak = precision_peak_flops(gpu, *compute.precision).context("--precision");
+    // Measured times need no peak (they embody the precision); FLOP timing does.
+    const bool measured = model.has_measured_times() && !compute.flops_timing;
+    if (peak) {
+      compute.peak_flops = *peak;
+    } else if (!measured) {
+      return Unexpected(std::move(peak).error());
+    }
   }
   if (compute.efficiency <= 0) {
     compute.efficiency =

@@ -39,13 +39,15 @@ struct ComputeParams {
 };
 
 /// Fails (InvalidArgument) when the profile's measured times were taken on a CPU and would be
-/// applied to the GPU, unless compute.flops_timing drops them.
-Expected<void> check_measured_device(const ModelProfile& model, const ComputeParams& compute);
+/// applied to a GPU, unless compute.flops_timing drops them (a cluster of CPU ranks,
+/// topo::kCpuRankGpuModel, is timed by them correctly).
+Expected<void> check_measured_device(const ModelProfile& model, const ComputeParams& compute,
+                                     const topo::GpuSpec& gpu);
 
 /// Fills what `compute` leaves to the GPU and the profile, as a plan uses it: the precision
 /// (the GPU's default), the peak FLOP/s (the precision's, unless given), the efficiency (0: the
 /// profile's, its family's fit, or the stated default). Fails as check_measured_device does,
-/// and where the precision has no peak on this GPU.
+/// and where the precision has no peak on this GPU and the layers are timed from FLOPs.
 Expected<void> resolve_compute(ComputeParams& compute, const ModelProfile& model,
                                const topo::GpuSpec& gpu);
 

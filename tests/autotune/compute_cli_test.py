@@ -4,7 +4,8 @@ training precision and their replay.
 
 - A profile whose times were measured on the CPU is refused for a GPU plan (exit 2, saying to
   profile on the GPU or to give --timing flops); --timing flops times its layers from their
-  FLOPs (checked against the plan's own peak and efficiency); one measured on cuda is used.
+  FLOPs (checked against the plan's own peak and efficiency); one measured on cuda is used,
+  and so are CPU times on a cluster of CPU ranks (`topotune emulate`).
 - The batch is the profile's measured batch unless --batch-per-gpu is given, else 32, and the
   plan says which.
 - --precision chooses the catalog's peak for it (read from data/instances here); precisions a
@@ -83,6 +84,18 @@ class ComputeCliTest(unittest.TestCase):
         self.assertIn("measured on the CPU", p.stderr)
         self.assertIn("--device cuda", p.stderr)
         self.assertIn("--timing flops", p.stderr)
+
+    def test_cpu_times_time_a_cluster_of_cpu_ranks(self):
+        # `topotune emulate`'s clusters run their ranks on the CPU: CPU times are the right ones.
+        emu = os.path.join(self.dir.name, "emu")
+        up = subprocess.run([TOPOTUNE, "emulate", "up", "--files-only", "--nodes", "2",
+                             "--ranks-per-node", "1", "--dir", emu], capture_output=True,
+                            text=True, check=False)
+        self.assertEqual(up.returncode, 0, up.stderr)
+        cpu = self.write("cpu.json", profile("cpu"))
+        j, _ = plan_json("--cluster", os.path.join(emu, "cluster.json"), "--backend", "mpi",
+                         "--model", cpu)
+        self.assertAlmostEqual(j["recommendation"]["forward_s"], 0.75, places=4)
 
     def test_timing_flops_times_layers_from_flops(self):
         cpu = self.write("cpu.json", profile("cpu"))
