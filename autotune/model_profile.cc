@@ -96,6 +96,31 @@ Expected<ParamTensor> parse_param(const json& j, const std::string& where, int n
   return p;
 }
 
+Expected<std::string> optional_string(const json& j, const char* key) {
+  if (!j.contains(key)) return std::string();
+  if (!j[key].is_string()) return bad("profile", std::string("'") + key + "' must be a string");
+  return j[key].get<std::string>();
+}
+
+// What the compute model needs besides layers: where measured times were taken, the family
+// whose fitted efficiency applies, or the profile's own efficiency.
+Expected<void> parse_compute_fields(const json& j, ModelProfile& m) {
+  TT_TRY(m.measured_device, optional_string(j, "measured_device"));
+  TT_TRY(m.measured_device_name, optional_string(j, "measured_device_name"));
+  TT_TRY(const std::string family, optional_string(j, "family"));
+  if (!family.empty()) {
+    TT_TRY(m.family, parse_model_family(family).context("profile"));
+  }
+  if (j.contains("compute_efficiency")) {
+    const json& e = j["compute_efficiency"];
+    if (!e.is_number() || !(e.get<double>() >= 1e-3 && e.get<double>() <= 1)) {
+      return bad("profile", "'compute_efficiency' must be a number in [0.001, 1], got " + e.dump());
+    }
+    m.compute_efficiency = e.get<double>();
+  }
+  return {};
+}
+
 Expected<void> parse_header(const json& j, ModelProfile& m) {
   if (!j.is_object()) return bad("profile", "the top level must be an object");
   if (!j.contains("schema") || j["schema"] != kSchema) {
@@ -115,6 +140,7 @@ Expected<void> parse_header(const json& j, ModelProfile& m) {
                .context("profile"));
     m.measured_batch = static_cast<int>(batch);  // in [1, 2^20]
   }
+  TT_TRY_VOID(parse_compute_fields(j, m));
   for (const char* key : {"layers", "params"}) {
     if (!j.contains(key) || !j[key].is_array() || j[key].empty()) {
       return bad("profile", std::string("needs a non-empty array '") + key + "'");

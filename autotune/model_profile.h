@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "autotune/compute_efficiency.h"
 #include "core/expected.h"
 #include "core/units.h"
 
@@ -46,11 +47,19 @@ struct ModelProfile {
   std::vector<LayerProfile> layers;
   std::vector<ParamTensor> params;
   std::optional<int> measured_batch;  ///< per-GPU batch the measured times were taken at
-  std::string json;                   ///< the profile's text, embedded in plans for replay
+  /// Where the measured times were taken: "cpu", "cuda" (the profiler's torch device type);
+  /// empty when the profile does not say (hand-written, or an older profiler).
+  std::string measured_device;
+  std::string measured_device_name;          ///< "NVIDIA H200", where the profiler knew it
+  std::optional<ModelFamily> family;         ///< for the fitted compute efficiency
+  std::optional<double> compute_efficiency;  ///< the profile's own, overriding the family's
+  std::string json;                          ///< the profile's text, embedded in plans for replay
 
   std::int64_t total_params() const;
   std::int64_t trainable_params() const;
   bool has_measured_times() const { return measured_batch.has_value(); }
+  /// True when measured times exist and were taken on a CPU.
+  bool measured_on_cpu() const { return has_measured_times() && measured_device == "cpu"; }
 };
 
 /// Parses and validates a profile. `origin` names it in error messages.

@@ -71,6 +71,17 @@ ordered_json candidate_json(const Candidate& c) {
   return j;
 }
 
+// The compute figures as the plan used them; read back by plan_replay.cc's read_compute.
+ordered_json compute_json(const ComputeParams& c) {
+  ordered_json j = {{"batch_per_gpu", c.batch_per_gpu},
+                    {"batch_source", c.batch_source},
+                    {"peak_flops", c.peak_flops},
+                    {"efficiency", c.efficiency}};
+  if (c.precision) j["precision"] = precision_name(*c.precision);
+  if (c.flops_timing) j["timing"] = "flops";
+  return j;
+}
+
 ordered_json shape_json(const ClusterShape& s) {
   return {{"instance", s.instance},
           {"gpu_model", s.gpu_model},
@@ -95,9 +106,7 @@ ordered_json inputs_json(const Plan& plan) {
   j["timer"] = kTimerClosedForm;
   j["simulate"] = in.simulate;
   j["cluster_shape"] = shape_json(plan.cluster.shape);
-  j["compute"] = {{"batch_per_gpu", in.compute.batch_per_gpu},
-                  {"peak_flops", in.compute.peak_flops},
-                  {"efficiency", in.compute.efficiency}};
+  j["compute"] = compute_json(in.compute);
   j["dtypes"] = dtypes;
   if (in.backend != PlanBackend::Nccl) j["backend"] = plan_backend_name(in.backend);
   j["framework"] = framework_name(in.framework);
@@ -385,7 +394,7 @@ Expected<Plan> start_plan(PlanInputs inputs) {
   plan.cluster.placement = topo::placement_name(spec.placement);
   TT_TRY(plan.cluster.shape, cluster_shape(spec));
   TT_TRY_VOID(dtypes_for_hardware(inputs, spec.instance.gpu));
-  if (inputs.compute.peak_flops <= 0) inputs.compute.peak_flops = plan.cluster.shape.peak_flops;
+  TT_TRY_VOID(resolve_compute(inputs.compute, inputs.model, spec.instance.gpu));
   TT_TRY_VOID(check_backend_and_framework(inputs, plan.cluster));
   plan.inputs = std::move(inputs);
   plan.version = kVersion;
@@ -501,6 +510,8 @@ Expected<Plan> make_plan(PlanInputs inputs) {
                                                 plan.report.baseline_ddp));
   }
   add_channel_notes(plan, req);
+  plan.memory = replica_memory(plan.inputs.model, plan.inputs.cluster.instance.gpu.memory);
+  plan.report.notes.push_back("memory: " + replica_memory_words(plan.memory));
   // Step 5: what NCCL runs for the buckets of the NCCL candidate the emitted files configure.
   if (nccl) {
     const Candidate& r = plan.report.recommendation;
@@ -557,8 +568,8 @@ std::string change_words(const Candidate& p, const Candidate& d) {
 
 namespace {
 
-// The sentence without what --keep kept.
-std::string advice(const Plan& plan) {
+// The advice alone; recommendation_sentence adds what --keep kept and the memory warning.
+std::string advice_sentence(const Plan& plan) {
   const TuneReport& r = plan.report;
   const Candidate& c = r.recommendation;
   const Candidate& d = framework_defaults(plan);
@@ -604,7 +615,10 @@ std::string advice(const Plan& plan) {
 }  // namespace
 
 std::string recommendation_sentence(const Plan& plan) {
-  return advice(plan) + keep_sentence(plan.inputs.keep);
+  const std::string advice = advice_sentence(plan) + keep_sentence(plan.inputs.keep);
+  if (plan.memory.fits) return advice;
+  return "Warning: this model does not fit one GPU with plain DDP (" +
+         replica_memory_words(plan.memory) + "); the timings below assume it does. " + advice;
 }
 
 std::string plan_to_json(const Plan& plan, int max_candidates) {
@@ -661,6 +675,11 @@ std::string plan_to_json(const Plan& plan, int max_candidates) {
   j["candidates_evaluated"] = r.evaluated;
   j["timeline"] = timeline_json(c.step);
   j["timers"] = {{"screen", r.screen_timer}, {"rank", r.rank_timer}};
+  j["memory"] = {{"model_states_bytes", plan.memory.model_states.value},
+                 {"bytes_per_trainable_param", kAdamBytesPerParam},
+                 {"activations", "not counted"},
+                 {"gpu_memory_bytes", plan.memory.gpu_memory.value},
+                 {"fits", plan.memory.fits}};
   j["notes"] = r.notes;
   if (plan.replay_note) j["replay_note"] = *plan.replay_note;
   j["inputs"] = inputs_json(plan);

@@ -21,6 +21,7 @@
 #include "autotune/gain_attribution.h"
 #include "autotune/model_profile.h"
 #include "autotune/plan_keep.h"
+#include "autotune/replica_memory.h"
 #include "autotune/step_model.h"
 #include "autotune/tuner.h"
 #include "core/expected.h"
@@ -144,6 +145,9 @@ struct Plan {
   /// Each change a DDP recommendation makes to DDP's defaults, timed alone (empty for the
   /// defaults themselves and for other frameworks): what each knob buys.
   std::vector<GainStep> attribution;
+  /// One DDP replica's model states against the GPU's memory; the advice says when it does
+  /// not fit.
+  ReplicaMemory memory;
   std::string version;                     ///< topotune version that computed it
   std::optional<std::string> replay_note;  ///< set by a replay that changed the answer
 };

@@ -79,6 +79,18 @@ Expected<void> read_compute(const ordered_json& cp, ComputeParams& out) {
   out.batch_per_gpu = static_cast<int>(batch);  // in [1, 2^20]
   TT_TRY(out.peak_flops, json_number(cp.at("peak_flops"), "peak_flops"));
   TT_TRY(out.efficiency, json_number(cp.at("efficiency"), "efficiency"));
+  // Plans written before precision and timing were recorded: the GPU's default, measured.
+  if (cp.contains("precision")) {
+    if (!cp["precision"].is_string()) return fail(Errc::InvalidArgument, "precision: not a string");
+    TT_TRY(out.precision, parse_precision(cp["precision"].get<std::string>()));
+  }
+  if (cp.contains("batch_source") && cp["batch_source"].is_string()) {
+    out.batch_source = cp["batch_source"].get<std::string>();
+  }
+  if (cp.contains("timing")) {
+    if (cp["timing"] != "flops") return fail(Errc::InvalidArgument, "timing: only \"flops\"");
+    out.flops_timing = true;
+  }
   return check_compute(out);
 }
 
@@ -142,7 +154,8 @@ Expected<void> check_compute(const ComputeParams& c) {
   if (!own_peak && !(c.peak_flops >= kMinPeakFlops && c.peak_flops <= kMaxPeakFlops)) {
     return fail(Errc::InvalidArgument, "peak FLOP/s must be 0 or in [1e9, 1e17]");
   }
-  if (!(c.efficiency >= kMinComputeEfficiency && c.efficiency <= 1)) {
+  // 0: the profile's or its family's fitted efficiency, filled in by the plan.
+  if (c.efficiency != 0 && !(c.efficiency >= kMinComputeEfficiency && c.efficiency <= 1)) {
     return fail(Errc::InvalidArgument, "compute efficiency must be in [0.001, 1]");
   }
   return {};

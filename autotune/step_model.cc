@@ -1,6 +1,9 @@
 #include "autotune/step_model.h"
 
 #include <algorithm>
+#include <utility>
+
+#include "topology/cpu_rank.h"
 
 namespace topotune::tune {
 
@@ -8,17 +11,57 @@ Bytes gradient_bytes(const ModelProfile& model, sched::DataType dtype) {
   return Bytes(model.trainable_params() * sched::dtype_size(dtype));
 }
 
+Expected<void> check_measured_device(const ModelProfile& model, const ComputeParams& compute,
+                                     const topo::GpuSpec& gpu) {
+  if (!model.measured_on_cpu() || compute.flops_timing) return {};
+  if (gpu.model == topo::kCpuRankGpuModel) return {};
+  return fail(Errc::InvalidArgument,
+              "model profile '" + model.name +
+                  "' has per-layer times measured on the CPU; a GPU plan cannot use them. "
+                  "Profile on the GPU (python3 -m topotune.profile ... --device cuda), or give "
+                  "--timing flops to drop the measured times and time layers from their FLOPs");
+}
+
+Expected<void> resolve_compute(ComputeParams& compute, const ModelProfile& model,
+                               const topo::GpuSpec& gpu) {
+  TT_TRY_VOID(check_measured_device(model, compute, gpu));
+  if (!compute.precision) compute.precision = default_precision(gpu);
+  if (compute.peak_flops <= 0) {
+    Expected<double> peak = precision_peak_flops(gpu, *compute.precision).context("--precision");
+    // Measured times need no peak (they embody the precision); FLOP timing does.
+    const bool measured = model.has_measured_times() && !compute.flops_timing;
+    if (peak) {
+      compute.peak_flops = *peak;
+    } else if (!measured) {
+      return Unexpected(std::move(peak).error());
+    }
+  }
+  if (compute.efficiency <= 0) {
+    compute.efficiency =
+        default_efficiency(model.compute_efficiency, model.family, *compute.precision);
+  }
+  return {};
+}
+
 Expected<sim::StepModel> make_step_model(const ModelProfile& model, const ComputeParams& compute,
                                          sched::DataType dtype) {
   if (compute.batch_per_gpu <= 0) {
     return fail(Errc::InvalidArgument, "batch per GPU must be positive");
   }
-  const bool measured = model.has_measured_times();
+  const bool measured = model.has_measured_times() && !compute.flops_timing;
   const double rate = compute.peak_flops * compute.efficiency;
   if (!measured && !(rate > 0)) {
     return fail(Errc::InvalidArgument,
                 "the GPU's peak FLOP/s is unknown: give --peak-tflops or a profile with "
                 "measured times");
+  }
+  if (!measured) {
+    double flops = 0;
+    for (const LayerProfile& l : model.layers) flops += l.forward_flops;
+    if (!(flops > 0)) {
+      return fail(Errc::InvalidArgument, "model profile '" + model.name +
+                                             "' has no forward FLOPs to time its layers from");
+    }
   }
   // Layers before the first trainable one get no backward (nothing upstream needs gradients).
   int first_trainable = static_cast<int>(model.layers.size());

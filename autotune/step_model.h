@@ -9,27 +9,50 @@
 
 #include "algorithms/schedule/collective_spec.h"
 #include "autotune/model_profile.h"
+#include "autotune/training_precision.h"
 #include "core/expected.h"
 #include "simulator/training_step.h"
+#include "topology/instance_spec.h"
 
 namespace topotune::tune {
 
 // Gradient dtypes on the wire are sched::DataType (fp32, fp16, bf16): one enum for the
 // schedules, the runtime and the planner.
 
-/// The default efficiency: about what large transformer/CNN training reaches on A100/H100
-/// with mixed precision (MLPerf-class runs report 40-55 % of the tensor peak).
-inline constexpr double kDefaultComputeEfficiency = 0.4;
+/// The batch per GPU a plan uses when neither --batch-per-gpu nor the profile gives one.
+inline constexpr int kDefaultBatchPerGpu = 32;
 
 /// How fast one GPU computes.
 struct ComputeParams {
-  int batch_per_gpu = 32;
-  double peak_flops = 0;  ///< dense bf16/fp16 tensor FLOP/s
-  /// achieved / peak; a stated default, --compute-efficiency
+  int batch_per_gpu = kDefaultBatchPerGpu;
+  double peak_flops = 0;  ///< dense FLOP/s of the precision's peak; 0: the GPU's (plan fills)
+  /// achieved / peak; 0 in a plan's inputs: the profile's or its family's fit
+  /// (compute_efficiency.h)
   double efficiency = kDefaultComputeEfficiency;
+  /// Where batch_per_gpu came from, for the report: "--batch-per-gpu", "profile" (its
+  /// measured_batch_per_gpu) or "default".
+  std::string batch_source = "default";
+  /// The arithmetic the job trains in; nullopt: the GPU's default (a plan fills it in).
+  std::optional<TrainingPrecision> precision;
+  /// Time every layer from its FLOPs even where the profile has measured times (--timing flops).
+  bool flops_timing = false;
 };
 
-/// Per-step layer times and gradients. Errors: no peak FLOP/s and no measured times.
+/// Fails (InvalidArgument) when the profile's measured times were taken on a CPU and would be
+/// applied to a GPU, unless compute.flops_timing drops them (a cluster of CPU ranks,
+/// topo::kCpuRankGpuModel, is timed by them correctly).
+Expected<void> check_measured_device(const ModelProfile& model, const ComputeParams& compute,
+                                     const topo::GpuSpec& gpu);
+
+/// Fills what `compute` leaves to the GPU and the profile, as a plan uses it: the precision
+/// (the GPU's default), the peak FLOP/s (the precision's, unless given), the efficiency (0: the
+/// profile's, its family's fit, or the stated default). Fails as check_measured_device does,
+/// and where the precision has no peak on this GPU and the layers are timed from FLOPs.
+Expected<void> resolve_compute(ComputeParams& compute, const ModelProfile& model,
+                               const topo::GpuSpec& gpu);
+
+/// Per-step layer times and gradients. Errors: no peak FLOP/s and no measured times; FLOP
+/// timing of a profile without FLOPs.
 Expected<sim::StepModel> make_step_model(const ModelProfile& model, const ComputeParams& compute,
                                          sched::DataType dtype);
 

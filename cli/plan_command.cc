@@ -39,7 +39,7 @@ Expected<void> check_flags(const CLI::App& app) {
   for (const char* f :
        {"--instance", "--nodes", "--placement", "--cluster", "--model", "--batch-per-gpu",
         "--dtype", "--algos", "--backend", "--framework", "--compute-efficiency", "--peak-tflops",
-        "--calibration", "--nccl-version", "--keep"}) {
+        "--precision", "--timing", "--calibration", "--nccl-version", "--keep"}) {
     if (given("--replay") && given(f)) {
       return fail(Errc::InvalidArgument, std::string(f) +
                                              " would be ignored with --replay "
@@ -121,7 +121,9 @@ Expected<void> run_plan(const PlanArgs& a, const CLI::App& app, std::ostream& ou
     if (out_dir) out_dir->keep();
     return {};
   }
-  TT_TRY(tune::Plan plan, compute_plan(a));
+  PlanArgs args = a;
+  args.batch_given = app.count("--batch-per-gpu") > 0;  // else the profile's batch, or 32
+  TT_TRY(tune::Plan plan, compute_plan(args));
   // Files first: a failed write must not be followed by output that looks like success.
   EmitOutcome emitted;
   if (!a.emit.empty()) {
@@ -152,7 +154,18 @@ CommandRun setup_plan(CLI::App& sub) {
                  "maskrcnn-r50-fpn, resnet50, vit-l16) or "
                  "a profile FILE.json (docs/model-profile.md); default bert-large")
       ->capture_default_str();
-  sub.add_option("--batch-per-gpu", a->batch, "samples per GPU per step")->capture_default_str();
+  sub.add_option("--batch-per-gpu", a->batch,
+                 "samples per GPU per step (default: the profile's measured batch, else 32; "
+                 "the plan says which)");
+  sub.add_option("--precision", a->precision,
+                 "what the job trains in: fp32, tf32, amp-fp16, amp-bf16 (default: amp-bf16 "
+                 "where the GPU computes bf16 natively, else amp-fp16 with tensor cores, else "
+                 "fp32); chooses the GPU peak the compute time is measured against");
+  sub.add_option("--timing", a->timing,
+                 "auto (a profile's measured per-layer times where it has them) or flops "
+                 "(drop measured times, time layers from their FLOPs; needed for a profile "
+                 "measured on the CPU)")
+      ->capture_default_str();
   sub.add_option("--dtype", a->dtype,
                  "gradient dtype on the wire: fp32, bf16, fp16, or auto (fp32 and bf16 where "
                  "the GPU computes bf16 natively, Ampere and later; fp32 and fp16 on Volta and "
@@ -182,9 +195,10 @@ CommandRun setup_plan(CLI::App& sub) {
                  "fsdp: rank sharded training instead (DDP, FSDP2, HSDP, ZeRO-1/2/3, with memory "
                  "per GPU; batch per GPU defaults to 1 sequence; docs/planner.md)");
   sub.add_option("--compute-efficiency", a->efficiency,
-                 "achieved share of the GPU's bf16 tensor peak")
-      ->capture_default_str();
-  sub.add_option("--peak-tflops", a->peak_tflops, "override the GPU's dense bf16 peak (TFLOP/s)");
+                 "achieved share of the precision's peak (default: the profile's, else its "
+                 "family's fit on published throughput, docs/planner.md, else 0.4)");
+  sub.add_option("--peak-tflops", a->peak_tflops,
+                 "override the GPU's dense peak for the precision (TFLOP/s)");
   sub.add_option("--calibration", a->calibration,
                  "parameters from `topotune calibrate`: NCCL's model for NCCL's algorithms, "
                  "the physical link parameters for topotune's (docs/calibration.md); recorded "

@@ -45,6 +45,36 @@ Expected<void> set_cluster(const PlanArgs& a, const std::string& calibration,
   return tune::set_plan_cluster(in, spec, nlohmann::json(spec.instance.name).dump());
 }
 
+// The compute figures: the batch (--batch-per-gpu, else the profile's measured batch, else
+// 32, recorded with where it came from), the precision, the timing, and what the plan fills
+// in (0: the precision's peak, the fitted efficiency).
+Expected<void> set_compute(const PlanArgs& a, tune::PlanInputs& in) {
+  tune::ComputeParams& c = in.compute;
+  if (a.batch_given) {
+    c.batch_per_gpu = a.batch;
+    c.batch_source = "--batch-per-gpu";
+  } else if (in.model.measured_batch) {
+    c.batch_per_gpu = *in.model.measured_batch;
+    c.batch_source = "profile";
+  } else {
+    c.batch_per_gpu = tune::kDefaultBatchPerGpu;
+    c.batch_source = "default";
+  }
+  c.efficiency = a.efficiency;
+  c.peak_flops = a.peak_tflops > 0 ? a.peak_tflops * 1e12 : 0;  // 0: the GPU's
+  if (a.efficiency != 0 && !(a.efficiency >= tune::kMinComputeEfficiency && a.efficiency <= 1)) {
+    return fail(Errc::InvalidArgument, "--compute-efficiency must be in [0.001, 1]");
+  }
+  if (!a.precision.empty()) {
+    TT_TRY(c.precision, tune::parse_precision(a.precision).context("--precision"));
+  }
+  if (a.timing != "auto" && a.timing != "flops") {
+    return fail(Errc::InvalidArgument, "--timing must be auto or flops, got '" + a.timing + "'");
+  }
+  c.flops_timing = a.timing == "flops";
+  return {};
+}
+
 }  // namespace
 
 Expected<tune::PlanInputs> plan_inputs_from_args(const PlanArgs& a) {
@@ -61,12 +91,7 @@ Expected<tune::PlanInputs> plan_inputs_from_args(const PlanArgs& a) {
     TT_TRY(in.nccl_version, algo::parse_nccl_version(a.nccl_version).context("--nccl-version"));
   }
   TT_TRY(in.model, tune::load_model_profile(a.model));
-  in.compute.batch_per_gpu = a.batch;
-  in.compute.efficiency = a.efficiency;
-  in.compute.peak_flops = a.peak_tflops > 0 ? a.peak_tflops * 1e12 : 0;  // 0: the GPU's
-  if (!(a.efficiency >= tune::kMinComputeEfficiency && a.efficiency <= 1)) {
-    return fail(Errc::InvalidArgument, "--compute-efficiency must be in [0.001, 1]");
-  }
+  TT_TRY_VOID(set_compute(a, in));
   // inf or 1e300 would write a plan its own --replay refuses; 1e-320 would make steps inf.
   if (a.peak_tflops != 0 && !(a.peak_tflops >= tune::kMinPeakFlops / 1e12 &&
                               a.peak_tflops <= tune::kMaxPeakFlops / 1e12)) {

@@ -17,13 +17,16 @@ namespace topotune::cli {
 struct PlanArgs {
   ClusterFlags cluster;
   std::string model = tune::kDefaultModel;
-  int batch = 32;
+  int batch = tune::kDefaultBatchPerGpu;  ///< --batch-per-gpu, used when batch_given
+  bool batch_given = false;               ///< false: the profile's measured batch, else `batch`
   std::string dtype = "auto";
   std::string algos;
   std::string buckets;
   std::string backend = "nccl";
-  std::string framework;  ///< empty: topotune with --backend mpi, else ddp
-  double efficiency = tune::kDefaultComputeEfficiency;
+  std::string framework;        ///< empty: topotune with --backend mpi, else ddp
+  double efficiency = 0;        ///< 0: not given (the profile's or its family's fit)
+  std::string precision;        ///< empty: the GPU's default
+  std::string timing = "auto";  ///< auto (measured times where the profile has them) or flops
   double peak_tflops = 0;
   std::string calibration;
   std::string nccl_version;  ///< empty: the latest modeled release

@@ -57,13 +57,54 @@ std::vector<Cell> cells(const std::string& label, const tune::Candidate& c) {
           runs_on(c)};
 }
 
+// Where the efficiency came from (the flag's value is recorded, not its origin: a number that
+// differs from every fit is the flag's or the profile's).
+std::string efficiency_words(const tune::PlanInputs& in) {
+  const tune::ComputeParams& c = in.compute;
+  if (in.model.compute_efficiency && *in.model.compute_efficiency == c.efficiency) {
+    return "the profile's compute_efficiency";
+  }
+  if (in.model.family && c.precision &&
+      tune::family_efficiency(*in.model.family, *c.precision) == c.efficiency) {
+    return std::string(tune::model_family_name(*in.model.family)) +
+           " fit on published throughput; --compute-efficiency overrides";
+  }
+  if (!in.model.family && c.efficiency == tune::kDefaultComputeEfficiency) {
+    return "unfitted default: the profile names no family";
+  }
+  return "--compute-efficiency";
+}
+
+// Where the batch came from, in the words a reader needs.
+const char* batch_words(const std::string& source) {
+  if (source == "profile") return "the profile's measured batch";
+  if (source == "--batch-per-gpu") return "--batch-per-gpu";
+  return "default; --batch-per-gpu sets it";
+}
+
+// How the compute was timed: precision, peak and efficiency, or the profile's measured times.
+std::string compute_line(const tune::PlanInputs& in) {
+  const tune::ComputeParams& c = in.compute;
+  const std::string precision = c.precision ? tune::precision_name(*c.precision) : "?";
+  if (in.model.has_measured_times() && !c.flops_timing) {
+    return "compute: the profile's measured per-layer times" +
+           (in.model.measured_device.empty() ? std::string()
+                                             : " (measured on " + in.model.measured_device + ")") +
+           ", scaled to the batch; precision " + precision;
+  }
+  return string_printf("compute: precision %s, %.1f TFLOP/s peak x %.3g efficiency (%s)",
+                       precision.c_str(), c.peak_flops / 1e12, c.efficiency,
+                       efficiency_words(in).c_str());
+}
+
 std::string title(const tune::Plan& plan) {
   const tune::PlanInputs& in = plan.inputs;
   const tune::TuneReport& r = plan.report;
   std::ostringstream o;
   o << "topotune " << plan.version << " plan: model " << in.model.name << " ("
     << in.model.trainable_params() << " trainable parameters, " << in.model.input << "), batch "
-    << in.compute.batch_per_gpu << "/GPU\n"
+    << in.compute.batch_per_gpu << "/GPU (" << batch_words(in.compute.batch_source) << ")\n"
+    << compute_line(in) << "\n"
     << "cluster: " << plan.cluster.nodes << " x " << plan.cluster.instance << " ("
     << plan.cluster.shape.ranks() << " GPUs, " << plan.cluster.placement << " placement)\n"
     << "nccl: " << tune::nccl_version_words(in.nccl_version)

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "emulation/link_model.h"
+#include "topology/cpu_rank.h"
 
 namespace topotune::emu {
 namespace {
@@ -30,7 +31,7 @@ json instance_json(const EmulationSpec& s) {
                           " Mbit/s)"},
       {"gpu",
        {{"count", figure(r, emu)},
-        {"model", figure("cpu-rank", emu)},
+        {"model", figure(topo::kCpuRankGpuModel, emu)},
         {"arch", figure("ampere", "[emulated] placeholder: ranks are CPU processes")}}},
       {"intra",
        {{"fabric", figure("nvswitch", "[emulated] shared memory between ranks of one host")},

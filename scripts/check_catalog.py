@@ -47,7 +47,8 @@ SECTIONS = {
         "count": (True, "count"), "model": (True, "str"), "arch": (True, "arch"),
         "bf16_native": (True, "bool"),
         "memory_GiB": (False, "pos"), "peak_fp16_TFLOPS": (False, "pos"),
-        "peak_fp32_TFLOPS": (False, "pos"), "memory_bandwidth_GBps": (False, "pos"),
+        "peak_fp32_TFLOPS": (False, "pos"), "peak_tf32_TFLOPS": (False, "pos"),
+        "memory_bandwidth_GBps": (False, "pos"),
         "reduce_bandwidth_GBps": (False, "pos"), "sm_count": (False, "count"),
     },
     "intra": {
@@ -69,7 +70,7 @@ SECTIONS = {
 }
 # Keys that may be absent (everything else must be present, known or unknown).
 OPTIONAL = {"intra.nvlink_GBps_per_link", "intra.nvlinks_per_gpu", "intra.nvlink_pairs",
-            "network.efa_version"}
+            "network.efa_version", "gpu.peak_tf32_TFLOPS"}
 
 
 def is_int(v):

@@ -25,6 +25,12 @@ FLOPS_CONVENTION = ("forward FLOPs per sample = 2 x multiply-adds of conv, linea
                     "attention matmuls; norms, activations, softmax, pooling, lookups excluded")
 
 
+# Which fitted compute efficiency a model gets (autotune/compute_efficiency.h; the fits are
+# scripts/compute_accuracy.py's, from data/compute_throughput.json).
+FAMILY = {"resnet50": "convnet", "maskrcnn-r50-fpn": "convnet", "bert-large": "transformer",
+          "gpt2-xl": "transformer", "vit-l16": "transformer"}
+
+
 class Profile:
     """Collects layers (compute units) and parameter tensors in registration order."""
 
@@ -52,6 +58,7 @@ class Profile:
         j = {
             "schema": SCHEMA, "name": self.name, "description": self.description,
             "source": self.source, "input": self.input, "flops_convention": FLOPS_CONVENTION,
+            "family": FAMILY[self.name],
             "total_params": self.total_params(), "layers": self.layers, "params": self.params,
         }
         if self.transformer:

@@ -101,10 +101,10 @@ Expected<std::vector<int>> read_int_list(const Json& v, const JsonPath& at, int 
 
 Expected<void> read_gpu(const Json& s, const JsonPath& sp, Figures& f) {
   InstanceSpec& in = f.inst;
-  TT_TRY_VOID(check_object(
-      s, sp,
-      {"count", "model", "arch", "bf16_native", "memory_GiB", "peak_fp16_TFLOPS",
-       "peak_fp32_TFLOPS", "memory_bandwidth_GBps", "reduce_bandwidth_GBps", "sm_count"}));
+  TT_TRY_VOID(check_object(s, sp,
+                           {"count", "model", "arch", "bf16_native", "memory_GiB",
+                            "peak_fp16_TFLOPS", "peak_fp32_TFLOPS", "peak_tf32_TFLOPS",
+                            "memory_bandwidth_GBps", "reduce_bandwidth_GBps", "sm_count"}));
   TT_TRY(const Json* count, f.get(s, sp, "count", true));
   TT_TRY(std::int64_t n, read_int(*count, sp / "count", 1, kMaxGpusPerHost));
   in.num_gpus = static_cast<int>(n);
@@ -127,6 +127,11 @@ Expected<void> read_gpu(const Json& s, const JsonPath& sp, Figures& f) {
   in.gpu.peak_fp16_flops = fp16 ? fp16->value : 0;
   TT_TRY(auto fp32, f.rate(s, sp, "peak_fp32_TFLOPS", 1e12));
   in.gpu.peak_fp32_flops = fp32 ? fp32->value : 0;
+  // Optional: only the GPUs whose TF32 tensor rate a datasheet was read for have it.
+  if (find_member(s, "peak_tf32_TFLOPS")) {
+    TT_TRY(auto tf32, f.rate(s, sp, "peak_tf32_TFLOPS", 1e12));
+    if (tf32) in.gpu.peak_tf32_flops = tf32->value;
+  }
   TT_TRY(in.gpu.memory_bandwidth, f.rate(s, sp, "memory_bandwidth_GBps", 1e9));
   TT_TRY(in.gpu.reduce_bandwidth, f.rate(s, sp, "reduce_bandwidth_GBps", 1e9));
   TT_TRY(const Json* sms, f.get(s, sp, "sm_count", false));

@@ -28,8 +28,10 @@ struct GpuSpec {
   GpuArch arch = GpuArch::Unknown;
   bool bf16_native = false;  ///< computes bf16 natively (Ampere and later)
   Bytes memory{0};
-  double peak_fp16_flops = 0;                   ///< dense fp16/bf16 tensor FLOP/s
-  double peak_fp32_flops = 0;                   ///< dense fp32 (non-tensor) FLOP/s
+  double peak_fp16_flops = 0;  ///< dense fp16/bf16 tensor FLOP/s
+  double peak_fp32_flops = 0;  ///< dense fp32 (non-tensor) FLOP/s
+  /// dense TF32 tensor FLOP/s; unknown (or no TF32: before Ampere) is std::nullopt
+  std::optional<double> peak_tf32_flops;
   std::optional<BytesPerSec> memory_bandwidth;  ///< HBM/GDDR bandwidth
   std::optional<BytesPerSec> reduce_bandwidth;  ///< measured sum-reduction throughput, if any
   /// Streaming multiprocessors. NCCL runs one thread block per channel, so a collective's

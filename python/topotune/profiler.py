@@ -19,6 +19,11 @@ never replaced; the file appears complete or not at all. Errors are one line,
 Layers are the modules that own parameters directly, in the order of their first forward call
 (forward pre-hooks on a warm-up step); each parameter, in registration order
 (model.named_parameters()), belongs to the first such layer in forward order that owns it.
+The profile records the device it ran on ("measured_device": cpu or cuda, and its name):
+`topotune plan` refuses CPU times for a GPU plan unless given --timing flops, which times the
+layers from the per-layer "forward_flops" recorded here (convolutions and linear layers, from
+their output shapes on the first step).
+
 Timing, over --steps steps after --warmup: every parameter's gradient-ready time is taken by a
 tensor hook (called when autograd has computed the gradient) relative to the start of
 backward, a layer's by its last parameter; each layer's forward end by a forward hook, relative
@@ -120,6 +125,7 @@ class Recorder:
         self.order = []  # owner indices in first-call order
         self.fwd_end = {}  # owner index -> time
         self.grad_ready = {}  # parameter index -> time
+        self.flops = {}  # owner index -> forward FLOPs of the whole batch (first call)
         self.t0 = 0.0
         for i, (_, m) in enumerate(self.owners):
             m.register_forward_pre_hook(self._pre(i))
@@ -143,6 +149,8 @@ class Recorder:
     def _post(self, i):
         def hook(module, inputs, output):
             self.fwd_end[i] = self.now()
+            if i not in self.flops:
+                self.flops[i] = module_flops(module, output)
         return hook
 
     def _grad(self, k):
@@ -155,6 +163,31 @@ class Recorder:
         if self.cuda:
             torch.cuda.synchronize()
         self.t0 = time.perf_counter()
+
+
+def module_flops(module, output):
+    """Forward FLOPs (2 x multiply-adds) of one call of a convolution or linear layer, for the
+    whole batch, as docs/model-profile.md counts them; 0 for every other module (norms,
+    embeddings: memory-bound, not counted). Attention matmuls own no parameter and are not
+    seen here, so a transformer's count is low by their share."""
+    if not isinstance(output, torch.Tensor):
+        return 0
+    if isinstance(module, torch.nn.modules.conv._ConvNd):
+        k = 1
+        for size in module.kernel_size:
+            k *= size
+        return 2 * output.numel() * (module.in_channels // module.groups) * k
+    if isinstance(module, torch.nn.Linear):
+        return 2 * output.numel() * module.in_features
+    return 0
+
+
+def device_name(device):
+    """The accelerator's name where torch knows it ("NVIDIA H200"), else the device type."""
+    dev = torch.device(device)
+    if dev.type == "cuda":
+        return torch.cuda.get_device_name(dev)
+    return dev.type
 
 
 def layer_of_params(rec):
@@ -221,6 +254,7 @@ def build_profile(spec, batch, device, shape, steps, warmup, name=None):
                  for i in range(n_layers)]
     names = [rec.owners[owner_at[i]][0] if i in owner_at else f"unused.{i}"
              for i in range(n_layers)]
+    flops = [rec.flops.get(owner_at[i], 0) if i in owner_at else 0 for i in range(n_layers)]
     forward_s = med(r["forward"] for r in runs)
     backward_s = med(r["backward"] for r in runs)
     params = []
@@ -239,15 +273,20 @@ def build_profile(spec, batch, device, shape, steps, warmup, name=None):
         "source": f"{source}; torch {torch.__version__}",
         "input": f"{tuple(x.shape) if isinstance(x, torch.Tensor) else 'example_input'} "
                  f"on {device}",
-        "flops_convention": "none: measured per-layer times",
+        "flops_convention": "measured per-layer times; forward_flops: 2 x multiply-adds of "
+                            "convolutions and linear layers only (attention matmuls, norms, "
+                            "activations not counted), per sample",
+        "measured_device": torch.device(device).type,
+        "measured_device_name": device_name(device),
         "total_params": sum(e["numel"] for e in params),
         "measured_batch_per_gpu": batch,
         "forward_s": forward_s,
         "backward_s": backward_s,
         "forward_tail_s": max(0.0, forward_s - (fwd_cum[-1] if fwd_cum else 0.0)),
         "backward_tail_s": max(0.0, backward_s - (bwd_cum[0] if bwd_cum else 0.0)),
-        "layers": [{"name": n, "forward_time_s": f, "backward_time_s": b}
-                   for n, f, b in zip(names, fwd_times, bwd_times)],
+        "layers": [{"name": n, "forward_flops": fl / batch, "forward_time_s": f,
+                    "backward_time_s": b}
+                   for n, fl, f, b in zip(names, flops, fwd_times, bwd_times)],
         "params": params,
     }
 

@@ -390,7 +390,9 @@ TEST(Tuner, BertLargeSweepHasAnInteriorOptimum) {
   r.model = &*m;
   r.hosts = 4;
   r.gpus_per_host = 8;
-  r.compute = {16, 312e12, 0.4};
+  r.compute.batch_per_gpu = 16;
+  r.compute.peak_flops = 312e12;
+  r.compute.efficiency = 0.4;
   r.algorithms = {AlgorithmChoice{AlgoKind::NcclDefault}};
   r.dtypes = {sched::DataType::F32};
   auto report = tune(r, timer);

@@ -3,7 +3,10 @@
 
 1. torchvision:resnet50 (small images, so that it runs in seconds on a loaded CPU): the
    profile's parameter count and tensor list equal torchvision's; every layer has measured
-   times; `topotune plan --model FILE` accepts it and plans with its parameter count.
+   times, the device (cpu) and per-layer FLOPs equal to the built-in profile's (at 224x224,
+   layer by layer); `topotune plan
+   --model FILE` refuses its CPU times (exit 2), plans with --timing flops from its FLOPs, and,
+   with the device rewritten to cuda, plans with its measured times and parameter count.
 2. tests/ddp/tiny_model.py:make (package.module:factory with example_input): the layers are
    the modules in forward order (not registration order), a tied weight belongs to its first
    use, a frozen parameter is "trainable": false, and a layer whose backward sleeps 50 ms is
@@ -52,13 +55,58 @@ def profile(args, out):
         return json.load(f)
 
 
-def plan(topotune, model, batch):
+def plan(topotune, model, batch, *extra):
     run = subprocess.run([topotune, "plan", "--instance", "p4d.24xlarge", "--nodes", "2",
-                          "--model", model, "--batch-per-gpu", str(batch), "--format", "json"],
-                         capture_output=True, text=True)
+                          "--model", model, "--batch-per-gpu", str(batch), "--format", "json",
+                          *extra], capture_output=True, text=True)
     check(run.returncode == 0, f"topotune plan --model {os.path.basename(model)}: "
                                f"{run.stderr.strip() or 'exit 0'}")
     return json.loads(run.stdout) if run.returncode == 0 else {}
+
+
+def as_if_on_gpu(path):
+    """The profile with its device rewritten to cuda: to test the planner's use of measured
+    times (a real GPU profile needs a GPU)."""
+    with open(path) as f:
+        doc = json.load(f)
+    doc["measured_device"] = "cuda"
+    out = path.replace(".json", "-as-cuda.json")
+    with open(out, "w") as f:
+        json.dump(doc, f)
+    return out
+
+
+def check_flops_against_builtin(tmp):
+    """Per-layer FLOPs at 224x224 equal, layer by layer, the built-in resnet50 profile's
+    (data/models/resnet50.json, written by scripts/gen_models.py from the architecture, not
+    from a forward pass): the same convention counted independently."""
+    out = os.path.join(tmp, "r50-224.json")
+    p = profile(["torchvision:resnet50", "--batch", "1", "--device", "cpu", "--steps", "1",
+                 "--warmup", "0"], out)
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "data",
+                           "models", "resnet50.json")) as f:
+        builtin = {l["name"]: l["forward_flops"] for l in json.load(f)["layers"]}
+    ours = {l["name"]: l.get("forward_flops") for l in p["layers"]}
+    differ = [n for n in builtin if ours.get(n) != builtin[n]]
+    check(set(ours) == set(builtin) and not differ,
+          f"per-layer forward FLOPs = data/models/resnet50.json's ({len(builtin)} layers; "
+          f"differ: {differ[:3]})")
+
+
+def check_device_and_flops(topotune, path, p):
+    """The profile records its device and per-layer FLOPs; plan refuses its CPU times for a
+    GPU plan, and --timing flops times the layers from those FLOPs."""
+    check(p.get("measured_device") == "cpu", f"device recorded: {p.get('measured_device')}")
+    ours = sum(l.get("forward_flops", 0) for l in p["layers"]) * p["measured_batch_per_gpu"]
+    run = subprocess.run([topotune, "plan", "--instance", "p4d.24xlarge", "--nodes", "2",
+                          "--model", path], capture_output=True, text=True)
+    check(run.returncode == 2 and "--timing flops" in run.stderr and "--device cuda" in run.stderr,
+          f"CPU times refused for a GPU plan: exit {run.returncode} {run.stderr.strip()}")
+    got = plan(topotune, path, 2, "--timing", "flops")
+    c = got.get("inputs", {}).get("compute", {})
+    want = ours / (c.get("peak_flops", 1) * c.get("efficiency", 1))
+    planned = got.get("recommendation", {}).get("forward_s", -1)
+    check(abs(planned - want) <= 1e-4 * want, f"--timing flops: forward {planned:.6g} s = {want:.6g} s")
 
 
 def main():
@@ -75,7 +123,9 @@ def main():
           "resnet50: parameters in registration order")
     check(all(l["backward_time_s"] >= 0 and l["forward_time_s"] >= 0 for l in p["layers"])
           and sum(l["backward_time_s"] for l in p["layers"]) > 0, "resnet50: measured times")
-    got = plan(topotune, r50, 2)
+    check_device_and_flops(topotune, r50, p)
+    check_flops_against_builtin(tmp)
+    got = plan(topotune, as_if_on_gpu(r50), 2)
     embedded = got.get("inputs", {}).get("model_profile", {})
     check(embedded.get("total_params") == count and got.get("model") == "resnet50",
           "plan reads the profile (model resnet50, its parameter count)")
@@ -97,7 +147,7 @@ def main():
     slow = p["layers"][layers.index("slow")]["backward_time_s"]
     check(slow >= 0.045 and slow == max(l["backward_time_s"] for l in p["layers"]),
           f"tiny: the sleeping layer's backward is measured ({slow * 1e3:.1f} ms >= 45 ms)")
-    plan(topotune, tiny, 4)
+    plan(topotune, as_if_on_gpu(tiny), 4)
 
     # A --name that would be code in the files topotune emits is refused before profiling.
     for bad in ("evil\ntouch pwned #", "\x1b[31mred", 'a"b'):

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""How close the planner's compute time is to published training throughput.
+
+For each row of data/compute_throughput.json (a GPU, a model, a precision, a batch, samples/s,
+its source): the achieved efficiency = samples/s x 3 x forward FLOPs per sample (the
+data/models profile's, plus the row's extra_forward_flops) / the catalog's peak for the
+precision. The fit per (family, precision) is the mean efficiency of its 'fit' rows, rounded to
+3 digits (amp-fp16 and amp-bf16 are one precision for the fit: the same tensor rate). Then
+`topotune plan --instance I --nodes 1 --model M --batch-per-gpu B --precision P --backend mpi
+--format json` times forward + backward on that GPU (--backend mpi: no NCCL channel takes SMs
+from the compute, so the figures are the compute alone), and each row's predicted samples/s
+is compared with the published one.
+
+Fails (exit 1) when a constant of autotune/compute_efficiency.h (read back as the plan's
+inputs.compute.efficiency) differs from the fit here, or when a fit row is off by more than
+15 % (the acceptance). Held-out rows are printed, not judged: they are what the fit is worth.
+
+  python3 scripts/compute_accuracy.py [--topotune build/cli/topotune] [--markdown]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ACCEPT = 0.15
+TOLERANCE = 5e-4  # the constants are rounded to 3 digits
+
+
+def load(path):
+    with open(os.path.join(ROOT, path)) as f:
+        return json.load(f)
+
+
+def peak_tflops(instance, precision):
+    gpu = load(f"data/instances/{instance}.json")["gpu"]
+    key = {"fp32": "peak_fp32_TFLOPS", "tf32": "peak_tf32_TFLOPS"}.get(precision,
+                                                                       "peak_fp16_TFLOPS")
+    return gpu.get(key, {}).get("value")
+
+
+def model_info(name):
+    m = load(f"data/models/{name}.json")
+    return sum(layer.get("forward_flops", 0) for layer in m["layers"]), m.get("family")
+
+
+def fit_key(family, precision):
+    return family, "amp" if precision.startswith("amp-") else precision
+
+
+def efficiency(row):
+    flops, _ = model_info(row["model"])
+    flops += row.get("extra_forward_flops", 0)
+    return row["samples_per_s"] * 3 * flops / (peak_tflops(row["instance"], row["precision"]) * 1e12)
+
+
+def plan(topotune, row):
+    cmd = [topotune, "plan", "--instance", row["instance"], "--nodes", "1", "--model",
+           row["model"], "--batch-per-gpu", str(row["batch"]), "--precision", row["precision"],
+           "--backend", "mpi", "--format", "json"]
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"{' '.join(cmd)}: exit {run.returncode}: {run.stderr.strip()}")
+    return json.loads(run.stdout)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--topotune", default=os.path.join(ROOT, "build", "cli", "topotune"))
+    ap.add_argument("--markdown", action="store_true", help="print the docs table only")
+    a = ap.parse_args()
+    rows = load("data/compute_throughput.json")["rows"]
+    fits = {}
+    for r in rows:
+        if r["role"] == "fit":
+            fits.setdefault(fit_key(model_info(r["model"])[1], r["precision"]), []).append(
+                efficiency(r))
+    fit = {k: round(statistics.mean(v), 3) for k, v in fits.items()}
+    problems, held_out = [], []
+    lines = ["| GPU | model | precision | batch | published samples/s | efficiency | role | "
+             "predicted samples/s | error |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        flops, family = model_info(r["model"])
+        p = plan(a.topotune, r)
+        used = p["inputs"]["compute"]["efficiency"]
+        want = fit.get(fit_key(family, r["precision"]))
+        if want is None or abs(used - want) > TOLERANCE:
+            problems.append(f"{r['gpu']} {r['model']} {r['precision']}: the plan used "
+                            f"efficiency {used}, the fit here is {want}")
+        rec = p["recommendation"]
+        step = (rec["forward_s"] + rec["backward_s"]) * (flops + r.get("extra_forward_flops", 0)) / flops
+        predicted = r["batch"] / step
+        err = predicted / r["samples_per_s"] - 1
+        if r["role"] == "fit" and abs(err) > ACCEPT:
+            problems.append(f"{r['gpu']} {r['model']} {r['precision']}: fit row off by {err:+.1%}")
+        if r["role"] == "held_out":
+            held_out.append(abs(err))
+        lines.append(f"| {r['gpu']} | {r['model']} | {r['precision']} | {r['batch']} | "
+                     f"{r['samples_per_s']:g} | {efficiency(r):.3f} | {r['role']} | "
+                     f"{predicted:.0f} | {err:+.1%} |")
+    print("\n".join(lines))
+    if not a.markdown:
+        print("\nfits (family, precision): " +
+              ", ".join(f"{f} {p} {v}" for (f, p), v in sorted(fit.items())))
+        print(f"held-out |error|: median {statistics.median(held_out):.1%}, "
+              f"max {max(held_out):.1%} over {len(held_out)} rows")
+    for msg in problems:
+        print(f"FAIL: {msg}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""`topotune plan`'s compute inputs end to end: device-safe profiles, the batch default, the
+training precision and their replay.
+
+- A profile whose times were measured on the CPU is refused for a GPU plan (exit 2, saying to
+  profile on the GPU or to give --timing flops); --timing flops times its layers from their
+  FLOPs (checked against the plan's own peak and efficiency); one measured on cuda is used,
+  and so are CPU times on a cluster of CPU ranks (`topotune emulate`).
+- The batch is the profile's measured batch unless --batch-per-gpu is given, else 32, and the
+  plan says which.
+- --precision chooses the catalog's peak for it (read from data/instances here); precisions a
+  GPU lacks are exit 2; the default is amp-bf16 on Ampere, amp-fp16 on Volta.
+- --replay reproduces plans with --precision and --timing flops byte for byte.
+- Memory: a DDP replica's parameters, gradients and Adam states (16 bytes per trainable
+  parameter, the total read from data/models here) against the catalog's GPU memory: GPT-2 XL
+  (24.9 GB) on a 16 GiB V100 does not fit and the advice says so; on a 40 GiB A100 its model
+  states fit (activations are not counted); BERT-large fits a V100.
+usage: compute_cli_test.py TOPOTUNE_BINARY
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+TOPOTUNE = None
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FAST = ["--nodes", "1", "--backend", "mpi"]  # compute is what is tested: one host, no NCCL
+
+
+def plan(*args):
+    return subprocess.run([TOPOTUNE, "plan", *args], capture_output=True, text=True, check=False)
+
+
+def plan_json(*args):
+    p = plan(*args, "--format", "json")
+    if p.returncode != 0:
+        raise AssertionError(p.stderr)
+    return json.loads(p.stdout), p.stdout
+
+
+def catalog_peak(instance, key):
+    with open(os.path.join(ROOT, "data", "instances", instance + ".json"), encoding="utf-8") as f:
+        return json.load(f)["gpu"][key]["value"] * 1e12
+
+
+def profile(device, batch=2):
+    """A two-layer profile with measured times (as the profiler writes them) and FLOPs."""
+    return {"schema": "topotune.model_profile/1", "name": "two", "family": "convnet",
+            "measured_device": device, "measured_batch_per_gpu": batch,
+            "layers": [{"name": "a", "forward_flops": 4e9, "forward_time_s": 0.5,
+                        "backward_time_s": 1.0},
+                       {"name": "b", "forward_flops": 2e9, "forward_time_s": 0.25,
+                        "backward_time_s": 0.5}],
+            "params": [{"name": "a.weight", "numel": 1000000, "layer": 0},
+                       {"name": "b.weight", "numel": 500000, "layer": 1}]}
+
+
+class ComputeCliTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.dir.cleanup)
+
+    def write(self, name, doc):
+        path = os.path.join(self.dir.name, name)
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(doc, f)
+        return path
+
+    def assert_replays(self, text):
+        saved = self.write("plan.json", json.loads(text))
+        with open(saved, "w", encoding="utf-8") as f:
+            f.write(text)
+        r = plan("--replay", saved, "--format", "json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout, text)
+
+    def test_cpu_times_are_refused_for_a_gpu_plan(self):
+        cpu = self.write("cpu.json", profile("cpu"))
+        p = plan("--instance", "p4d.24xlarge", *FAST, "--model", cpu)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(p.stdout, "")
+        self.assertIn("measured on the CPU", p.stderr)
+        self.assertIn("--device cuda", p.stderr)
+        self.assertIn("--timing flops", p.stderr)
+
+    def test_cpu_times_time_a_cluster_of_cpu_ranks(self):
+        # `topotune emulate`'s clusters run their ranks on the CPU: CPU times are the right ones.
+        emu = os.path.join(self.dir.name, "emu")
+        up = subprocess.run([TOPOTUNE, "emulate", "up", "--files-only", "--nodes", "2",
+                             "--ranks-per-node", "1", "--dir", emu], capture_output=True,
+                            text=True, check=False)
+        self.assertEqual(up.returncode, 0, up.stderr)
+        cpu = self.write("cpu.json", profile("cpu"))
+        j, _ = plan_json("--cluster", os.path.join(emu, "cluster.json"), "--backend", "mpi",
+                         "--model", cpu)
+        self.assertAlmostEqual(j["recommendation"]["forward_s"], 0.75, places=4)
+
+    def test_timing_flops_times_layers_from_flops(self):
+        cpu = self.write("cpu.json", profile("cpu"))
+        j, text = plan_json("--instance", "p4d.24xlarge", *FAST, "--model", cpu,
+                            "--timing", "flops")
+        c = j["inputs"]["compute"]
+        self.assertEqual(c["timing"], "flops")
+        self.assertEqual((c["batch_per_gpu"], c["batch_source"]), (2, "profile"))
+        # forward = sum(FLOPs) x batch / (peak x efficiency), as the plan recorded them.
+        forward = 6e9 * 2 / (c["peak_flops"] * c["efficiency"])
+        self.assertAlmostEqual(j["recommendation"]["forward_s"] / forward, 1, places=4)
+        self.assert_replays(text)
+
+    def test_gpu_times_are_used(self):
+        gpu = self.write("gpu.json", profile("cuda"))
+        j, _ = plan_json("--instance", "p4d.24xlarge", *FAST, "--model", gpu)
+        self.assertNotIn("timing", j["inputs"]["compute"])
+        # The measured forward (0.75 s at batch 2) at the profile's batch.
+        self.assertAlmostEqual(j["recommendation"]["forward_s"], 0.75, places=4)
+
+    def test_batch_flag_wins_then_profile_then_default(self):
+        gpu = self.write("gpu.json", profile("cuda", batch=4))
+        j, _ = plan_json("--instance", "p4d.24xlarge", *FAST, "--model", gpu,
+                         "--batch-per-gpu", "8")
+        c = j["inputs"]["compute"]
+        self.assertEqual((c["batch_per_gpu"], c["batch_source"]), (8, "--batch-per-gpu"))
+        self.assertAlmostEqual(j["recommendation"]["forward_s"], 0.75 * 8 / 4, places=4)
+        j, _ = plan_json("--instance", "p4d.24xlarge", *FAST, "--model", "resnet50")
+        c = j["inputs"]["compute"]
+        self.assertEqual((c["batch_per_gpu"], c["batch_source"]), (32, "default"))
+        table = plan("--instance", "p4d.24xlarge", *FAST, "--model", gpu).stdout
+        self.assertIn("batch 4/GPU (the profile's measured batch)", table)
+
+    def test_precision_chooses_the_peak(self):
+        for precision, key in [("fp32", "peak_fp32_TFLOPS"), ("tf32", "peak_tf32_TFLOPS"),
+                               ("amp-fp16", "peak_fp16_TFLOPS"),
+                               ("amp-bf16", "peak_fp16_TFLOPS")]:
+            j, text = plan_json("--instance", "p4d.24xlarge", *FAST, "--model", "resnet50",
+                                "--precision", precision)
+            c = j["inputs"]["compute"]
+            self.assertEqual(c["precision"], precision)
+            self.assertEqual(c["peak_flops"], catalog_peak("p4d.24xlarge", key))
+            self.assert_replays(text)  # the precision, not the GPU's default, comes back
+        j, _ = plan_json("--instance", "p4d.24xlarge", *FAST, "--model", "resnet50")
+        self.assertEqual(j["inputs"]["compute"]["precision"], "amp-bf16")
+        j, _ = plan_json("--instance", "p3.16xlarge", *FAST, "--model", "resnet50")
+        self.assertEqual(j["inputs"]["compute"]["precision"], "amp-fp16")
+
+    def test_precisions_the_gpu_lacks_are_errors(self):
+        for precision, words in [("tf32", "tf32 needs Ampere"), ("amp-bf16", "bf16 natively"),
+                                 ("fp64", "unknown precision")]:
+            p = plan("--instance", "p3.16xlarge", *FAST, "--precision", precision)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn(words, p.stderr)
+        # H100's TF32 peak is not in the catalog: unknown, never guessed.
+        p = plan("--instance", "p5.48xlarge", *FAST, "--precision", "tf32")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("no TF32 tensor peak", p.stderr)
+
+    def test_a_replica_that_does_not_fit_is_flagged(self):
+        for model, instance, fits in [("gpt2-xl", "p3.16xlarge", False),
+                                      ("gpt2-xl", "p4d.24xlarge", True),
+                                      ("bert-large", "p3.16xlarge", True)]:
+            with open(os.path.join(ROOT, "data", "models", model + ".json"),
+                      encoding="utf-8") as f:
+                params = json.load(f)["total_params"]
+            with open(os.path.join(ROOT, "data", "instances", instance + ".json"),
+                      encoding="utf-8") as f:
+                gib = json.load(f)["gpu"]["memory_GiB"]["value"]
+            j, _ = plan_json("--instance", instance, *FAST, "--model", model)
+            m = j["memory"]
+            self.assertEqual(m["model_states_bytes"], 16 * params)
+            self.assertEqual(m["gpu_memory_bytes"], gib * 2**30)
+            self.assertEqual(m["fits"], fits)
+            self.assertEqual(16 * params <= gib * 2**30, fits)  # the data agree with the case
+            sentence = j["recommendation"]["sentence"]
+            self.assertEqual(sentence.startswith("Warning: this model does not fit"), not fits)
+
+
+if __name__ == "__main__":
+    TOPOTUNE = sys.argv.pop(1)
+    unittest.main()
