@@ -92,7 +92,10 @@ Expected<void> run_sharded_plan(const PlanArgs& a, const CLI::App& app, std::ost
   }
   PlanArgs ddp = a;
   ddp.framework = "ddp";
+  // Sequences per GPU: --batch-per-gpu, else 1 (a profile's measured batch is not a sharded
+  // job's micro-batch).
   if (app.count("--batch-per-gpu") == 0) ddp.batch = 1;
+  ddp.batch_given = true;
   TT_TRY(const tune::PlanInputs in, plan_inputs_from_args(ddp));
   TT_TRY(const tune::ShardedPlan plan, tune::make_sharded_plan(in));
   // Files first, as for DDP plans: a failed write is not followed by output.
