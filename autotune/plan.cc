@@ -44,7 +44,7 @@ ordered_json frameworks_json(const AlgorithmChoice& a) {
   return out;
 }
 
-ordered_json candidate_json(const Candidate& c) {
+ordered_json candidate_json(const Candidate& c, const ClusterBands& bands) {
   ordered_json j;
   j["algorithm"] = c.algo.name();
   j["frameworks"] = frameworks_json(c.algo);
@@ -60,7 +60,8 @@ ordered_json candidate_json(const Candidate& c) {
   j["allreduce_s"] = r6(c.allreduce_all.value);
   j["busbw_GBps"] = r6(c.busbw / 1e9);
   j["buckets"] = c.step.buckets.size();
-  j["error_band_s"] = r6(error_band(c).value);
+  j["error_band_s"] = r6(error_band(c, bands).value);
+  j["band_source"] = band_source(c, bands);
   j["timer"] = c.timer;
   j["model"] = c.model;
   // A /chN row overrides NCCL's channel count; every row's channels hold SMs (tuner.h).
@@ -362,7 +363,7 @@ void choose_for_framework(Plan& plan) {
   const Candidate& defaults = f == Framework::Horovod ? r.baseline_horovod : r.baseline_ddp;
   Candidate pick = f == Framework::Horovod ? r.horovod_best : r.recommendation;
   const bool runs = framework_runs(f, pick.algo);
-  const bool beats = beats_beyond_band(pick, defaults, kDefaultDtypeMargin);
+  const bool beats = beats_beyond_band(pick, defaults, kDefaultDtypeMargin, plan.bands);
   // Without NCCL (--backend mpi) there are no framework defaults to keep: the baselines'
   // "NCCL defaults" only stand for topotune's ring/tree there.
   const bool no_defaults = plan.inputs.backend == PlanBackend::Mpi;
@@ -396,6 +397,8 @@ Expected<Plan> start_plan(PlanInputs inputs) {
   TT_TRY_VOID(dtypes_for_hardware(inputs, spec.instance.gpu));
   TT_TRY_VOID(resolve_compute(inputs.compute, inputs.model, spec.instance.gpu));
   TT_TRY_VOID(check_backend_and_framework(inputs, plan.cluster));
+  plan.bands = ClusterBands(spec, inputs.nccl_version,
+                            inputs.error_bands ? *inputs.error_bands : ErrorBandTable::builtin());
   plan.inputs = std::move(inputs);
   plan.version = kVersion;
   return plan;
@@ -502,6 +505,7 @@ Expected<Plan> make_plan(PlanInputs inputs) {
   // Step 4: screen, rank, and the framework's recommendation.
   TT_TRY(plan.report, tune(req, screen_timer, rank.timer.get()));
   add_stage_notes(plan.report, nccl, rank.note, rank.timer.get(), timers->fabric());
+  if (plan.bands.uncalibrated()) plan.report.notes.push_back(plan.bands.warning());
   choose_for_framework(plan);
   if (!plan.keeps_defaults && plan.report.recommendation.framework == Framework::Ddp) {
     const CollectiveTimer& final_timer =
@@ -581,14 +585,13 @@ std::string advice_sentence(const Plan& plan) {
   if (plan.keeps_defaults && plan.declined) {
     const Candidate& p = *plan.declined;
     const Seconds gain(d.step.step.value - p.step.step.value);
-    const Seconds band(error_band(d).value + error_band(p).value);
+    const Seconds band(error_band(d, plan.bands).value + error_band(p, plan.bands).value);
     return "Keep " + defaults_words(plan.inputs) + ": predicted step " + ms(d.step.step) +
            "; the best change " + fw + " runs (" + change_words(p, d) + ": " + ms(p.step.step) +
            ") gains " + ms(gain) + ", not more than " + percent(kDefaultDtypeMargin).substr(1) +
-           " of the step and the model's error band of the two steps (" + ms(band) + ": " +
-           percent(kHeldOutCollectiveError).substr(1) +
-           " of each step's collective time, the held-out median error); the emitted files "
-           "change nothing.";
+           " of the step and the model's error band of the two steps (" + ms(band) +
+           ": each bucket's collective time times the held-out median error of this kind of "
+           "cluster at its size); the emitted files change nothing.";
   }
   if (plan.keeps_defaults) {
     return "Keep " + defaults_words(plan.inputs) + ": predicted step " + ms(d.step.step) +
@@ -600,7 +603,7 @@ std::string advice_sentence(const Plan& plan) {
   const std::string knobs = c.framework == Framework::Horovod
                                 ? "fusion " + mib(c.bucket_cap) + ", cycle " + ms(c.cycle_time)
                                 : mib(c.bucket_cap) + " buckets";
-  const Seconds band(error_band(d).value + error_band(c).value);
+  const Seconds band(error_band(d, plan.bands).value + error_band(c, plan.bands).value);
   const std::string unvalidated =
       c.algo.channels > 0 ? " The channel count is an unvalidated override: no calibration log "
                             "ran one."
@@ -631,7 +634,7 @@ std::string plan_to_json(const Plan& plan, int max_candidates) {
   j["nodes"] = plan.cluster.nodes;
   j["model"] = plan.inputs.model.name;
   j["framework"] = framework_name(plan.inputs.framework);
-  ordered_json rec = candidate_json(c);
+  ordered_json rec = candidate_json(c, plan.bands);
   rec["keeps_defaults"] = plan.keeps_defaults;
   rec["speedup_vs_ddp_defaults"] = r6(r.baseline_ddp.step.step.value / c.step.step.value);
   rec["speedup_vs_horovod_defaults"] = r6(r.baseline_horovod.step.step.value / c.step.step.value);
@@ -646,12 +649,12 @@ std::string plan_to_json(const Plan& plan, int max_candidates) {
   }
   rec["each_change_alone"] = alone;
   j["recommendation"] = rec;
-  ordered_json a = candidate_json(r.baseline_ddp);
+  ordered_json a = candidate_json(r.baseline_ddp, plan.bands);
   a["name"] = "nccl-defaults+ddp-25MiB";
-  ordered_json b = candidate_json(r.baseline_horovod);
+  ordered_json b = candidate_json(r.baseline_horovod, plan.bands);
   b["name"] = "horovod-defaults";
   j["baselines"] = {a, b};
-  j["horovod"] = candidate_json(r.horovod_best);
+  j["horovod"] = candidate_json(r.horovod_best, plan.bands);
   ordered_json rules = ordered_json::array();
   for (const NcclBucketRule& n : plan.nccl_rules) {
     rules.push_back({{"min_bytes", n.min_bytes},
@@ -667,7 +670,7 @@ std::string plan_to_json(const Plan& plan, int max_candidates) {
   ordered_json cands = ordered_json::array();
   const std::vector<const Candidate*> listed = listed_candidates(plan, max_candidates);
   for (std::size_t i = 0; i < listed.size(); ++i) {
-    ordered_json x = candidate_json(*listed[i]);
+    ordered_json x = candidate_json(*listed[i], plan.bands);
     x["rank"] = i + 1;
     cands.push_back(x);
   }

@@ -17,6 +17,7 @@
 #include "algorithms/nccl/nccl_params.h"
 #include "algorithms/nccl/nccl_version.h"
 #include "autotune/cluster_shape.h"
+#include "autotune/error_band.h"
 #include "autotune/framework.h"
 #include "autotune/gain_attribution.h"
 #include "autotune/model_profile.h"
@@ -85,6 +86,9 @@ struct PlanInputs {
   std::string calibration_record;  ///< the --calibration file's JSON, recorded; "" = none
   /// What the advice must leave as it is (--keep; plan_keep.h): the search skips the rest.
   PlanKeep keep;
+  /// The held-out error table the bands come from; null: data/error_bands.json (tests pass
+  /// another to reach what the data does not, such as a kind of cluster with no log).
+  const ErrorBandTable* error_bands = nullptr;
 };
 
 /// Sets inputs.cluster and its record: `spec` written as a topotune.cluster/1 document
@@ -148,6 +152,8 @@ struct Plan {
   /// One DDP replica's model states against the GPU's memory; the advice says when it does
   /// not fit.
   ReplicaMemory memory;
+  /// The error bands of this plan's kind of cluster (error_band.h), set by make_plan.
+  ClusterBands bands;
   std::string version;                     ///< topotune version that computed it
   std::optional<std::string> replay_note;  ///< set by a replay that changed the answer
 };

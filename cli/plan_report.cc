@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "autotune/error_band.h"
 #include "autotune/nccl_timer.h"
 #include "cli/reporter.h"
 #include "core/string_printf.h"
@@ -141,6 +142,9 @@ std::vector<std::string> footer(const tune::Plan& plan) {
     lines.push_back(alone + string_printf(" together %.2f ms (%.2fx)\n", all * 1e3, base / all));
   }
   for (const std::string& n : r.notes) lines.push_back("note: " + n + "\n");
+  // Which kind of cluster's held-out error the recommendation's band is (error_band.h).
+  lines.push_back("note: error band from " + tune::band_source(r.recommendation, plan.bands) +
+                  "\n");
   if (plan.replay_note) lines.push_back("replay: " + *plan.replay_note + "\n");
   lines.push_back("\n" + tune::recommendation_sentence(plan) + "\n");
   return lines;

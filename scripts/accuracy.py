@@ -12,6 +12,9 @@ calibrate` on all entries but one, `topotune validate --calibration` on the held
   python3 scripts/accuracy.py --no-loo        # table only
   python3 scripts/accuracy.py --refit OUT     # fit on all entries, write OUT (a model file)
   python3 scripts/accuracy.py --naive         # also a naive alpha-beta baseline (below)
+  python3 scripts/accuracy.py --bands OUT     # the held-out error per group (error_bands.py)
+                                              # to OUT; without it, data/error_bands.json is
+                                              # compared with what this run measures
   python3 scripts/accuracy.py --fix net_window=1 --rows rows.json
                                               # an experiment: hold parameters at a value
                                               # instead of fitting them; every held-out row
@@ -26,6 +29,8 @@ bandwidths only) get their times from the bandwidths as the entry's notes say
 rows below 1 MiB are rounded to 0.01 GB/s in the source, so they are left out.
 """
 import argparse, json, os, re, statistics, subprocess, sys, tempfile
+
+import error_bands
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VALIDATION = os.path.join(ROOT, 'data', 'validation')
@@ -127,6 +132,29 @@ def version_label(entry):
     if nccl_version(entry):
         return nccl_version(entry)
     return context_version(entry) + ' (setup)' if context_version(entry) else '?'
+
+def version_for_bands(entry):
+    """The release the entry's prediction assumed: the log's, else its setup's, else '' (the
+    latest modeled release, as a plan given no --nccl-version assumes)."""
+    return nccl_version(entry) or context_version(entry)
+
+def nic_class(entry):
+    """The NCCL model's NIC class of the entry's cluster, as algorithms/nccl/nccl_system.cc
+    (nccl_system_from_cluster) derives it: InfiniBand and RoCE are 'infiniband' (NCCL's IB
+    verbs transport), 'tcp', and EFA is 'efa_rdma' from EFA v2 (or, generation unknown, on
+    Hopper and newer) else 'efa_srd'."""
+    net = instance_json(entry).get('network') or {}
+    value = lambda k: net[k]['value'] if isinstance(net.get(k), dict) else net.get(k)
+    transport = value('transport')
+    if transport in ('infiniband', 'roce'):
+        return 'infiniband'
+    if transport == 'tcp':
+        return 'tcp'
+    arch = instance_json(entry)['gpu']['arch']
+    arch = arch['value'] if isinstance(arch, dict) else arch
+    rdma = value('efa_version') >= 2 if value('efa_version') is not None else \
+        arch not in ('volta', 'turing', 'ampere')
+    return 'efa_rdma' if rdma else 'efa_srd'
 
 def nccl_algo(entry):
     """NCCL_ALGO the run's documented environment imposes ('' = none)."""
@@ -381,6 +409,7 @@ def added_report(a, entries, paths, tmp, prior):
           '%s' % ('' if a.no_loo else ' leave-one-out >= 1 MiB / < 1 MiB |'))
     print('|---|---|---|---|---|---|%s' % ('' if a.no_loo else '---|'))
     rows = {'agrs': [], 'ar': []}
+    a.agrs_rows = []  # (entry, validate's table rows) of every held-out all_gather/reduce_scatter
     for name, (group, gpaths) in groups.items():
         def loo(i):
             if name == 'agrs':
@@ -402,6 +431,8 @@ def added_report(a, entries, paths, tmp, prior):
                 l = held[i][0]
                 line += ' %.1f%% / %s |' % (l[1], '%.1f%%' % l[4] if l[3] else 'n/a')
                 rows[name] += held[i][1]
+                if name == 'agrs':
+                    a.agrs_rows.append((e, held[i][2]))
             print(line)
     for id_, why in APART.items():
         print('| %s | apart: %s |' % (id_, why))
@@ -432,6 +463,9 @@ def main():
     ap.add_argument('--fix', metavar='NAME=VALUE', action='append', default=[],
                     help='hold a parameter at VALUE instead of fitting it (repeatable)')
     ap.add_argument('--rows', metavar='FILE', help='write every leave-one-out row here (JSON)')
+    ap.add_argument('--bands', metavar='OUT',
+                    help='write the held-out error per group here (default: check %s)'
+                    % os.path.relpath(error_bands.BANDS, ROOT))
     a = ap.parse_args()
     for kv in a.fix:
         name, _, value = kv.partition('=')
@@ -446,6 +480,8 @@ def main():
         FIXED.add(name)
     if a.rows and a.no_loo:
         ap.error('--rows writes the leave-one-out rows: it cannot go with --no-loo')
+    if a.bands and (a.no_loo or a.fix or a.data != DATA):
+        ap.error('--bands needs the leave-one-out of the checked-in data, nothing fixed')
     if a.rows and not os.access(os.path.dirname(os.path.abspath(a.rows)), os.W_OK):
         ap.error('--rows %s: its folder does not exist or is not writable' % a.rows)
     try:
@@ -537,7 +573,24 @@ def main():
         gate = gate and same
     if os.path.abspath(a.data) == os.path.abspath(DATA):
         gate = added_report(a, entries, paths, tmp, prior) and gate
+        if not a.fix:
+            gate = check_bands(a, [(e, loo[i][2]) for i, e in enumerate(entries)]) and gate
     sys.exit(0 if gate else 1)
+
+def check_bands(a, ar_rows):
+    """Writes the error bands (--bands) or checks the checked-in file still says what this
+    run measures; True when it does (or was written)."""
+    doc = error_bands.make_bands({'all_reduce': ar_rows, 'all_gather/reduce_scatter': a.agrs_rows},
+                                 nic_class, version_for_bands, cluster_args)
+    if a.bands:
+        error_bands.write(doc, a.bands)
+        print('error bands: %d groups written to %s' % (len(doc['groups']), a.bands))
+        return True
+    same = error_bands.same(doc, error_bands.BANDS)
+    print('error bands (%s): %s' % (os.path.relpath(error_bands.BANDS, ROOT),
+                                    'match' if same else 'STALE: rerun with --bands %s'
+                                    % os.path.relpath(error_bands.BANDS, ROOT)))
+    return same
 
 if __name__ == '__main__':
     main()

@@ -599,29 +599,3 @@ TEST(GainAttribution, TheDdpSnippetCreditsTheBucketWithWhatItBuysAlone) {
 
 }  // namespace
 }  // namespace topotune::tune
-
-namespace topotune::tune {
-namespace {
-
-// A gain counts only beyond both steps' error bands (7.6 % of each step's collective time)
-// and the 2 % margin. Defaults: 100 ms step with 40 ms of allreduces (band 3.04 ms);
-// pick: 20 ms of allreduces (band 1.52 ms): 4.56 ms together.
-TEST(ErrorBand, AGainMustExceedBothBands) {
-  Candidate defaults;
-  defaults.step.step = Seconds(0.100);
-  defaults.step.comm_busy = Seconds(0.040);
-  Candidate pick;
-  pick.step.comm_busy = Seconds(0.020);
-  EXPECT_NEAR(error_band(defaults).value, 0.00304, 1e-12);
-  pick.step.step = Seconds(0.100 - 0.0045);  // gains 4.5 ms: inside 4.56 ms
-  EXPECT_FALSE(beats_beyond_band(pick, defaults, kDefaultDtypeMargin));
-  pick.step.step = Seconds(0.100 - 0.0047);  // 4.7 ms: beyond
-  EXPECT_TRUE(beats_beyond_band(pick, defaults, kDefaultDtypeMargin));
-  pick.step.comm_busy = Seconds(0);  // no band: the 2 % margin still applies
-  defaults.step.comm_busy = Seconds(0);
-  pick.step.step = Seconds(0.0985);
-  EXPECT_FALSE(beats_beyond_band(pick, defaults, kDefaultDtypeMargin));
-}
-
-}  // namespace
-}  // namespace topotune::tune
