@@ -329,7 +329,8 @@ Expected<TransformerShape> transformer_shape(const ModelProfile& model) {
 Expected<ShardedPlan> make_sharded_plan(const PlanInputs& in) {
   TT_TRY(const ClusterShape shape, cluster_shape(in.cluster));
   ComputeParams compute = in.compute;
-  if (compute.peak_flops <= 0) compute.peak_flops = shape.peak_flops;
+  // The precision's peak and the model family's fitted efficiency, as DDP plans resolve them.
+  TT_TRY_VOID(resolve_compute(compute, in.model, in.cluster.instance.gpu));
   TT_TRY(const std::unique_ptr<ModelTimers> timers,
          ModelTimers::create(in.cluster, in.nccl_params, true, in.nccl_version));
   const algo::NcclSystem& world = timers->system();

@@ -28,7 +28,8 @@ FLOPS_CONVENTION = ("forward FLOPs per sample = 2 x multiply-adds of conv, linea
 # Which fitted compute efficiency a model gets (autotune/compute_efficiency.h; the fits are
 # scripts/compute_accuracy.py's, from data/compute_throughput.json).
 FAMILY = {"resnet50": "convnet", "maskrcnn-r50-fpn": "convnet", "bert-large": "transformer",
-          "gpt2-xl": "transformer", "vit-l16": "transformer"}
+          "gpt2-xl": "transformer", "vit-l16": "transformer", "llama-3.2-1b": "transformer",
+          "llama-3.1-8b": "transformer", "llama-3.1-70b": "transformer"}
 
 
 class Profile:
