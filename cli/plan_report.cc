@@ -91,7 +91,8 @@ std::string compute_line(const tune::PlanInputs& in) {
     return "compute: the profile's measured per-layer times" +
            (in.model.measured_device.empty() ? std::string()
                                              : " (measured on " + in.model.measured_device + ")") +
-           ", scaled to the batch; precision " + precision;
+           ", scaled to the batch, at the precision they were measured in (--precision " +
+           precision + " sets only FLOP timing's peak)";
   }
   return string_printf("compute: precision %s, %.1f TFLOP/s peak x %.3g efficiency (%s)",
                        precision.c_str(), c.peak_flops / 1e12, c.efficiency,
