@@ -10,6 +10,7 @@
 #include "autotune/error_band.h"
 #include "autotune/model_timers.h"
 #include "autotune/plan_algorithms.h"
+#include "autotune/six_digits.h"
 #include "core/string_printf.h"
 #include "core/version.h"
 
@@ -18,13 +19,8 @@ namespace {
 
 using nlohmann::ordered_json;
 
-// Six significant digits: enough for a plan, and immune to last-bit differences.
-double r6(double x) {
-  if (!std::isfinite(x) || x == 0) return x;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", x);
-  return std::strtod(buf, nullptr);
-}
+// Plan figures at six significant digits (six_digits.h).
+double r6(double x) { return six_digits(x); }
 
 ordered_json timeline_json(const sim::StepResult& s) {
   ordered_json out = ordered_json::array();

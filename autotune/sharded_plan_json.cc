@@ -6,19 +6,15 @@
 
 #include "autotune/error_band.h"
 #include "autotune/sharded_plan.h"
+#include "autotune/six_digits.h"
 
 namespace topotune::tune {
 namespace {
 
 using nlohmann::ordered_json;
 
-// Six significant digits, as plan_to_json writes.
-double r6(double x) {
-  if (!std::isfinite(x) || x == 0) return x;
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", x);
-  return std::strtod(buf, nullptr);
-}
+// Plan figures at six significant digits (six_digits.h).
+double r6(double x) { return six_digits(x); }
 
 ordered_json memory_json(const MemoryBreakdown& m) {
   return {{"params_bytes", m.params.value},       {"grads_bytes", m.grads.value},
