@@ -30,6 +30,8 @@ int Topology::num_pods() const { return impl_->superspine.valid() ? impl_->num_p
 int Topology::racks_per_pod() const {
   return impl_->superspine.valid() ? impl_->racks_per_pod : num_racks();
 }
+int Topology::nvlink_domain_hosts() const { return impl_->domain_hosts; }
+int Topology::num_nvlink_domains() const { return static_cast<int>(impl_->domain_switch.size()); }
 int Topology::rack_of_host(int host) const {
   TT_ASSERT(host >= 0 && host < impl_->hosts, "host %d out of range", host);
   return impl_->rack_of_host[host];
@@ -114,6 +116,18 @@ Route Topology::route(NodeId from, NodeId to, int channel) const {
     w.add_local(hs, t.tmpl.routes[static_cast<std::size_t>(ls) * nd + ld]);
     return r;
   }
+  // GPU to GPU in one multi-node NVLink domain: through both hosts' NVSwitch ports and the
+  // domain switch, never a NIC (NCCL's P2P over MNNVL).
+  if (src_host && dst_host && t.same_nvlink_domain(hs, hd) &&
+      t.devices[from.index()].kind == DeviceKind::Gpu &&
+      t.devices[to.index()].kind == DeviceKind::Gpu) {
+    const auto sw = static_cast<std::size_t>(t.tmpl.nvswitch_local);
+    w.add_local(hs, t.tmpl.routes[static_cast<std::size_t>(ls) * nd + sw]);
+    w.add(t.domain_up[static_cast<std::size_t>(hs)]);
+    w.add(t.domain_down[static_cast<std::size_t>(hd)]);
+    w.add_local(hd, t.tmpl.routes[sw * nd + static_cast<std::size_t>(ld)]);
+    return r;
+  }
   // Network leg: from the source's leaf (or the switch itself) to the destination's.
   NodeId at = from;
   const std::size_t nics = t.tmpl.nic_local.size();
@@ -148,8 +162,14 @@ Route Topology::route(NodeId from, NodeId to, int channel) const {
 std::optional<BytesPerSec> Topology::flow_cap(NodeId from, NodeId to) const {
   const Impl& t = *impl_;
   const int nd = t.tmpl.num_devices;
-  const bool same_host = t.in_host(from) && t.in_host(to) && from.value / nd == to.value / nd;
+  const bool hosts = t.in_host(from) && t.in_host(to);
+  const bool same_host = hosts && from.value / nd == to.value / nd;
   if (same_host || from == to) return std::nullopt;
+  // NVLink between the hosts of one domain: no NIC, so no per-flow network cap.
+  if (hosts && t.same_nvlink_domain(from.value / nd, to.value / nd) &&
+      t.devices[from.index()].kind == DeviceKind::Gpu &&
+      t.devices[to.index()].kind == DeviceKind::Gpu)
+    return std::nullopt;
   return t.spec.fabric.per_flow_cap;
 }
 
