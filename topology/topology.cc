@@ -93,6 +93,17 @@ struct RouteWriter {
   }
 };
 
+// GPU to GPU in one multi-node NVLink domain: through both hosts' NVSwitch ports and the
+// domain switch, never a NIC (NCCL's P2P over MNNVL).
+void add_domain_route(RouteWriter& w, int hs, int ls, int hd, int ld, LinkId up, LinkId down) {
+  const auto nd = static_cast<std::size_t>(w.tmpl.num_devices);
+  const auto sw = static_cast<std::size_t>(w.tmpl.nvswitch_local);
+  w.add_local(hs, w.tmpl.routes[static_cast<std::size_t>(ls) * nd + sw]);
+  w.add(up);
+  w.add(down);
+  w.add_local(hd, w.tmpl.routes[sw * nd + static_cast<std::size_t>(ld)]);
+}
+
 int nic_for(const HostTemplate& tmpl, int local, int channel) {
   const std::vector<int>& nics = tmpl.device_nics[local];
   const int c = channel < 0 ? -channel : channel;
@@ -116,16 +127,9 @@ Route Topology::route(NodeId from, NodeId to, int channel) const {
     w.add_local(hs, t.tmpl.routes[static_cast<std::size_t>(ls) * nd + ld]);
     return r;
   }
-  // GPU to GPU in one multi-node NVLink domain: through both hosts' NVSwitch ports and the
-  // domain switch, never a NIC (NCCL's P2P over MNNVL).
-  if (src_host && dst_host && t.same_nvlink_domain(hs, hd) &&
-      t.devices[from.index()].kind == DeviceKind::Gpu &&
-      t.devices[to.index()].kind == DeviceKind::Gpu) {
-    const auto sw = static_cast<std::size_t>(t.tmpl.nvswitch_local);
-    w.add_local(hs, t.tmpl.routes[static_cast<std::size_t>(ls) * nd + sw]);
-    w.add(t.domain_up[static_cast<std::size_t>(hs)]);
-    w.add(t.domain_down[static_cast<std::size_t>(hd)]);
-    w.add_local(hd, t.tmpl.routes[sw * nd + static_cast<std::size_t>(ld)]);
+  if (t.nvlink_peers(from, to)) {
+    add_domain_route(w, hs, ls, hd, ld, t.domain_up[static_cast<std::size_t>(hs)],
+                     t.domain_down[static_cast<std::size_t>(hd)]);
     return r;
   }
   // Network leg: from the source's leaf (or the switch itself) to the destination's.
@@ -162,14 +166,9 @@ Route Topology::route(NodeId from, NodeId to, int channel) const {
 std::optional<BytesPerSec> Topology::flow_cap(NodeId from, NodeId to) const {
   const Impl& t = *impl_;
   const int nd = t.tmpl.num_devices;
-  const bool hosts = t.in_host(from) && t.in_host(to);
-  const bool same_host = hosts && from.value / nd == to.value / nd;
-  if (same_host || from == to) return std::nullopt;
+  const bool same_host = t.in_host(from) && t.in_host(to) && from.value / nd == to.value / nd;
   // NVLink between the hosts of one domain: no NIC, so no per-flow network cap.
-  if (hosts && t.same_nvlink_domain(from.value / nd, to.value / nd) &&
-      t.devices[from.index()].kind == DeviceKind::Gpu &&
-      t.devices[to.index()].kind == DeviceKind::Gpu)
-    return std::nullopt;
+  if (same_host || from == to || t.nvlink_peers(from, to)) return std::nullopt;
   return t.spec.fabric.per_flow_cap;
 }
 

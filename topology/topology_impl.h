@@ -101,6 +101,13 @@ struct Topology::Impl {
   bool same_nvlink_domain(int a, int b) const {
     return !domain_switch.empty() && a / domain_hosts == b / domain_hosts;
   }
+  /// Whether `a` and `b` are GPUs of two hosts of one NVLink domain (NVLink, not the NICs).
+  bool nvlink_peers(NodeId a, NodeId b) const {
+    const int nd = tmpl.num_devices;
+    return !domain_switch.empty() && in_host(a) && in_host(b) && a.value / nd != b.value / nd &&
+           same_nvlink_domain(a.value / nd, b.value / nd) &&
+           devices[a.index()].kind == DeviceKind::Gpu && devices[b.index()].kind == DeviceKind::Gpu;
+  }
   /// The leaf that NIC `nic` of `host` is cabled to.
   NodeId leaf_of(int host, int nic) const {
     return tor_of_rack[static_cast<std::size_t>(
