@@ -26,9 +26,9 @@ Expected<LinkCalibration> parse_link_calibration(const std::string& text, const 
 Expected<void> apply_model_to_links(const algo::NcclModelParams& model, topo::ClusterSpec& spec) {
   // The NIC class decides which fitted network figures are this cluster's (EFA v1 and v2 and
   // InfiniBand differ); the same rule as the NCCL predictor's, so both see one class.
-  TT_TRY(const algo::NcclSystem sys,
-         algo::nccl_system_from_cluster(spec).context("applying the calibration"));
-  const int nic = static_cast<int>(sys.nic_class);
+  // Only the NIC class: a cluster the NCCL model refuses (a partial NVLink domain) still gets
+  // its links' parameters.
+  const int nic = static_cast<int>(algo::nic_class_of(spec.instance));
   spec.params(topo::LinkKind::NvLink).efficiency = model.nvlink_efficiency;
   spec.params(topo::LinkKind::Pcie).efficiency = model.pcie_efficiency;
   spec.params(topo::LinkKind::Network).efficiency = model.net_efficiency[nic];

@@ -69,6 +69,10 @@ std::string summary(const topo::Topology& t) {
   for (const topo::NvLinkDomain& d : topo::nvlink_domains(t))
     o << "NVLink domain   " << d.gpus.size() << " GPUs per node, "
       << format_rate(d.per_gpu_bandwidth) << " per GPU per direction\n";
+  if (t.num_nvlink_domains() > 0)
+    o << "multi-node NVL  " << t.num_nvlink_domains() << " domain(s) of up to "
+      << t.nvlink_domain_hosts() << " nodes (" << t.nvlink_domain_hosts() * t.gpus_per_host()
+      << " GPUs) sharing one NVLink fabric\n";
   if (t.spec().fabric.per_flow_cap)
     o << "per-flow cap    " << format_rate(*t.spec().fabric.per_flow_cap) << " = "
       << t.spec().fabric.per_flow_cap->value * 8 / 1e9 << " Gbps (AWS per-flow TCP limit)\n";

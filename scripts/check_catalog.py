@@ -54,7 +54,7 @@ SECTIONS = {
     "intra": {
         "fabric": (True, "fabric"), "nvlink_GBps_per_link": (False, "pos"),
         "nvlinks_per_gpu": (False, "count"), "nvlink_pairs": (False, "pairs"),
-        "nvls": (False, "bool"),
+        "nvls": (False, "bool"), "nvlink_domain_hosts": (False, "count"),
     },
     "host": {
         "cpu_model": (False, "str"), "cpu_sockets": (True, "count"),
@@ -70,7 +70,7 @@ SECTIONS = {
 }
 # Keys that may be absent (everything else must be present, known or unknown).
 OPTIONAL = {"intra.nvlink_GBps_per_link", "intra.nvlinks_per_gpu", "intra.nvlink_pairs",
-            "network.efa_version", "gpu.peak_tf32_TFLOPS"}
+            "intra.nvlink_domain_hosts", "network.efa_version", "gpu.peak_tf32_TFLOPS"}
 
 
 def is_int(v):
@@ -163,6 +163,8 @@ def check_cross(vals, err):
             "on %s" % (g("gpu.bf16_native"), arch))
     if g("intra.nvls") is True and fabric != "nvswitch":
         err("intra.nvls", "NVLS (in-switch reduction) needs an nvswitch fabric")
+    if "intra.nvlink_domain_hosts" in vals.get("_present", ()) and fabric != "nvswitch":
+        err("intra.nvlink_domain_hosts", "a multi-node NVLink domain needs an nvswitch fabric")
     if ("network.efa_version" in vals.get("_present", ())) != (g("network.transport") == "efa"):
         err("network.efa_version", "present exactly when transport is efa")
     pairs = g("intra.nvlink_pairs")
@@ -301,6 +303,8 @@ def markdown(results):
         if fabric != "pcie":
             fabric = "%s (%s x %s)" % (fabric, fmt(v.get("intra.nvlinks_per_gpu")),
                                        fmt(v.get("intra.nvlink_GBps_per_link")))
+        if v.get("intra.nvlink_domain_hosts", 1) > 1:
+            fabric += ", %s-host NVLink domain" % fmt(v.get("intra.nvlink_domain_hosts"))
         sw = v.get("host.pcie_switches")
         sw = "unknown" if sw is None else ("none" if not sw else str(len(sw)))
         transport = v.get("network.transport")
@@ -453,6 +457,7 @@ def self_test():
         ("mesh without pairs", lambda d: delp(d, "intra.nvlink_pairs")),
         ("mesh without link rate", lambda d: delp(d, "intra.nvlink_GBps_per_link")),
         ("nvls on mesh", lambda d: setp(d, "intra.nvls.value", True)),
+        ("nvlink domain on mesh", lambda d: setp(d, "intra.nvlink_domain_hosts", {"value": 18, "source": "instances.md §7.6"})),
         ("bf16 on volta", lambda d: (setp(d, "gpu.arch.value", "volta"),
                                      setp(d, "gpu.bf16_native.value", True))),
         ("gpu_socket length", lambda d: setp(d, "host.gpu_socket.value", [0, 0, 0, 0, 1, 1, 1])),
@@ -469,6 +474,7 @@ def self_test():
         ("switch extra key", lambda d: setp(d["host"]["pcie_switches"]["value"][0], "gen", 4)),
         ("nic_socket length", lambda d: setp(d, "host.nic_socket.value", [0, 0, 1])),
         ("efa without version", lambda d: delp(d, "network.efa_version")),
+        ("zero-host nvlink domain", lambda d: setp(d, "intra.nvlink_domain_hosts", {"value": 0, "source": "instances.md §7.6"})),
         ("pairs on nvswitch", lambda d: setp(d, "intra.nvlink_pairs", {"value": [[0, 1, 1]], "source": "instances.md §4.1"})),
     ]
     missed = name_self_test(base)

@@ -156,8 +156,9 @@ Expected<void> read_pairs(const Json& v, const JsonPath& at, InstanceSpec& in) {
 
 Expected<void> read_intra(const Json& s, const JsonPath& sp, Figures& f) {
   InstanceSpec& in = f.inst;
-  TT_TRY_VOID(check_object(
-      s, sp, {"fabric", "nvlink_GBps_per_link", "nvlinks_per_gpu", "nvlink_pairs", "nvls"}));
+  TT_TRY_VOID(check_object(s, sp,
+                           {"fabric", "nvlink_GBps_per_link", "nvlinks_per_gpu", "nvlink_pairs",
+                            "nvls", "nvlink_domain_hosts"}));
   TT_TRY(const Json* fabric, f.get(s, sp, "fabric", true));
   TT_TRY(in.fabric, read_enum(*fabric, sp / "fabric", fabric_name, kFileFabrics));
   const bool nv = in.fabric != IntraFabric::PcieOnly;
@@ -181,6 +182,16 @@ Expected<void> read_intra(const Json& s, const JsonPath& sp, Figures& f) {
     TT_TRY(const Json* nvls, f.get(s, sp, "nvls", false));
     if (nvls) {
       TT_TRY(in.nvls, read_bool(*nvls, sp / "nvls"));
+    }
+  }
+  // Absent means NVLink ends at the host (not an unknown figure: every older file says so).
+  if (find_member(s, "nvlink_domain_hosts")) {
+    if (in.fabric != IntraFabric::NvSwitch)
+      return (sp / "nvlink_domain_hosts").error("only for nvswitch");
+    TT_TRY(const Json* dom, f.get(s, sp, "nvlink_domain_hosts", false));
+    if (dom) {
+      TT_TRY(std::int64_t n, read_int(*dom, sp / "nvlink_domain_hosts", 1, kMaxNvlinkDomainHosts));
+      in.nvlink_domain_hosts = static_cast<int>(n);
     }
   }
   return {};
@@ -334,6 +345,11 @@ Expected<void> apply_override(InstanceSpec& in, const std::string& figure, const
     const bool nic = figure == "network.nic_Gbps";
     TT_TRY_VOID(rate(r, nic ? 1e9 / 8 : 1e9));
     (nic ? in.nic_bandwidth : in.nvlink_bandwidth_per_link) = *r;
+  } else if (figure == "intra.nvlink_domain_hosts") {
+    // The NVLink partition a job got can be smaller than the rack (an IMEX domain of 16 hosts
+    // in an NVL72 rack of 18); the builder checks the fabric is NVSwitch.
+    TT_TRY(std::int64_t n, read_int(value, at, 1, kMaxNvlinkDomainHosts));
+    in.nvlink_domain_hosts = static_cast<int>(n);
   } else if (figure == "network.gpudirect_rdma") {
     TT_TRY(in.gpudirect_rdma, read_bool(value, at));
   } else if (figure == "network.transport") {
@@ -341,7 +357,8 @@ Expected<void> apply_override(InstanceSpec& in, const std::string& figure, const
   } else {
     return at.error(
         "cannot be overridden (overridable: gpu.memory_bandwidth_GBps, gpu.reduce_bandwidth_GBps, "
-        "gpu.peak_fp16_TFLOPS, gpu.peak_fp32_TFLOPS, intra.nvlink_GBps_per_link, host.pcie_GBps, "
+        "gpu.peak_fp16_TFLOPS, gpu.peak_fp32_TFLOPS, intra.nvlink_GBps_per_link, "
+        "intra.nvlink_domain_hosts, host.pcie_GBps, "
         "host.cpu_interconnect_GBps, host.cpu_reduce_GBps, network.nic_Gbps, "
         "network.gpudirect_rdma, network.transport)");
   }

@@ -67,6 +67,10 @@ struct InstanceSpec {
   int nvlinks_per_gpu = 0;                ///< NVSwitch: each GPU's links into the switch
   std::vector<NvLinkPair> nvlink_pairs;   ///< NvLinkMesh only
   bool nvls = false;                      ///< NVSwitch with in-switch reduction (NVLS/SHARP)
+  /// Hosts whose GPUs share one NVLink fabric (a multi-node NVLink domain: 18 for a GB200/GB300
+  /// NVL72 rack of 4-GPU hosts); 1 when NVLink stays inside the host. NvSwitch only. Hosts
+  /// fill domains in order; the last domain may be partial.
+  int nvlink_domain_hosts = 1;
 
   int cpu_sockets = 1;
   std::optional<std::string> cpu_model;                   ///< "Intel Xeon Platinum 8275CL"

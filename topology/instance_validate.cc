@@ -37,6 +37,11 @@ Expected<void> check_counts(const InstanceSpec& inst) {
 }
 
 Expected<void> check_nvlink(const InstanceSpec& inst) {
+  if (inst.nvlink_domain_hosts < 1 || inst.nvlink_domain_hosts > kMaxNvlinkDomainHosts)
+    return bad("intra.nvlink_domain_hosts",
+               "must be in 1.." + std::to_string(kMaxNvlinkDomainHosts));
+  if (inst.nvlink_domain_hosts > 1 && inst.fabric != IntraFabric::NvSwitch)
+    return bad("intra.nvlink_domain_hosts", "only for nvswitch");
   if (inst.fabric == IntraFabric::PcieOnly) {
     if (!inst.nvlink_pairs.empty()) return bad("intra.nvlink_pairs", "only for nvlink_mesh");
     return {};

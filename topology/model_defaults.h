@@ -62,6 +62,8 @@ inline constexpr double kTcpFlowCapOtherGbps = 5.0;
 /// is close; the limits keep a corrupt file from allocating without bound).
 inline constexpr int kMaxGpusPerHost = 64;
 inline constexpr int kMaxNicsPerHost = 64;
+/// Largest multi-node NVLink domain accepted, in hosts (NVLink Switch systems reach 576 GPUs).
+inline constexpr int kMaxNvlinkDomainHosts = 576;
 inline constexpr int kMaxSocketsPerHost = 8;
 /// Largest gpu.sm_count the loader accepts (GPUs have a few hundred; it refuses nonsense).
 inline constexpr int kMaxSmCount = 4096;

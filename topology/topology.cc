@@ -30,6 +30,8 @@ int Topology::num_pods() const { return impl_->superspine.valid() ? impl_->num_p
 int Topology::racks_per_pod() const {
   return impl_->superspine.valid() ? impl_->racks_per_pod : num_racks();
 }
+int Topology::nvlink_domain_hosts() const { return impl_->domain_hosts; }
+int Topology::num_nvlink_domains() const { return static_cast<int>(impl_->domain_switch.size()); }
 int Topology::rack_of_host(int host) const {
   TT_ASSERT(host >= 0 && host < impl_->hosts, "host %d out of range", host);
   return impl_->rack_of_host[host];
@@ -91,6 +93,17 @@ struct RouteWriter {
   }
 };
 
+// GPU to GPU in one multi-node NVLink domain: through both hosts' NVSwitch ports and the
+// domain switch, never a NIC (NCCL's P2P over MNNVL).
+void add_domain_route(RouteWriter& w, int hs, int ls, int hd, int ld, LinkId up, LinkId down) {
+  const auto nd = static_cast<std::size_t>(w.tmpl.num_devices);
+  const auto sw = static_cast<std::size_t>(w.tmpl.nvswitch_local);
+  w.add_local(hs, w.tmpl.routes[static_cast<std::size_t>(ls) * nd + sw]);
+  w.add(up);
+  w.add(down);
+  w.add_local(hd, w.tmpl.routes[sw * nd + static_cast<std::size_t>(ld)]);
+}
+
 int nic_for(const HostTemplate& tmpl, int local, int channel) {
   const std::vector<int>& nics = tmpl.device_nics[local];
   const int c = channel < 0 ? -channel : channel;
@@ -112,6 +125,11 @@ Route Topology::route(NodeId from, NodeId to, int channel) const {
   const int hd = dst_host ? to.value / nd : -1, ld = dst_host ? to.value % nd : -1;
   if (src_host && hs == hd) {
     w.add_local(hs, t.tmpl.routes[static_cast<std::size_t>(ls) * nd + ld]);
+    return r;
+  }
+  if (t.nvlink_peers(from, to)) {
+    add_domain_route(w, hs, ls, hd, ld, t.domain_up[static_cast<std::size_t>(hs)],
+                     t.domain_down[static_cast<std::size_t>(hd)]);
     return r;
   }
   // Network leg: from the source's leaf (or the switch itself) to the destination's.
@@ -149,7 +167,8 @@ std::optional<BytesPerSec> Topology::flow_cap(NodeId from, NodeId to) const {
   const Impl& t = *impl_;
   const int nd = t.tmpl.num_devices;
   const bool same_host = t.in_host(from) && t.in_host(to) && from.value / nd == to.value / nd;
-  if (same_host || from == to) return std::nullopt;
+  // NVLink between the hosts of one domain: no NIC, so no per-flow network cap.
+  if (same_host || from == to || t.nvlink_peers(from, to)) return std::nullopt;
   return t.spec.fabric.per_flow_cap;
 }
 

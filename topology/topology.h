@@ -90,6 +90,12 @@ class Topology {
   /// Racks under one spine: a pod's (the last pod may have fewer), or all racks.
   int racks_per_pod() const;
   int rack_of_host(int host) const;
+  /// Hosts per multi-node NVLink domain as built: InstanceSpec::nvlink_domain_hosts when the
+  /// cluster has more than one host, else 1 (NVLink ends at the host). Domains are blocks of
+  /// consecutive hosts; the last may be partial.
+  int nvlink_domain_hosts() const;
+  /// Multi-node NVLink domains (ceil(hosts / nvlink_domain_hosts())); 0 without any.
+  int num_nvlink_domains() const;
 
   std::size_t num_devices() const;
   const Device& device(NodeId id) const;

@@ -3,6 +3,7 @@
 // template's routes, the intra-host rings and each GPU's rails.
 
 #include <algorithm>
+#include <numeric>
 #include <string>
 
 #include "topology/instance_validate.h"
@@ -28,8 +29,10 @@ class TopologyBuilder {
   void place_racks();
   void add_network();
   void add_superspine();
+  void add_nvlink_domains();
   void finish_graph();
   int host_period() const;
+  int network_period() const;
   Expected<void> finish_template();
 
   std::unique_ptr<Topology::Impl> impl_;
@@ -198,11 +201,46 @@ void TopologyBuilder::add_superspine() {
   }
 }
 
+// A multi-node NVLink domain (an NVL72 rack) as one switch joined by every host's NVSwitch:
+// the rack's NVSwitch trays connect every GPU's links to every other GPU of the rack at the
+// full NVLink rate, so the trunk carries all of its host's GPUs at their rate (non-blocking)
+// and adds no latency of its own (host NVSwitch and domain switch are one switch tier).
+void TopologyBuilder::add_nvlink_domains() {
+  Topology::Impl& t = *impl_;
+  const InstanceSpec& in = inst();
+  if (in.fabric != IntraFabric::NvSwitch || in.nvlink_domain_hosts < 2 || t.hosts < 2) return;
+  t.domain_hosts = in.nvlink_domain_hosts;
+  const int domains = (t.hosts + t.domain_hosts - 1) / t.domain_hosts;
+  for (int d = 0; d < domains; ++d)
+    t.domain_switch.push_back(
+        add_device(DeviceKind::NvSwitch, -1, d, "nvldomain" + std::to_string(d)));
+  const BytesPerSec trunk =
+      in.nvlink_bandwidth_per_link * (static_cast<double>(in.nvlinks_per_gpu) * in.num_gpus);
+  for (int h = 0; h < t.hosts; ++h) {
+    t.domain_up.push_back(LinkId(static_cast<std::int32_t>(t.links.size())));
+    t.domain_down.push_back(LinkId(static_cast<std::int32_t>(t.links.size() + 1)));
+    add_cable(t.device_id(h, t.tmpl.nvswitch_local),
+              t.domain_switch[static_cast<std::size_t>(h / t.domain_hosts)], LinkKind::NvLink,
+              trunk, Seconds(0));
+  }
+}
+
 // The smallest host shift that maps the cluster onto itself (Topology::host_period). One
 // switch: every host alike. Otherwise whole racks, so that no leaf (and no uplink) is mapped
 // onto itself, and whole pods under a super-spine (a shift by one rack would move a rack across
 // a pod boundary); a single rail-optimised rack has no shift short of all its hosts.
 int TopologyBuilder::host_period() const {
+  const Topology::Impl& t = *impl_;
+  const int network = network_period();
+  if (network == 0 || t.domain_switch.empty()) return network;
+  // Whole NVLink domains too: a shift must map domains onto domains (all of them full).
+  if (t.hosts % t.domain_hosts != 0) return 0;
+  const int period = std::lcm(network, t.domain_hosts);
+  return t.hosts % period == 0 ? period : 0;
+}
+
+// host_period() of the network tiers alone.
+int TopologyBuilder::network_period() const {
   const Topology::Impl& t = *impl_;
   if (t.spines.empty()) return 1;
   const int racks = static_cast<int>(t.tor_of_rack.size()) / t.leaves_per_rack;
@@ -281,6 +319,7 @@ Expected<Topology> TopologyBuilder::build() {
     }
   }
   add_network();
+  add_nvlink_domains();
   finish_graph();
   t.host_period = host_period();
   Topology topo;

@@ -178,6 +178,11 @@ std::string topology_to_json(const Topology& topo) {
           {{"node", h}, {"gpus", ranks}, {"per_gpu_bandwidth_Bps", d.per_gpu_bandwidth.value}});
     }
   doc["nvlink_domains"] = domains;
+  // Only where hosts share NVLink, so that every other export stays as it was.
+  if (topo.num_nvlink_domains() > 0) {
+    doc["multi_node_nvlink"] = {{"hosts_per_domain", topo.nvlink_domain_hosts()},
+                                {"domains", topo.num_nvlink_domains()}};
+  }
   doc["bisection_bandwidth_Bps"] = topo.bisection_bandwidth().value;
   doc["host_nic_bandwidth_Bps"] = topo.host_nic_bandwidth().value;
   json params = json::object();

@@ -65,6 +65,13 @@ struct Topology::Impl {
   std::vector<LinkId> pod_up, pod_down;        ///< per pod: spine->super-spine and back
   BytesPerSec pod_uplink_bandwidth;            ///< nominal, per pod and direction
   int host_period = 0;                         ///< Topology::host_period(), set by the builder
+  /// Multi-node NVLink domains (InstanceSpec::nvlink_domain_hosts > 1 on an NVSwitch host, and
+  /// more than one host): a domain switch per block of `domain_hosts` consecutive hosts, which
+  /// every host's NVSwitch of the block joins by one non-blocking trunk. Its links follow the
+  /// pod uplinks, up then down per host. Empty otherwise, and domain_hosts is 1.
+  int domain_hosts = 1;
+  std::vector<NodeId> domain_switch;           ///< per domain
+  std::vector<LinkId> domain_up, domain_down;  ///< per host: its NVSwitch -> domain, and back
 
   std::vector<std::vector<int>> rings;        ///< intra-host rings (local GPU indices)
   std::vector<std::vector<int>> nics_of_gpu;  ///< per local GPU
@@ -89,6 +96,17 @@ struct Topology::Impl {
     const int racks_per_period = host_period / (hosts / racks);
     return {static_cast<std::size_t>(racks_per_period * leaves_per_rack),
             static_cast<std::size_t>(std::max(1, racks_per_period / racks_per_pod))};
+  }
+  /// Whether GPUs of hosts `a` and `b` (different hosts) reach each other over NVLink.
+  bool same_nvlink_domain(int a, int b) const {
+    return !domain_switch.empty() && a / domain_hosts == b / domain_hosts;
+  }
+  /// Whether `a` and `b` are GPUs of two hosts of one NVLink domain (NVLink, not the NICs).
+  bool nvlink_peers(NodeId a, NodeId b) const {
+    const int nd = tmpl.num_devices;
+    return !domain_switch.empty() && in_host(a) && in_host(b) && a.value / nd != b.value / nd &&
+           same_nvlink_domain(a.value / nd, b.value / nd) &&
+           devices[a.index()].kind == DeviceKind::Gpu && devices[b.index()].kind == DeviceKind::Gpu;
   }
   /// The leaf that NIC `nic` of `host` is cabled to.
   NodeId leaf_of(int host, int nic) const {

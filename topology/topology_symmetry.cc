@@ -2,8 +2,9 @@
 // of equivalent flows (simulator/symmetry.h). Hosts are laid out from one template, racks are
 // contiguous blocks and pods contiguous blocks of racks, so shifting hosts by a whole number of
 // periods (a rack, or a pod under a super-spine) maps the cluster onto itself: host links to
-// host links (id host * per_host + local), leaves to leaves, spines to spines, and the
-// super-spine (or the one spine) onto itself.
+// host links (id host * per_host + local), leaves to leaves, spines to spines, the
+// super-spine (or the one spine) onto itself, and NVLink-domain switches (whole domains per
+// period) onto their counterparts.
 
 #include "topology/topology_impl.h"
 
@@ -33,7 +34,15 @@ LinkId Topology::link_orbit(LinkId id) const {
   }
   const int v = u - 2 * static_cast<int>(t.uplink_up.size());
   const auto pod = static_cast<std::size_t>(v / 2);
-  TT_ASSERT(pod < t.pod_up.size(), "link %d is neither a host, leaf nor pod link", id.value);
+  if (pod >= t.pod_up.size()) {
+    // A host's NVLink-domain trunk (after the pod uplinks): the period is whole domains.
+    const int w = v - 2 * static_cast<int>(t.pod_up.size());
+    const auto host = static_cast<std::size_t>(w / 2);
+    TT_ASSERT(host < t.domain_up.size(), "link %d is not a host, leaf, pod or domain link",
+              id.value);
+    const std::size_t rep = host % static_cast<std::size_t>(period);
+    return w % 2 == 0 ? t.domain_up[rep] : t.domain_down[rep];
+  }
   const std::size_t rep = pod % pods;
   return v % 2 == 0 ? t.pod_up[rep] : t.pod_down[rep];
 }
@@ -51,6 +60,8 @@ NodeId Topology::device_orbit(NodeId id) const {
   const auto [leaves, pods] = t.leaves_and_pods_per_period();
   if (d.kind == DeviceKind::TorSwitch)
     return t.tor_of_rack[static_cast<std::size_t>(d.index) % leaves];
+  if (d.kind == DeviceKind::NvSwitch)  // a domain switch; the period is whole domains
+    return t.domain_switch[static_cast<std::size_t>(d.index % (period / t.domain_hosts))];
   if (d.kind == DeviceKind::Spine && t.superspine.valid())
     return t.spines[static_cast<std::size_t>(d.index) % pods];
   return id;  // the one spine, or the super-spine

@@ -1,5 +1,6 @@
 #include "algorithms/nccl/nccl_system.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "topology/model_defaults.h"
@@ -51,6 +52,25 @@ double gpus_per_nic_switch(const topo::InstanceSpec& inst) {
   return inst.num_nics > 0 ? static_cast<double>(inst.num_gpus) / inst.num_nics : 1.0;
 }
 
+// Hosts per node as NCCL counts them. With multi-node NVLink, NCCL (since 2.20; MNNVL_ENABLE
+// defaults to 2, auto: src/init.cc at v2.28.7-1) fuses the topology of every GPU of the
+// NVLink clique into one system (ncclTopoGetSystem, src/graph/topo.cc at v2.28.7-1: the XML of
+// the clique's ranks, GPUs and NICs alike) and counts one node per clique (init.cc: nNodes
+// from each rank's first ring peer), so a domain is one node of its hosts' GPUs and NICs.
+// NCCL's model takes equal nodes: a partial last domain is refused here.
+Expected<int> mnnvl_clique_hosts(const topo::ClusterSpec& spec) {
+  const topo::InstanceSpec& inst = spec.instance;
+  if (inst.fabric != topo::IntraFabric::NvSwitch || inst.nvlink_domain_hosts < 2) return 1;
+  const int domain = std::min(inst.nvlink_domain_hosts, spec.hosts);
+  if (spec.hosts % domain != 0) {
+    return fail(Errc::Unsupported,
+                std::to_string(spec.hosts) + " hosts leave a partial NVLink domain of " +
+                    std::to_string(spec.hosts % domain) + " (domains of " + std::to_string(domain) +
+                    " hosts): NCCL's model takes equal nodes, one per NVLink domain");
+  }
+  return domain;
+}
+
 bool read_int(const std::string& s, std::size_t& pos, int& out) {
   const char* first = s.data() + pos;
   const char* last = s.data() + s.size();
@@ -94,6 +114,25 @@ Expected<NcclVersion> parse_nccl_version(const std::string& text) {
   return v;
 }
 
+NicClass nic_class_of(const topo::InstanceSpec& inst) {
+  switch (inst.transport) {
+    case topo::NetTransport::InfiniBand:
+    case topo::NetTransport::Roce:
+      // NCCL runs RoCE ports through its IB verbs transport, the same code as InfiniBand
+      // (NVIDIA/nccl src/transport/net_ib.cc at v2.28.3-1 takes ports whose link layer is
+      // IBV_LINK_LAYER_INFINIBAND or IBV_LINK_LAYER_ETHERNET alike).
+      return NicClass::InfiniBand;
+    case topo::NetTransport::Tcp:
+      return NicClass::Tcp;
+    case topo::NetTransport::Efa: {
+      // EFA v2+ has RDMA write; when the generation is unknown, Hopper+ instances ship v2+.
+      const bool rdma = inst.efa_version ? *inst.efa_version >= 2 : arch_row_of(inst.gpu.arch) >= 2;
+      return rdma ? NicClass::EfaRdma : NicClass::EfaSrd;
+    }
+  }
+  return NicClass::InfiniBand;
+}
+
 Expected<NcclSystem> nccl_system_from_cluster(const topo::ClusterSpec& spec) {
   const topo::InstanceSpec& inst = spec.instance;
   if (inst.num_gpus < 1 || spec.hosts < 1) {
@@ -101,8 +140,9 @@ Expected<NcclSystem> nccl_system_from_cluster(const topo::ClusterSpec& spec) {
   }
   NcclSystem s;
   s.instance = inst.name;
-  s.nodes = spec.hosts;
-  s.gpus_per_node = inst.num_gpus;
+  TT_TRY(const int domain, mnnvl_clique_hosts(spec));
+  s.nodes = spec.hosts / domain;
+  s.gpus_per_node = inst.num_gpus * domain;
   s.arch_row = arch_row_of(inst.gpu.arch);
   s.cc = compute_capability(inst.gpu.arch);
   s.sm90 = s.arch_row >= 2;
@@ -122,29 +162,12 @@ Expected<NcclSystem> nccl_system_from_cluster(const topo::ClusterSpec& spec) {
   }
   s.pcie_bandwidth = inst.pcie_bandwidth.value_or(BytesPerSec{0});
   s.nvls = inst.nvls && s.intra == topo::IntraFabric::NvSwitch;
-  s.nics_per_node = inst.num_nics;
+  s.nics_per_node = inst.num_nics * domain;
   s.nic_bandwidth = inst.nic_bandwidth;
   s.gpudirect_rdma = inst.gpudirect_rdma;
   s.gpus_per_nic_switch = gpus_per_nic_switch(inst);
   s.amd_cpu = inst.cpu_model && inst.cpu_model->find("AMD") != std::string::npos;
-  switch (inst.transport) {
-    case topo::NetTransport::InfiniBand:
-    case topo::NetTransport::Roce:
-      // NCCL runs RoCE ports through its IB verbs transport, the same code as InfiniBand
-      // (NVIDIA/nccl src/transport/net_ib.cc at v2.28.3-1 takes ports whose link layer is
-      // IBV_LINK_LAYER_INFINIBAND or IBV_LINK_LAYER_ETHERNET alike).
-      s.nic_class = NicClass::InfiniBand;
-      break;
-    case topo::NetTransport::Tcp:
-      s.nic_class = NicClass::Tcp;
-      break;
-    case topo::NetTransport::Efa: {
-      // EFA v2+ has RDMA write; when the generation is unknown, Hopper+ instances ship v2+.
-      const bool rdma = inst.efa_version ? *inst.efa_version >= 2 : s.sm90;
-      s.nic_class = rdma ? NicClass::EfaRdma : NicClass::EfaSrd;
-      break;
-    }
-  }
+  s.nic_class = nic_class_of(inst);
   if (s.nodes > 1 && (s.nics_per_node < 1 || s.nic_bandwidth.value <= 0)) {
     return fail(Errc::InvalidArgument, "instance '" + inst.name + "' has no NIC bandwidth");
   }

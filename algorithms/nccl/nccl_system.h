@@ -51,8 +51,14 @@ struct NcclSystem {
   int ranks() const { return nodes * gpus_per_node; }
 };
 
-/// Summarises a cluster for the NCCL model. EFA NICs count as RDMA-write capable (EFA v2+)
-/// on Hopper and newer instances and as SRD send/receive (EFA v1) before (instances.md §2.3).
+/// The class of the instance's NICs as the NCCL model sees them (the rule below).
+NicClass nic_class_of(const topo::InstanceSpec& inst);
+
+/// Summarises a cluster for the NCCL model. A multi-node NVLink domain
+/// (InstanceSpec::nvlink_domain_hosts) is one node of all its hosts' GPUs and NICs, as NCCL's
+/// MNNVL sees it; hosts that leave a partial last domain are Errc::Unsupported. EFA NICs count as
+/// RDMA-write capable (EFA v2+) on Hopper and newer instances and as SRD send/receive (EFA v1)
+/// before (instances.md §2.3).
 Expected<NcclSystem> nccl_system_from_cluster(const topo::ClusterSpec& spec);
 
 }  // namespace topotune::algo

@@ -224,7 +224,25 @@ expect 0 'verdict: underperforming: busbw at 3' validate --nccl-tests "$tmp/degr
 expect 0 'of predicted from 64 MiB' validate --nccl-tests "$tmp/degraded.log" --instance p4d.24xlarge --nodes 2
 expect 0 'line rate 4 x 100 Gbps = 50.0 GB/s per node): check EFA/GPUDirect RDMA' validate --nccl-tests "$tmp/degraded.log" --instance p4d.24xlarge --nodes 2
 expect 0 "warning: the log's GPUs are 'NVIDIA A100-SXM4-40GB' but dgx-h100" validate --nccl-tests "$tmp/healthy.log" --instance dgx-h100 --nodes 2
-expect 0 "warning: the log's Rank lines name 2 host(s) but --nodes is 1" validate --nccl-tests "$tmp/gb300.log" --cluster "$root/data/validation/clusters/oci_gb300_2n_1rack_mnnvl_nccl2.28.7.json" --nodes 1
+# The GB300 rack's 2 hosts as one 8-GPU node (how such racks were described before
+# intra.nvlink_domain_hosts): the host count contradicts --nodes, and validate says so.
+python3 - "$root/data/validation/clusters/oci_gb300_2n_1rack_mnnvl_nccl2.28.7.json" "$tmp/gb300_one_node.json" <<'PY' || fails=$((fails + 1))
+import json, sys
+d = json.load(open(sys.argv[1]))
+inst = d['instance']
+inst['gpu']['count']['value'] = 8
+inst['network']['nics']['value'] = 8
+inst['host']['pcie_switches']['value'] = [{"socket": 0, "gpus": [g], "nics": [g]} for g in range(8)]
+del inst['intra']['nvlink_domain_hosts']
+d['nodes'] = 1
+json.dump(d, open(sys.argv[2], 'w'))
+PY
+expect 0 "warning: the log's Rank lines name 2 host(s) but --nodes is 1" validate --nccl-tests "$tmp/gb300.log" --cluster "$tmp/gb300_one_node.json" --nodes 1
+# Described as it is, 2 hosts of 4 GPUs in one NVLink domain: nothing to warn about.
+expect 0 'verdict:' validate --nccl-tests "$tmp/gb300.log" --cluster "$root/data/validation/clusters/oci_gb300_2n_1rack_mnnvl_nccl2.28.7.json"
+if "$bin" validate --nccl-tests "$tmp/gb300.log" --cluster "$root/data/validation/clusters/oci_gb300_2n_1rack_mnnvl_nccl2.28.7.json" | grep -q warning; then
+  echo "FAIL: warning on the GB300 log described with its NVLink domain"; fails=$((fails + 1))
+fi
 if "$bin" validate --nccl-tests "$tmp/healthy.log" --instance p4d.24xlarge --nodes 2 | grep -q warning; then
   echo "FAIL: warning on a log that matches its instance"; fails=$((fails + 1))
 fi

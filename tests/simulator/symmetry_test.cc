@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <string>
 #include <tuple>
 
@@ -145,6 +146,24 @@ TEST(Symmetry, ReducedRunEqualsFullRunOnRailOptimisedFabrics) {
       EXPECT_EQ(topo->host_period(), per_rack);
       check_all(*topo, std::string(instance) + " rails " + std::to_string(rails), counts);
     }
+  }
+  EXPECT_GE(counts.reduced, counts.cases / 4) << counts.reduced << " of " << counts.cases;
+}
+
+// Multi-node NVLink domains (GB200 NVL72 trays): a shift by whole domains (and racks) maps
+// the domain switches and their trunks onto their twins, so the reduced run equals the full.
+TEST(Symmetry, ReducedRunEqualsFullRunOnNvLinkDomains) {
+  Counts counts;
+  for (const auto& [hosts, domain, per_rack] :
+       {std::tuple{6, 3, 0}, std::tuple{8, 2, 4}, std::tuple{12, 6, 4}}) {
+    topo::ClusterSpec spec = *topo::make_cluster_spec("gb200-nvl72", hosts);
+    spec.instance.nvlink_domain_hosts = domain;
+    spec.fabric.hosts_per_rack = per_rack;
+    auto topo = topo::build_topology(spec);
+    ASSERT_TRUE(topo) << topo.error().message;
+    EXPECT_EQ(topo->num_nvlink_domains(), hosts / domain);
+    EXPECT_EQ(topo->host_period(), per_rack == 0 ? domain : std::lcm(domain, per_rack));
+    check_all(*topo, "gb200 domains of " + std::to_string(domain), counts);
   }
   EXPECT_GE(counts.reduced, counts.cases / 4) << counts.reduced << " of " << counts.cases;
 }
