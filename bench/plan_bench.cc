@@ -5,6 +5,9 @@
 
 #include <benchmark/benchmark.h>
 
+#include <optional>
+#include <string>
+
 #include "autotune/plan.h"
 #include "autotune/sharded_plan.h"
 #include "topology/cluster_spec.h"
@@ -12,20 +15,30 @@
 namespace topotune::tune {
 namespace {
 
-void BM_Plan(benchmark::State& state, const char* instance, const char* model) {
+// The plan's inputs for `instance` x state.range(0) nodes and `model`; nullopt (the state
+// skipped with why) if they cannot be built.
+std::optional<PlanInputs> bench_inputs(benchmark::State& state, const char* instance,
+                                       const char* model) {
   const int nodes = static_cast<int>(state.range(0));
   auto spec = topo::make_cluster_spec(instance, nodes);
   auto profile = load_model_profile(model);
   if (!spec || !profile) {
     state.SkipWithError("cannot load the instance or the model");
-    return;
+    return std::nullopt;
   }
   PlanInputs in;
   if (!set_plan_cluster(in, *spec, std::string("\"") + instance + "\"")) {
     state.SkipWithError("cannot record the cluster");
-    return;
+    return std::nullopt;
   }
   in.model = *profile;
+  return in;
+}
+
+void BM_Plan(benchmark::State& state, const char* instance, const char* model) {
+  std::optional<PlanInputs> inputs = bench_inputs(state, instance, model);
+  if (!inputs) return;
+  const PlanInputs& in = *inputs;
   for (auto _ : state) {
     auto plan = make_plan(in);
     if (!plan) {
@@ -39,19 +52,9 @@ void BM_Plan(benchmark::State& state, const char* instance, const char* model) {
 // The sharded ranking (FSDP2, HSDP, ZeRO x prefetch x reshard x recompute), as
 // `topotune plan --framework fsdp` computes it, JSON included.
 void BM_ShardedPlan(benchmark::State& state, const char* instance, const char* model) {
-  const int nodes = static_cast<int>(state.range(0));
-  auto spec = topo::make_cluster_spec(instance, nodes);
-  auto profile = load_model_profile(model);
-  if (!spec || !profile) {
-    state.SkipWithError("cannot load the instance or the model");
-    return;
-  }
-  PlanInputs in;
-  if (!set_plan_cluster(in, *spec, std::string("\"") + instance + "\"")) {
-    state.SkipWithError("cannot record the cluster");
-    return;
-  }
-  in.model = *profile;
+  std::optional<PlanInputs> inputs = bench_inputs(state, instance, model);
+  if (!inputs) return;
+  PlanInputs& in = *inputs;
   in.compute.batch_per_gpu = 1;  // the CLI's default for sharded plans: one sequence per GPU
   for (auto _ : state) {
     auto plan = make_sharded_plan(in);
