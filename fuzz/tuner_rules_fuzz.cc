@@ -1,7 +1,7 @@
 // libFuzzer target: bytes -> the NCCL tuner plugin's rules parser (tuner_plugin/rules.h).
 // A file is all or nothing: rules and no error, or an error and no rules. Every accepted
-// rule stays inside NCCL's index ranges and the parser's bounds, and find_rule returns one
-// of the parsed rules.
+// rule stays inside NCCL's index ranges (its protocol one of NCCL's three or `any`) and the
+// parser's bounds, and find_rule returns one of the parsed rules.
 
 #include <cstddef>
 #include <cstdint>
@@ -18,7 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (p.rules.size() > tp::kMaxRules) __builtin_trap();
   for (const tp::Rule& r : p.rules) {
     const bool ok = r.collective >= 0 && r.collective <= 4 && r.algo >= 0 && r.algo <= 6 &&
-                    r.proto >= 0 && r.proto <= 2 && r.min_bytes <= r.max_bytes && r.channels >= 0 &&
+                    (r.proto == tp::kAnyProto || (r.proto >= 0 && r.proto <= 2)) &&
+                    r.min_bytes <= r.max_bytes && r.channels >= 0 &&
                     r.channels <= tp::kMaxChannels && r.nnodes != 0 && r.nranks != 0 &&
                     r.nnodes >= -1 && r.nranks >= -1;
     if (!ok) __builtin_trap();
