@@ -7,6 +7,10 @@
 //
 //   # topotune-emitted fnv1a64=<16 hex digits> (edit freely: a later `topotune plan --emit` ...)
 //
+// A JSON object (DeepSpeed's ds_config.json, written one member per line) has no comments: its
+// stamp is its first member, `"_topotune_emitted": "fnv1a64=<16 hex digits> (edit freely: ...)"`,
+// a key the reader ignores as it does the file's other "_topotune" keys.
+//
 // The hash (core/fnv1a.h: detects edits, not tampering) covers the whole file without the
 // stamp line, so any change elsewhere, even of one byte, is an edit.
 

@@ -413,6 +413,7 @@ std::string sagemaker_py(const Plan& plan) {
       break;
     case Framework::Ddp:
     case Framework::Topotune:
+    case Framework::Fsdp:  // a DDP plan never has it (make_plan refuses it)
       o << "# PyTorch DDP: SageMaker runs torchrun on every node (one process per GPU; "
            "LOCAL_RANK set).\n"
         << "distribution = {\"torch_distributed\": {\"enabled\": True}}\n";

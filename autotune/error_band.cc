@@ -22,6 +22,19 @@ ClusterBands::ClusterBands(const topo::ClusterSpec& spec, const algo::NcclVersio
   }
 }
 
+std::string band_collective(sched::Collective c) {
+  return c == sched::Collective::Allreduce ? "all_reduce" : "all_gather/reduce_scatter";
+}
+
+ClusterBands::ClusterBands(const algo::NcclSystem& system, const algo::NcclVersion& nccl,
+                           sched::Collective collective, const ErrorBandTable& table)
+    : table_(&table) {
+  key_.collective = band_collective(collective);
+  key_.nodes = nodes_bucket(system.nodes);
+  key_.nccl = release_bucket(nccl);
+  key_.nic_class = system.nodes <= 1 ? "none" : algo::nic_class_name(system.nic_class);
+}
+
 std::string ClusterBands::warning() const {
   return "no calibration log of this kind of cluster (NIC class " + key_.nic_class +
          "): its predictions are unvalidated, so every band is the widest one, " +

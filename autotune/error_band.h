@@ -14,7 +14,9 @@
 #include <string>
 #include <utility>
 
+#include "algorithms/nccl/nccl_system.h"
 #include "algorithms/nccl/nccl_version.h"
+#include "algorithms/schedule/collective_spec.h"
 #include "autotune/error_band_table.h"
 #include "autotune/tuner.h"
 #include "core/units.h"
@@ -24,9 +26,13 @@ namespace topotune::tune {
 
 /// Leave-one-out median |busbw error| of the NCCL model over the 273 all_reduce rows >= 1 MiB
 /// of data/validation (python3 scripts/accuracy.py: "leave-one-out: median |busbw error| over
-/// all 273 rows >= 1 MiB 7.6%"): the overall group of data/error_bands.json, for the code that
-/// has no cluster kind to look up (the predicted tuner rules).
+/// all 273 rows >= 1 MiB 7.6%"): the overall all_reduce group of data/error_bands.json, which
+/// accuracy.py checks this constant against. Planners look bands up by cluster kind instead.
 inline constexpr double kHeldOutCollectiveError = 0.076;
+
+/// The error-band table's name for `c`'s group: "all_reduce", else "all_gather/reduce_scatter"
+/// (the table pools the two: the same ring steps, too few logs apart).
+std::string band_collective(sched::Collective c);
 
 /// The bands of one cluster kind's allreduces: its key into the table.
 class ClusterBands {
@@ -36,6 +42,11 @@ class ClusterBands {
   /// The kind of `spec` (its NCCL NIC class, or "none" on one node, and its node count) under
   /// the release `nccl` (unknown: the latest modeled). `table` must outlive this.
   ClusterBands(const topo::ClusterSpec& spec, const algo::NcclVersion& nccl,
+               const ErrorBandTable& table = ErrorBandTable::builtin());
+  /// The kind of one NCCL communicator (`system`: its NIC class, or "none" on one node, and
+  /// its NCCL-level node count) for `collective`'s figures, under the release `nccl`.
+  ClusterBands(const algo::NcclSystem& system, const algo::NcclVersion& nccl,
+               sched::Collective collective,
                const ErrorBandTable& table = ErrorBandTable::builtin());
   /// A given key on `table` (tests).
   ClusterBands(BandKey key, const ErrorBandTable& table) : key_(std::move(key)), table_(&table) {}

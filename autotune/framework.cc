@@ -14,10 +14,11 @@ struct FrameworkName {
   Framework framework;
   const char* name;
 };
-constexpr std::array<FrameworkName, 4> kNames = {{{Framework::Ddp, "ddp"},
+constexpr std::array<FrameworkName, 5> kNames = {{{Framework::Ddp, "ddp"},
                                                   {Framework::Horovod, "horovod"},
                                                   {Framework::Smddp, "smddp"},
-                                                  {Framework::Topotune, "topotune"}}};
+                                                  {Framework::Topotune, "topotune"},
+                                                  {Framework::Fsdp, "fsdp"}}};
 
 // One row of the capability table: `framework` runs `kind` (over `inner` for hierarchical;
 // with any channel count if `channels`), told so by `how`, when `enabled`.
@@ -109,6 +110,8 @@ std::string framework_names_text() {
   for (const FrameworkName& n : kNames) s += (s.empty() ? "" : ", ") + std::string(n.name);
   return s;
 }
+
+bool is_sharded(Framework f) { return f == Framework::Fsdp; }
 
 bool framework_runs(Framework f, const AlgorithmChoice& a) { return capability(f, a) != nullptr; }
 

@@ -13,6 +13,8 @@
 //             supports (smddp_supported). topotune does not model that algorithm, so no
 //             candidate is an SMDDP one; the plan says so and keeps SMDDP's defaults.
 //   topotune  topotune's runtime: every topotune schedule, through `topotune measure`.
+//   fsdp      sharded training (FSDP2, HSDP, ZeRO-1/2/3): ranked by the sharded planner
+//             (sharded_plan.h), not by the DDP search; it runs no candidate of this table.
 
 #include <string>
 #include <string_view>
@@ -24,21 +26,23 @@
 namespace topotune::tune {
 
 /// The framework a training job runs its gradient allreduces with.
-enum class Framework { Ddp, Horovod, Smddp, Topotune };
+enum class Framework { Ddp, Horovod, Smddp, Topotune, Fsdp };
 
 /// On: topotune's PyTorch comm hook (python/topotune/ddp_hooks.py, a hierarchical allreduce
 /// with the backend's ring between hosts) runs hierarchical(ring) in a DDP job with the
 /// emitted ddp_snippet.py. The one switch.
 inline constexpr bool kDdpHierarchicalHook = true;
 
-/// "ddp", "horovod", "smddp", "topotune".
+/// "ddp", "horovod", "smddp", "topotune", "fsdp".
 const char* framework_name(Framework f);
 /// The framework named `name`; InvalidArgument listing them otherwise.
 Expected<Framework> parse_framework(std::string_view name);
 /// Every framework, in a stable order.
 std::vector<Framework> all_frameworks();
-/// "ddp, horovod, smddp, topotune", for messages and --help.
+/// "ddp, horovod, smddp, topotune, fsdp", for messages and --help.
 std::string framework_names_text();
+/// True for the frameworks the sharded planner answers (fsdp): `plan` dispatches on it.
+bool is_sharded(Framework f);
 
 /// True when `f` runs `a` as emitted (the capability table). SMDDP runs none: its algorithm
 /// is not modelled.

@@ -165,6 +165,7 @@ std::string defaults_words(const PlanInputs& in) {
       return "SMDDP's defaults";
     case Framework::Ddp:
     case Framework::Topotune:
+    case Framework::Fsdp:  // refused by check_backend_and_framework
       break;
   }
   return "DDP's defaults (NCCL's own choice, 25 MiB buckets, fp32)";
@@ -271,6 +272,10 @@ Expected<void> dtypes_for_hardware(PlanInputs& in, const topo::GpuSpec& gpu) {
 
 // The framework can run on the backend (and on this instance).
 Expected<void> check_backend_and_framework(const PlanInputs& in, const PlanCluster& cluster) {
+  if (is_sharded(in.framework)) {
+    return fail(Errc::InvalidArgument, std::string(framework_name(in.framework)) +
+                                           " plans come from the sharded planner, not this one");
+  }
   // Without NCCL every candidate is a topotune schedule: topotune's runtime runs them all,
   // and a DDP job on gloo runs hierarchical(ring) through topotune's comm hook.
   if (in.backend == PlanBackend::Mpi && in.framework != Framework::Topotune &&

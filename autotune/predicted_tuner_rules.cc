@@ -36,15 +36,15 @@ algo::NcclCandidate fastest_enabled(const algo::NcclPredictor& p, sched::Collect
 }
 
 // The plan's test (error_band.h, beats_beyond_band): the gain must exceed the held-out error of
-// both predictions, since either may be off by it.
-bool beyond_band(Seconds fastest, Seconds fallback) {
-  return fallback.value - fastest.value >
-         kHeldOutCollectiveError * (fallback.value + fastest.value);
+// both predictions, since either may be off by it; `error` is this kind of cluster's figure for
+// the collective at this size.
+bool beyond_band(Seconds fastest, Seconds fallback, double error) {
+  return fallback.value - fastest.value > error * (fallback.value + fastest.value);
 }
 
 Expected<TunerRuleSample> sample(const algo::NcclPredictor& with_aws,
-                                 const algo::NcclPredictor& cost_model, sched::Collective c,
-                                 Bytes b) {
+                                 const algo::NcclPredictor& cost_model, const ClusterBands& bands,
+                                 sched::Collective c, Bytes b) {
   TT_TRY(const algo::NcclPrediction def, with_aws.predict(c, b));
   TT_TRY(const algo::NcclPrediction own, cost_model.predict(c, b));
   const algo::NcclCandidate fast = fastest_enabled(with_aws, c, b);
@@ -55,7 +55,8 @@ Expected<TunerRuleSample> sample(const algo::NcclPredictor& with_aws,
   s.default_time = def.chosen.time;
   s.fastest = pick_of(fast);
   s.fastest_time = fast.time;
-  if (beyond_band(s.fastest_time, s.default_time)) {
+  s.band = bands.figure(b).error;
+  if (beyond_band(s.fastest_time, s.default_time, s.band)) {
     s.recommended = s.fastest;
     s.reason = PickReason::Faster;
   } else {
@@ -91,6 +92,16 @@ std::string comment_field(const std::string& text) {
   return safe.size() <= kMax ? safe : safe.substr(0, kMax) + "...";
 }
 
+// topotune's own text in a comment line (the band's source: figures, '%', data file names):
+// printable ASCII, so no newline can end the comment; short, under the plugin's 512-byte line.
+std::string printable(const std::string& text) {
+  std::string out = text.substr(0, 300);
+  for (char& ch : out) {
+    if (ch < 0x20 || ch > 0x7e) ch = '?';
+  }
+  return out;
+}
+
 // One line per run of consecutive ruled samples with the same pick and reason.
 void write_collective(std::ostringstream& o, const CollectiveTunerRules& coll,
                       const TunerRulesContext& ctx) {
@@ -102,12 +113,13 @@ void write_collective(std::ostringstream& o, const CollectiveTunerRules& coll,
       continue;
     }
     std::size_t j = i;
-    double lo_gain = 1, hi_gain = 0;
+    double lo_gain = 1, hi_gain = 0, hi_band = 0;
     for (; j < s.size() && s[j].needs_rule() && s[j].recommended == s[i].recommended &&
            s[j].reason == s[i].reason;
          ++j) {
       const double gain = 1 - s[j].fastest_time.value / s[j].default_time.value;
       lo_gain = std::min(lo_gain, gain), hi_gain = std::max(hi_gain, gain);
+      hi_band = std::max(hi_band, s[j].band);
     }
     ruled += j - i;
     const std::int64_t hi = j < s.size() ? s[j].bytes.value - 1 : s[j - 1].bytes.value;
@@ -119,7 +131,7 @@ void write_collective(std::ostringstream& o, const CollectiveTunerRules& coll,
     } else {
       o << "  # predicted " << percent(lo_gain)
         << (lo_gain == hi_gain ? "" : " to " + percent(hi_gain))
-        << " less time than NCCL's predicted choice\n";
+        << " less time than NCCL's predicted choice (band " << percent(hi_band, 1) << ")\n";
     }
     i = j;
   }
@@ -155,8 +167,10 @@ Expected<std::vector<CollectiveTunerRules>> predict_tuner_rules(const algo::Nccl
   for (const sched::Collective c : tuner_rule_collectives()) {
     CollectiveTunerRules coll;
     coll.collective = c;
+    const ClusterBands bands(system, options.version, c);
+    coll.band_source = bands.figure(std::nullopt).source;
     for (const Bytes b : sizes) {
-      TT_TRY(TunerRuleSample s, sample(with_aws, cost_model, c, b));
+      TT_TRY(TunerRuleSample s, sample(with_aws, cost_model, bands, c, b));
       coll.samples.push_back(s);
     }
     out.push_back(std::move(coll));
@@ -176,14 +190,17 @@ std::string predicted_tuner_rules_file(const std::vector<CollectiveTunerRules>& 
     << (ctx.calibration.empty() ? "built-in data/nccl_model.json" : comment_field(ctx.calibration))
     << "\n"
     << "# A rule where topotune's fastest (algorithm, protocol) beats NCCL's predicted choice by "
-       "more than the model's held-out error ("
-    << percent(kHeldOutCollectiveError, 1)
-    << " of each time), or where NCCL's predicted choice is the AWS region tuner's, which this "
-       "plugin replaces; elsewhere NCCL's own choice stands.\n"
+       "more than the model's held-out error for this kind of cluster, collective and size "
+       "(data/error_bands.json) on each time, or where NCCL's predicted choice is the AWS region "
+       "tuner's, which this plugin replaces; elsewhere NCCL's own choice stands.\n"
     << "# Sizes are NCCL's nBytes sampled as predict's sweep: sizes between sampled points "
        "inherit the pick of the sampled size below them; sizes outside the sweep keep NCCL's "
        "own choice. Channels: NCCL's own count.\n"
     << "# collective min_bytes max_bytes nnodes nranks algo proto\n";
+  for (const CollectiveTunerRules& coll : rules) {
+    o << "# " << rules_name(coll.collective) << " error band: " << printable(coll.band_source)
+      << "\n";
+  }
   for (const CollectiveTunerRules& coll : rules) write_collective(o, coll, ctx);
   return o.str();
 }

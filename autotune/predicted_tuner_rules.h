@@ -13,9 +13,11 @@
 //    them: no NVLS without NVLS support; PAT and CollNet are not modelled, so never picked).
 // The recommended pick is topotune's fastest when it beats the predicted default by more than
 // both predictions' held-out error bands (autotune/error_band.h, as the plan's recommendation
-// requires), else the predicted default. A rule is written exactly where the recommended pick
-// differs from what NCCL would run with the plugin loaded: topotune's gains, and on p5-class
-// instances the AWS tuner's picks restated, so loading topotune's plugin does not lose them.
+// requires: the error-band table's figure for the communicator's kind of cluster, the
+// collective and the size), else the predicted default. A rule is written exactly where the
+// recommended pick differs from what NCCL would run with the plugin loaded: topotune's gains, and
+// on p5-class instances the AWS tuner's picks restated, so loading topotune's plugin does not lose
+// them.
 
 #include <string>
 #include <vector>
@@ -53,6 +55,7 @@ struct TunerRuleSample {
   NcclPick fastest;  ///< topotune's fastest among the (algorithm, protocol) NCCL allows
   Seconds fastest_time{0};
   NcclPick recommended;  ///< fastest when beyond the band, else default_pick
+  double band = 0;       ///< the expected |error| of each time at this size (a fraction)
   PickReason reason = PickReason::NcclChoice;
   /// True when a rule is needed: the recommended pick is not NCCL's cost model's own.
   [[nodiscard]] bool needs_rule() const { return !(recommended == nccl); }
@@ -61,6 +64,7 @@ struct TunerRuleSample {
 /// Every sampled size of one collective, in increasing size.
 struct CollectiveTunerRules {
   sched::Collective collective = sched::Collective::Allreduce;
+  std::string band_source;  ///< where its bands come from (the table's group, any size)
   std::vector<TunerRuleSample> samples;
 };
 
@@ -69,7 +73,8 @@ const std::vector<sched::Collective>& tuner_rule_collectives();
 
 /// The recommended picks for every collective of tuner_rule_collectives() at `sizes`
 /// (strictly increasing, each a valid collective size) on `system`, NCCL restricted as
-/// `options` say. Errors when a size is invalid or NCCL has nothing enabled.
+/// `options` say; the bands are those of options.version's release bucket ("unknown" when no
+/// release was given). Errors when a size is invalid or NCCL has nothing enabled.
 Expected<std::vector<CollectiveTunerRules>> predict_tuner_rules(const algo::NcclSystem& system,
                                                                 const algo::NcclModelParams& params,
                                                                 const algo::NcclOptions& options,

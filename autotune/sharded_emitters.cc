@@ -3,10 +3,14 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 
+#include "autotune/emitted_stamp.h"
 #include "core/string_printf.h"
 
 namespace topotune::tune {
 namespace {
+
+constexpr const char* kFsdpSnippetFile = "fsdp_snippet.py";
+constexpr const char* kDeepSpeedConfigFile = "ds_config.json";
 
 // The best fitting row (candidates are ranked) whose strategy `wanted` accepts.
 template <typename Pred>
@@ -86,7 +90,7 @@ Expected<EmittedFile> fsdp_file(const ShardedPlan& p) {
         c->prefetch, c->prefetch);
   }
   s += "    return model\n";
-  return EmittedFile{"fsdp_snippet.py", s};
+  return EmittedFile{kFsdpSnippetFile, s};
 }
 
 Expected<EmittedFile> deepspeed_file(const ShardedPlan& p) {
@@ -113,25 +117,40 @@ Expected<EmittedFile> deepspeed_file(const ShardedPlan& p) {
         "the row recomputes every block's activations: enable activation checkpointing in the "
         "model (e.g. gradient_checkpointing_enable())";
   }
-  return EmittedFile{"ds_config.json", j.dump(1) + "\n"};
+  return EmittedFile{kDeepSpeedConfigFile, j.dump(1) + "\n"};
 }
 
 }  // namespace
 
 Expected<std::vector<EmittedFile>> emit_sharded(const ShardedPlan& plan, const std::string& kind) {
-  std::vector<EmittedFile> out;
   if (kind != "fsdp" && kind != "deepspeed" && kind != "all") {
     return fail(Errc::InvalidArgument,
                 "unknown --emit '" + kind + "' for --framework fsdp (fsdp, deepspeed, all)");
   }
-  if (kind == "fsdp" || kind == "all") {
-    TT_TRY(EmittedFile f, fsdp_file(plan));
-    out.push_back(std::move(f));
+  const bool all = kind == "all";
+  std::vector<EmittedFile> out;
+  std::string missing;  // with "all": the families with no fitting row
+  for (auto [name, make] :
+       {std::pair{"fsdp", &fsdp_file}, std::pair{"deepspeed", &deepspeed_file}}) {
+    if (!all && kind != name) continue;
+    Expected<EmittedFile> f = make(plan);
+    if (f) {
+      out.push_back(std::move(*f));
+    } else if (!all || f.error().code != Errc::Unsupported) {
+      return Unexpected(f.error());
+    } else {
+      missing += (missing.empty() ? "" : "; ") + f.error().message;
+    }
   }
-  if (kind == "deepspeed" || kind == "all") {
-    TT_TRY(EmittedFile f, deepspeed_file(plan));
-    out.push_back(std::move(f));
-  }
+  if (out.empty()) return fail(Errc::Unsupported, missing);
+  for (EmittedFile& f : out) f.content = stamp_emitted(f.content);
+  return out;
+}
+
+std::vector<std::string> sharded_emitter_file_names(const std::string& kind) {
+  std::vector<std::string> out;
+  if (kind == "fsdp" || kind == "all") out.push_back(kFsdpSnippetFile);
+  if (kind == "deepspeed" || kind == "all") out.push_back(kDeepSpeedConfigFile);
   return out;
 }
 

@@ -20,8 +20,13 @@
 
 namespace topotune::tune {
 
-/// The files for `kind` ("fsdp", "deepspeed", "all"). Errors: an unknown kind, no fitting row
-/// of the kind's family, a block path that is not a Python attribute path.
+/// The files for `kind` ("fsdp", "deepspeed", "all"), each stamped (emitted_stamp.h). Errors:
+/// an unknown kind, no fitting row of the kind's family, a block path that is not a Python
+/// attribute path.
 Expected<std::vector<EmittedFile>> emit_sharded(const ShardedPlan& plan, const std::string& kind);
+
+/// Every file `kind` can write (with "all": both, even when only one family fits), so that
+/// an earlier emit's file this one does not write is found stale.
+std::vector<std::string> sharded_emitter_file_names(const std::string& kind);
 
 }  // namespace topotune::tune

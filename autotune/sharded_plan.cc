@@ -19,9 +19,13 @@ constexpr int kFp32 = 4;
 // v (16 bytes), writes master, m, v and the bf16 copy (14 bytes). [derived]
 constexpr double kAdamBytesPerParam = 30;
 
-// The NCCL predictor of one group, as a collective timer.
+// The NCCL predictor of one group, as a collective timer, and the error band of its kind of
+// communicator (its NIC class and node count: a node group's collectives take the one-node
+// figures).
 struct Group {
   std::unique_ptr<algo::NcclPredictor> predictor;
+  algo::NcclSystem system;
+  algo::NcclVersion version;
   CollectiveTime time(sched::Collective c) const {
     const algo::NcclPredictor* p = predictor.get();
     return [p, c](Bytes b) -> Expected<Seconds> {
@@ -30,12 +34,16 @@ struct Group {
       return r.chosen.time;
     };
   }
+  CollectiveError error(sched::Collective c) const {
+    return [bands = ClusterBands(system, version, c)](Bytes b) { return bands.figure(b).error; };
+  }
 };
 
 Group make_group(const algo::NcclSystem& system, const PlanInputs& in) {
   algo::NcclOptions o;
   o.version = in.nccl_version;
-  return {std::make_unique<algo::NcclPredictor>(system, in.nccl_params, o)};
+  return {std::make_unique<algo::NcclPredictor>(system, in.nccl_params, o), system,
+          in.nccl_version};
 }
 
 // The planner's fixed inputs and the three groups' timers.
@@ -95,8 +103,12 @@ Expected<ShardedCandidate> fsdp_row(const Context& x, bool hsdp, int prefetch, b
   s.shard_ranks = c.shard_ranks;
   s.replica_allreduce = hsdp;
   s.optimizer = optimizer_time(x, c.shard_ranks);
-  ShardedComm comm{g.time(sched::Collective::Allgather), g.time(sched::Collective::ReduceScatter),
-                   x.replica_group.time(sched::Collective::Allreduce)};
+  ShardedComm comm{g.time(sched::Collective::Allgather),
+                   g.time(sched::Collective::ReduceScatter),
+                   x.replica_group.time(sched::Collective::Allreduce),
+                   g.error(sched::Collective::Allgather),
+                   g.error(sched::Collective::ReduceScatter),
+                   x.replica_group.error(sched::Collective::Allreduce)};
   TT_TRY(c.step, simulate_sharded_step(recompute ? x.recomputed : x.units, s, comm));
   MemoryConfig m = sharding(c.shard_ranks, c.shard_ranks, c.shard_ranks);
   m.recompute = recompute;
@@ -119,7 +131,8 @@ Expected<ShardedCandidate> ddp_row(const Context& x, bool recompute) {
   s.reshard_after_forward = false;
   s.grad_bytes = kBf16;
   s.optimizer = optimizer_time(x, 1);
-  ShardedComm comm{{}, x.world_group.time(sched::Collective::Allreduce), {}};
+  ShardedComm comm{{}, x.world_group.time(sched::Collective::Allreduce),  {},
+                   {}, x.world_group.error(sched::Collective::Allreduce), {}};
   TT_TRY(c.step, simulate_sharded_step(recompute ? x.recomputed : x.units, s, comm));
   MemoryConfig m;
   m.recompute = recompute;
@@ -142,6 +155,9 @@ Expected<ShardedCandidate> zero_row(const Context& x, int stage, bool recompute)
   s.optimizer = optimizer_time(x, x.world);
   const ShardedComm comm{x.world_group.time(sched::Collective::Allgather),
                          x.world_group.time(sched::Collective::ReduceScatter),
+                         {},
+                         x.world_group.error(sched::Collective::Allgather),
+                         x.world_group.error(sched::Collective::ReduceScatter),
                          {}};
   const ShardUnits& units = stage == 3 ? (recompute ? x.zero3_recomputed : x.zero3_units)
                                        : (recompute ? x.recomputed : x.units);
@@ -232,8 +248,7 @@ void rank_and_recommend(ShardedPlan& p) {
   if (p.defaults && p.candidates[*p.defaults].fits && *p.defaults != 0) {
     const ShardedCandidate& d = p.candidates[*p.defaults];
     const double gain = d.step.step.value - best.step.step.value;
-    const double band =
-        kHeldOutCollectiveError * (d.step.comm_busy.value + best.step.comm_busy.value);
+    const double band = d.step.band.value + best.step.band.value;
     if (!(gain > kDefaultDtypeMargin * d.step.step.value && gain > band)) {
       p.keeps_defaults = true;
       p.recommended = p.defaults;
@@ -292,8 +307,6 @@ const char* shard_strategy_name(ShardStrategy s) {
   }
   return "?";
 }
-
-bool is_sharded_framework(const std::string& name) { return name == "fsdp"; }
 
 std::string ShardedCandidate::label() const {
   const std::string tail = recompute ? " recompute" : "";

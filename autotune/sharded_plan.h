@@ -31,9 +31,6 @@ enum class ShardStrategy { Ddp, Fsdp, Hsdp, Zero1, Zero2, Zero3 };
 /// "ddp", "fsdp", "hsdp", "zero1", "zero2", "zero3".
 const char* shard_strategy_name(ShardStrategy s);
 
-/// True for the --framework names the sharded planner answers ("fsdp").
-bool is_sharded_framework(const std::string& name);
-
 /// DeepSpeed's defaults, in elements (config.py, above).
 inline constexpr std::int64_t kZeroReduceBucket = 500'000'000;
 inline constexpr std::int64_t kZeroAllgatherBucket = 500'000'000;

@@ -37,7 +37,7 @@ ordered_json candidate_json(const ShardedCandidate& c) {
   j["backward_s"] = r6(c.step.backward_compute.value);
   j["optimizer_s"] = r6(c.step.optimizer.value);
   j["comm_busy_s"] = r6(c.step.comm_busy.value);
-  j["error_band_s"] = r6(kHeldOutCollectiveError * c.step.comm_busy.value);
+  j["error_band_s"] = r6(c.step.band.value);
   j["collectives"] = c.step.collectives;
   j["memory"] = memory_json(c.memory);
   j["fits"] = c.fits;

@@ -27,7 +27,7 @@ class StepRun {
       std::int64_t left = units_.total_params();
       while (left > 0) {
         const std::int64_t n = std::min(left, c_.post_gather_bucket_params);
-        TT_TRY(end, issue(comm_.allgather, n * c_.param_bytes, end, end));
+        TT_TRY(end, issue(comm_.allgather, comm_.allgather_error, n * c_.param_bytes, end, end));
         left -= n;
       }
     }
@@ -41,9 +41,10 @@ class StepRun {
  private:
   // Starts a collective of `params`-derived bytes when `ready` and its stream are; returns
   // its end and advances the stream.
-  Expected<double> issue(const CollectiveTime& time, std::int64_t bytes, double ready,
-                         double& stream) {
+  Expected<double> issue(const CollectiveTime& time, const CollectiveError& error,
+                         std::int64_t bytes, double ready, double& stream) {
     TT_TRY(const Seconds t, time(Bytes(bytes)));
+    if (error) r_.band += Seconds(t.value * error(Bytes(bytes)));
     const double end = std::max(ready, stream) + t.value;
     stream = end;
     r_.comm_busy += t;
@@ -59,7 +60,7 @@ class StepRun {
     const int ahead = place - std::max(1, c_.prefetch);
     const double issued = ahead >= 0 ? starts[static_cast<std::size_t>(ahead)] : begin;
     const std::int64_t bytes = units_.units[static_cast<std::size_t>(u)].params * c_.param_bytes;
-    TT_TRY(ready, issue(comm_.allgather, bytes, issued, gather_free_));
+    TT_TRY(ready, issue(comm_.allgather, comm_.allgather_error, bytes, issued, gather_free_));
     return {};
   }
 
@@ -83,10 +84,11 @@ class StepRun {
   Expected<void> reduce() {
     if (pending_ == 0) return {};
     const std::int64_t bytes = pending_ * c_.grad_bytes;
-    TT_TRY(const double end, issue(comm_.reduce, bytes, compute_, reduce_free_));
+    TT_TRY(const double end,
+           issue(comm_.reduce, comm_.reduce_error, bytes, compute_, reduce_free_));
     if (c_.replica_allreduce) {
-      TT_TRY_VOID(
-          issue(comm_.replica_allreduce, bytes / std::max(1, c_.shard_ranks), end, replica_free_));
+      TT_TRY_VOID(issue(comm_.replica_allreduce, comm_.replica_allreduce_error,
+                        bytes / std::max(1, c_.shard_ranks), end, replica_free_));
     }
     if (!c_.overlap_reduce) compute_ = std::max(compute_, end);
     pending_ = 0;

@@ -37,11 +37,19 @@ namespace topotune::tune {
 /// Time of one collective of `bytes` (the whole buffer, nccl-tests' size) on its group.
 using CollectiveTime = std::function<Expected<Seconds>(Bytes)>;
 
-/// The collectives a strategy uses; empty functions are never called.
+/// Expected |error| of a collective's predicted time, a fraction, by its bytes (the error-band
+/// table's figure for its collective, group and size: error_band.h).
+using CollectiveError = std::function<double(Bytes)>;
+
+/// The collectives a strategy uses; empty time functions are never called, an empty error
+/// function counts as no error.
 struct ShardedComm {
   CollectiveTime allgather;          ///< parameters, on the shard group
   CollectiveTime reduce;             ///< gradients: reduce-scatter (shard group), or allreduce
   CollectiveTime replica_allreduce;  ///< HSDP: the reduced shard across replica groups
+  CollectiveError allgather_error;
+  CollectiveError reduce_error;
+  CollectiveError replica_allreduce_error;
 };
 
 /// How the step runs.
@@ -65,7 +73,8 @@ struct ShardedStepResult {
   Seconds backward_compute{0};
   Seconds optimizer{0};
   Seconds exposed_comm{0};  ///< step - compute - optimizer
-  Seconds comm_busy{0};     ///< sum of every collective's time (the error band's base)
+  Seconds comm_busy{0};     ///< sum of every collective's time
+  Seconds band{0};          ///< sum of every collective's time times its expected error
   int collectives = 0;
 };
 

@@ -59,23 +59,12 @@ Expected<tune::Plan> compute_plan(const PlanArgs& a) {
   return tune::replay_plan(stored);
 }
 
-Expected<void> write_files(const std::vector<tune::EmittedFile>& files, const PlanArgs& a) {
-  if (a.out.empty()) return fail(Errc::InvalidArgument, "--emit needs --out DIR");
-  std::error_code ec;
-  if (!std::filesystem::is_directory(a.out, ec)) {
-    return fail(Errc::Io, "--out '" + a.out + "' is not a directory");
+// Part of the same commit as the files written; said so that its absence is no surprise.
+void report_removed(const EmitOutcome& emitted, OutputFormat format, std::ostream& out) {
+  if (format != OutputFormat::Table) return;
+  for (const std::string& r : emitted.removed) {
+    out << "removed " << r << ": an earlier plan's, unedited; this plan does not write it\n";
   }
-  std::vector<PendingFile> pending;
-  for (const tune::EmittedFile& f : files) {
-    const std::filesystem::path target = std::filesystem::path(a.out) / f.name;
-    // A directory in the way would fail the rename after earlier files were renamed: refuse
-    // before writing anything.
-    if (std::filesystem::is_directory(target, ec)) {
-      return fail(Errc::Io, "cannot write '" + target.string() + "': it is a directory");
-    }
-    pending.push_back({target.string(), f.content});
-  }
-  return write_files_atomically(pending);
 }
 
 // --framework fsdp: the sharded planner (autotune/sharded_plan.h). Flags of the DDP search
@@ -99,27 +88,35 @@ Expected<void> run_sharded_plan(const PlanArgs& a, const CLI::App& app, std::ost
   TT_TRY(const tune::PlanInputs in, plan_inputs_from_args(ddp));
   TT_TRY(const tune::ShardedPlan plan, tune::make_sharded_plan(in));
   // Files first, as for DDP plans: a failed write is not followed by output.
+  EmitOutcome emitted;
   if (!a.emit.empty()) {
-    TT_TRY(const std::vector<tune::EmittedFile> files, tune::emit_sharded(plan, a.emit));
-    TT_TRY_VOID(write_files(files, a));
+    TT_TRY(emitted, write_plan_files(plan, a.emit, a.out, a.force));
   }
   if (a.format == OutputFormat::Json) {
     out << tune::sharded_plan_to_json(plan);
-  } else {
-    print_sharded_plan(plan, out);
+    return {};
   }
+  print_sharded_plan(plan, out);
+  report_removed(emitted, a.format, out);
   return {};
 }
 
 Expected<void> run_plan(const PlanArgs& a, const CLI::App& app, std::ostream& out) {
   TT_TRY_VOID(check_flags(app));
+  // The framework decides which planner answers (empty: DDP's, or topotune's with --backend
+  // mpi, as plan_inputs_from_args says); a bad name is refused before any directory is made.
+  bool sharded = false;
+  if (!a.framework.empty()) {
+    TT_TRY(const tune::Framework f, tune::parse_framework(a.framework).context("--framework"));
+    sharded = tune::is_sharded(f);
+  }
   std::optional<OutputDirectory> out_dir;
   if (!a.emit.empty() && app.count("--out") > 0) {
     // Before the work: --out's last component is created when missing (and removed again
     // if the plan or the emit fails), then checked like every output target.
     TT_TRY(out_dir, OutputDirectory::prepare(a.out).context("--out"));
   }
-  if (tune::is_sharded_framework(a.framework)) {
+  if (sharded) {
     TT_TRY_VOID(run_sharded_plan(a, app, out));
     if (out_dir) out_dir->keep();
     return {};
@@ -138,12 +135,7 @@ Expected<void> run_plan(const PlanArgs& a, const CLI::App& app, std::ostream& ou
     return {};
   }
   print_plan_report(plan, a.format, out);
-  if (a.format == OutputFormat::Table) {
-    // Part of the same commit as the files written; said so that its absence is no surprise.
-    for (const std::string& r : emitted.removed) {
-      out << "removed " << r << ": an earlier plan's, unedited; this plan does not write it\n";
-    }
-  }
+  report_removed(emitted, a.format, out);
   return {};
 }
 

@@ -10,6 +10,7 @@
 
 #include "autotune/emitted_stamp.h"
 #include "autotune/emitters.h"
+#include "autotune/sharded_emitters.h"
 #include "core/assert.h"
 #include "core/file_output.h"
 
@@ -54,26 +55,27 @@ Existing inspect(const std::string& path) {
 }
 
 Unexpected refuse(const std::vector<Existing>& in_the_way) {
+  // One line: the error printer escapes newlines (a message may quote input).
   std::string list;
   for (const Existing& e : in_the_way) {
-    list += "\n  " + e.path + ": " + tune::emitted_state_words(e.state);
+    list += (list.empty() ? " " : "; ") + e.path + ": " + tune::emitted_state_words(e.state);
   }
   return fail(Errc::Io,
               "--emit: refusing to replace or remove files topotune did not write as they are "
               "now (nothing was written):" +
-                  list + "\nmove them away, or give --force to replace them");
+                  list + ". Move them away, or give --force to replace them");
 }
 
 }  // namespace
 
-Expected<EmitOutcome> write_plan_files(const tune::Plan& plan, const std::string& kind,
-                                       const std::string& dir, bool force) {
-  TT_TRY(const std::vector<tune::EmittedFile> files, tune::emit(plan, kind));
+Expected<EmitOutcome> write_emitted_files(const std::vector<tune::EmittedFile>& files,
+                                          const std::vector<std::string>& names,
+                                          const std::string& dir, bool force) {
   std::vector<PendingFile> pending;
   EmitOutcome outcome;
   std::vector<Existing> in_the_way;
   std::error_code ec;
-  for (const std::string& name : tune::emitter_file_names(kind)) {
+  for (const std::string& name : names) {
     const std::string target = (std::filesystem::path(dir) / name).string();
     // A directory in the way would fail the rename after earlier files were renamed: refuse
     // before writing anything.
@@ -97,6 +99,18 @@ Expected<EmitOutcome> write_plan_files(const tune::Plan& plan, const std::string
   if (!in_the_way.empty()) return refuse(in_the_way);
   TT_TRY_VOID(write_files_atomically(pending));
   return outcome;
+}
+
+Expected<EmitOutcome> write_plan_files(const tune::Plan& plan, const std::string& kind,
+                                       const std::string& dir, bool force) {
+  TT_TRY(const std::vector<tune::EmittedFile> files, tune::emit(plan, kind));
+  return write_emitted_files(files, tune::emitter_file_names(kind), dir, force);
+}
+
+Expected<EmitOutcome> write_plan_files(const tune::ShardedPlan& plan, const std::string& kind,
+                                       const std::string& dir, bool force) {
+  TT_TRY(const std::vector<tune::EmittedFile> files, tune::emit_sharded(plan, kind));
+  return write_emitted_files(files, tune::sharded_emitter_file_names(kind), dir, force);
 }
 
 }  // namespace topotune::cli

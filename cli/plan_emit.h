@@ -15,7 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "autotune/emitters.h"
 #include "autotune/plan.h"
+#include "autotune/sharded_plan.h"
 #include "core/expected.h"
 
 namespace topotune::cli {
@@ -26,9 +28,19 @@ struct EmitOutcome {
   std::vector<std::string> removed;
 };
 
-/// Writes `plan`'s files of emitter `kind` into the existing directory `dir`, as above;
-/// `force` replaces (and removes) edited and foreign files too.
+/// Writes `files` (stamped) into the existing directory `dir`, as above; `names` are every
+/// file the emitter kind can write (a present one that `files` lacks is stale); `force`
+/// replaces (and removes) edited and foreign files too.
+Expected<EmitOutcome> write_emitted_files(const std::vector<tune::EmittedFile>& files,
+                                          const std::vector<std::string>& names,
+                                          const std::string& dir, bool force);
+
+/// `plan`'s files of emitter `kind` (DDP, Horovod, SageMaker, NCCL), by write_emitted_files.
 Expected<EmitOutcome> write_plan_files(const tune::Plan& plan, const std::string& kind,
+                                       const std::string& dir, bool force);
+
+/// A sharded plan's files of emitter `kind` (fsdp, deepspeed, all), by write_emitted_files.
+Expected<EmitOutcome> write_plan_files(const tune::ShardedPlan& plan, const std::string& kind,
                                        const std::string& dir, bool force);
 
 }  // namespace topotune::cli

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "core/fnv1a.h"
@@ -41,6 +42,21 @@ TEST(EmittedStamp, EveryOneByteEditIsSeen) {
   }
   EXPECT_EQ(emitted_state(stamped + "Y=2\n"), EmittedState::Edited);
   EXPECT_EQ(emitted_state(stamped.substr(0, stamped.size() - 1)), EmittedState::Edited);
+}
+
+TEST(EmittedStamp, AJsonObjectIsStampedByItsFirstMemberAndStaysJson) {
+  const std::string json = "{\n \"stage\": 3,\n \"bf16\": true\n}\n";
+  const std::string stamped = stamp_emitted(json);
+  const auto parsed = nlohmann::json::parse(stamped);  // throws if the stamp broke it
+  EXPECT_EQ(parsed.begin().key(), "_topotune_emitted");
+  EXPECT_EQ(parsed.at("stage"), 3);
+  EXPECT_EQ(emitted_state(stamped), EmittedState::Unedited);
+  for (std::size_t i = 0; i < stamped.size(); ++i) {
+    std::string edited = stamped;
+    edited[i] = static_cast<char>(edited[i] ^ 0x01);
+    EXPECT_NE(emitted_state(edited), EmittedState::Unedited) << "byte " << i;
+  }
+  EXPECT_EQ(emitted_state(json), EmittedState::Foreign);
 }
 
 TEST(EmittedStamp, AFileWithoutAStampIsForeign) {

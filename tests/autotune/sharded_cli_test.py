@@ -78,6 +78,44 @@ class ShardedCliTest(unittest.TestCase):
             self.assertIn("no FSDP or HSDP row fits", r.stderr)
             self.assertFalse(os.path.exists(out))
 
+    def test_a_misspelt_framework_lists_fsdp_among_the_known(self):
+        r = plan("--instance", "p4d.24xlarge", "--nodes", "2", "--framework", "fsdpp")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("unknown framework 'fsdpp'", r.stderr)
+        self.assertIn("fsdp)", r.stderr)  # the list ends with it
+        self.assertEqual(r.stdout, "")
+
+    def test_emit_is_stamped_and_refuses_edited_files(self):
+        args = ("--instance", "p5.48xlarge", "--nodes", "4", "--model", "llama-3.1-8b",
+                "--framework", "fsdp", "--emit", "all")
+        with tempfile.TemporaryDirectory() as d:
+            self.assertEqual(plan(*args, "--out", d).returncode, 0)
+            for name in ("fsdp_snippet.py", "ds_config.json"):
+                with open(os.path.join(d, name), encoding="utf-8") as f:
+                    self.assertIn("fnv1a64=", f.read())
+            with open(os.path.join(d, "ds_config.json"), encoding="utf-8") as f:
+                json.load(f)  # the stamp keeps it JSON
+            r = plan(*args, "--out", d)  # unedited: replaced
+            self.assertEqual(r.returncode, 0, r.stderr)
+            path = os.path.join(d, "ds_config.json")
+            with open(path, encoding="utf-8") as f:
+                ds = json.load(f)
+            ds["zero_optimization"]["reduce_bucket_size"] = 1
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(ds, f, indent=1)
+            with open(path, encoding="utf-8") as f:
+                edited = f.read()
+            r = plan(*args, "--out", d)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn(path + ": edited since topotune wrote it", r.stderr)
+            self.assertEqual(r.stdout, "")
+            with open(path, encoding="utf-8") as f:
+                self.assertEqual(f.read(), edited)
+            r = plan(*args, "--out", d, "--force")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(path, encoding="utf-8") as f:
+                self.assertNotEqual(f.read(), edited)
+
     def test_a_model_without_a_transformer_shape_is_an_error(self):
         r = plan("--instance", "p4d.24xlarge", "--nodes", "2", "--model", "resnet50",
                  "--framework", "fsdp")

@@ -32,7 +32,7 @@ ShardUnits two_units() {
 
 // bf16 all-gather of a unit: 200 bytes at 200 B/s = 1 s; fp32 reduce-scatter: 400 B at
 // 400 B/s = 1 s.
-const ShardedComm kComm{at_rate(200), at_rate(400), at_rate(400)};
+const ShardedComm kComm{at_rate(200), at_rate(400), at_rate(400), {}, {}, {}};
 
 TEST(ShardedStep, TwoUnitsFsdpReshardHandDerived) {
   // Forward: AG(A) [0,1] (nothing before it: issued at 0); A computes [1,2]. AG(B) is issued
@@ -50,6 +50,17 @@ TEST(ShardedStep, TwoUnitsFsdpReshardHandDerived) {
   EXPECT_DOUBLE_EQ(r.exposed_comm.value, 3.0);
   EXPECT_DOUBLE_EQ(r.comm_busy.value, 6.0);
   EXPECT_EQ(r.collectives, 6);
+}
+
+TEST(ShardedStep, TheBandSumsEachCollectivesTimeTimesItsError) {
+  // As the first case: four 1 s all-gathers at 10 % and two 1 s reduce-scatters at 20 % (the
+  // error of a 400-byte buffer; any other size would take 50 %): 0.4 s + 0.4 s.
+  ShardedComm comm = kComm;
+  comm.allgather_error = [](Bytes) { return 0.1; };
+  comm.reduce_error = [](Bytes b) { return b.value == 400 ? 0.2 : 0.5; };
+  const ShardedStepResult r = *simulate_sharded_step(two_units(), {}, comm);
+  EXPECT_DOUBLE_EQ(r.band.value, 0.8);
+  EXPECT_DOUBLE_EQ(simulate_sharded_step(two_units(), {}, kComm)->band.value, 0.0);
 }
 
 TEST(ShardedStep, RecomputeRunsEachBlocksForwardAgainInItsBackward) {
@@ -70,7 +81,7 @@ TEST(ShardedStep, PrefetchTwoIssuesAGatherAUnitEarlier) {
   u.units = {{"root", 0, true}, {"A", 100, false}, {"B", 100, false}, {"C", 200, false}};
   u.segments = {
       {1, Seconds(3), Seconds(0)}, {2, Seconds(1), Seconds(0)}, {3, Seconds(1), Seconds(0)}};
-  const ShardedComm comm{at_rate(200), at_rate(1e15), {}};
+  const ShardedComm comm{at_rate(200), at_rate(1e15), {}, {}, {}, {}};
   ShardedStepConfig c;
   c.reshard_after_forward = false;
   EXPECT_NEAR(simulate_sharded_step(u, c, comm)->step.value, 7.0, 1e-9);

@@ -137,6 +137,8 @@ class PredictedRulesHarness : public ::testing::Test {
                 ncclSuccess);
       out = {};
       for (const CollectiveTunerRules& coll : *rules) {
+        // The plan's bands: this communicator's kind, the collective, no release stated.
+        const ClusterBands bands(s.system, algo::NcclVersion{}, coll.collective);
         for (const TunerRuleSample& sample : coll.samples) {
           Table table = nccl_cost_table(cost_model, coll.collective, sample.bytes);
           // The table is NCCL's: its lowest entry is NCCL's own choice as predicted.
@@ -150,10 +152,12 @@ class PredictedRulesHarness : public ::testing::Test {
               << sample.bytes.value;
           EXPECT_EQ(channels, 0);  // rules leave NCCL's channel count
           // The gain threshold: topotune's fastest replaces the predicted default only beyond
-          // both predictions' held-out error (autotune/error_band.h).
+          // both predictions' held-out error (autotune/error_band.h) at this size.
+          const double error = bands.figure(sample.bytes).error;
+          EXPECT_GT(error, 0);
+          EXPECT_EQ(sample.band, error);
           const double gain = sample.default_time.value - sample.fastest_time.value;
-          const double band =
-              kHeldOutCollectiveError * (sample.default_time.value + sample.fastest_time.value);
+          const double band = error * (sample.default_time.value + sample.fastest_time.value);
           EXPECT_EQ(sample.recommended == sample.fastest && sample.reason == PickReason::Faster,
                     gain > band)
               << sample.bytes.value;
