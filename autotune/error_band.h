@@ -51,7 +51,13 @@ class ClusterBands {
   /// A given key on `table` (tests).
   ClusterBands(BandKey key, const ErrorBandTable& table) : key_(std::move(key)), table_(&table) {}
 
-  /// The band of one allreduce of `size` bytes (nullopt: of no known size).
+  /// The same kind of cluster for `c`'s figures (band_collective).
+  ClusterBands with_collective(sched::Collective c) const {
+    ClusterBands b = *this;
+    b.key_.collective = band_collective(c);
+    return b;
+  }
+  /// The band of one collective of `size` bytes (nullopt: of no known size).
   BandFigure figure(std::optional<Bytes> size) const { return table_->lookup(key_, size); }
   /// True when no log ran on this kind's NIC class (every figure is the wide one).
   bool uncalibrated() const { return figure(std::nullopt).uncalibrated; }

@@ -8,6 +8,7 @@
 #include "autotune/cluster_shape.h"
 #include "autotune/error_band.h"
 #include "autotune/model_timers.h"
+#include "autotune/sharded_mpi_comm.h"
 #include "core/string_printf.h"
 
 namespace topotune::tune {
@@ -46,6 +47,23 @@ Group make_group(const algo::NcclSystem& system, const PlanInputs& in) {
           in.nccl_version};
 }
 
+// The collectives of the three groups, from the NCCL predictor or (--backend mpi) topotune's
+// rings on the flow simulator.
+struct GroupTimers {
+  CollectiveTime world_allgather, world_reduce_scatter, world_allreduce;
+  CollectiveTime node_allgather, node_reduce_scatter;
+  CollectiveTime replica_allreduce;
+  // Each collective's expected error (error_band.h), in the same order.
+  CollectiveError world_allgather_error, world_reduce_scatter_error, world_allreduce_error;
+  CollectiveError node_allgather_error, node_reduce_scatter_error;
+  CollectiveError replica_allreduce_error;
+};
+
+// `bands`' figures for collective `c` (its table group), as an error function.
+CollectiveError band_error(const ClusterBands& bands, sched::Collective c) {
+  return [b = bands.with_collective(c)](Bytes bytes) { return b.figure(bytes).error; };
+}
+
 // The planner's fixed inputs and the three groups' timers.
 struct Context {
   const PlanInputs& in;
@@ -57,7 +75,7 @@ struct Context {
   int world = 1, gpus = 1, nodes = 1;
   Bytes gpu_memory{0};
   double hbm = 0;  // bytes/s, 0 = unknown
-  Group world_group, node_group, replica_group;
+  GroupTimers t;
 };
 
 ShardedCandidate row(ShardStrategy strategy, int prefetch, bool reshard, bool recompute) {
@@ -94,7 +112,6 @@ Expected<ShardedCandidate> fsdp_row(const Context& x, bool hsdp, int prefetch, b
   ShardedCandidate c =
       row(hsdp ? ShardStrategy::Hsdp : ShardStrategy::Fsdp, prefetch, reshard, recompute);
   c.shard_ranks = hsdp ? x.gpus : x.world;
-  const Group& g = hsdp ? x.node_group : x.world_group;
   ShardedStepConfig s;
   s.prefetch = prefetch;
   s.reshard_after_forward = reshard;
@@ -103,12 +120,12 @@ Expected<ShardedCandidate> fsdp_row(const Context& x, bool hsdp, int prefetch, b
   s.shard_ranks = c.shard_ranks;
   s.replica_allreduce = hsdp;
   s.optimizer = optimizer_time(x, c.shard_ranks);
-  ShardedComm comm{g.time(sched::Collective::Allgather),
-                   g.time(sched::Collective::ReduceScatter),
-                   x.replica_group.time(sched::Collective::Allreduce),
-                   g.error(sched::Collective::Allgather),
-                   g.error(sched::Collective::ReduceScatter),
-                   x.replica_group.error(sched::Collective::Allreduce)};
+  const ShardedComm comm{hsdp ? x.t.node_allgather : x.t.world_allgather,
+                         hsdp ? x.t.node_reduce_scatter : x.t.world_reduce_scatter,
+                         x.t.replica_allreduce,
+                         hsdp ? x.t.node_allgather_error : x.t.world_allgather_error,
+                         hsdp ? x.t.node_reduce_scatter_error : x.t.world_reduce_scatter_error,
+                         x.t.replica_allreduce_error};
   TT_TRY(c.step, simulate_sharded_step(recompute ? x.recomputed : x.units, s, comm));
   MemoryConfig m = sharding(c.shard_ranks, c.shard_ranks, c.shard_ranks);
   m.recompute = recompute;
@@ -131,8 +148,7 @@ Expected<ShardedCandidate> ddp_row(const Context& x, bool recompute) {
   s.reshard_after_forward = false;
   s.grad_bytes = kBf16;
   s.optimizer = optimizer_time(x, 1);
-  ShardedComm comm{{}, x.world_group.time(sched::Collective::Allreduce),  {},
-                   {}, x.world_group.error(sched::Collective::Allreduce), {}};
+  const ShardedComm comm{{}, x.t.world_allreduce, {}, {}, x.t.world_allreduce_error, {}};
   TT_TRY(c.step, simulate_sharded_step(recompute ? x.recomputed : x.units, s, comm));
   MemoryConfig m;
   m.recompute = recompute;
@@ -153,12 +169,8 @@ Expected<ShardedCandidate> zero_row(const Context& x, int stage, bool recompute)
   s.overlap_reduce = stage == 3;  // overlap_comm's default
   s.post_gather_bucket_params = stage == 3 ? 0 : kZeroAllgatherBucket;
   s.optimizer = optimizer_time(x, x.world);
-  const ShardedComm comm{x.world_group.time(sched::Collective::Allgather),
-                         x.world_group.time(sched::Collective::ReduceScatter),
-                         {},
-                         x.world_group.error(sched::Collective::Allgather),
-                         x.world_group.error(sched::Collective::ReduceScatter),
-                         {}};
+  const ShardedComm comm{x.t.world_allgather,       x.t.world_reduce_scatter,       {},
+                         x.t.world_allgather_error, x.t.world_reduce_scatter_error, {}};
   const ShardUnits& units = stage == 3 ? (recompute ? x.zero3_recomputed : x.zero3_units)
                                        : (recompute ? x.recomputed : x.units);
   TT_TRY(c.step, simulate_sharded_step(units, s, comm));
@@ -202,6 +214,58 @@ algo::NcclSystem replica_system(algo::NcclSystem s) {
   s.nics_per_node = 1;
   s.gpus_per_node = 1;
   return s;
+}
+
+// What the group timers point into: the NCCL predictors, or the simulated rings.
+struct TimerOwners {
+  std::unique_ptr<ModelTimers> model;
+  std::vector<Group> groups;
+  std::shared_ptr<const ShardedMpiComm> mpi;
+};
+
+Expected<GroupTimers> make_group_timers(const PlanInputs& in, TimerOwners& own) {
+  using sched::Collective;
+  using sched::DataType;
+  if (in.backend == PlanBackend::Mpi) {
+    TT_TRY(own.mpi, ShardedMpiComm::create(in.cluster));
+    const ShardedMpiComm& m = *own.mpi;
+    // Gathered parameters are 16-bit (kBf16), reductions fp32 or 16-bit: the dtype only
+    // rounds the buffer to whole elements and prices the reduction, so fp32 stands for both.
+    // No log measured topotune's rings: the cluster's NCCL figures stand in, as for DDP plans
+    // on --backend mpi (plan.cc's ClusterBands of the cluster).
+    const ClusterBands bands(in.cluster, in.nccl_version);
+    const CollectiveError ag = band_error(bands, Collective::Allgather);
+    const CollectiveError rs = band_error(bands, Collective::ReduceScatter);
+    const CollectiveError ar = band_error(bands, Collective::Allreduce);
+    return GroupTimers{m.timer(Collective::Allgather, ShardGroup::World, DataType::BF16),
+                       m.timer(Collective::ReduceScatter, ShardGroup::World, DataType::F32),
+                       m.timer(Collective::Allreduce, ShardGroup::World, DataType::F32),
+                       m.timer(Collective::Allgather, ShardGroup::Node, DataType::BF16),
+                       m.timer(Collective::ReduceScatter, ShardGroup::Node, DataType::F32),
+                       m.timer(Collective::Allreduce, ShardGroup::Replica, DataType::F32),
+                       ag,
+                       rs,
+                       ar,
+                       ag,
+                       rs,
+                       ar};
+  }
+  TT_TRY(own.model, ModelTimers::create(in.cluster, in.nccl_params, true, in.nccl_version));
+  const algo::NcclSystem& world = own.model->system();
+  algo::NcclSystem node = world;
+  node.nodes = 1;
+  own.groups.push_back(make_group(world, in));
+  own.groups.push_back(make_group(node, in));
+  own.groups.push_back(make_group(replica_system(world), in));
+  const Group& w = own.groups[0];
+  const Group& n = own.groups[1];
+  const Group& r = own.groups[2];
+  return GroupTimers{w.time(Collective::Allgather),      w.time(Collective::ReduceScatter),
+                     w.time(Collective::Allreduce),      n.time(Collective::Allgather),
+                     n.time(Collective::ReduceScatter),  r.time(Collective::Allreduce),
+                     w.error(Collective::Allgather),     w.error(Collective::ReduceScatter),
+                     w.error(Collective::Allreduce),     n.error(Collective::Allgather),
+                     n.error(Collective::ReduceScatter), r.error(Collective::Allreduce)};
 }
 
 std::string gb(Bytes b) { return string_printf("%.1f GB", b.as_double() / 1e9); }
@@ -264,17 +328,27 @@ void rank_and_recommend(ShardedPlan& p) {
 }
 
 // What the model leaves out, for the report.
-void add_notes(ShardedPlan& p, bool optimizer_timed) {
+void add_notes(ShardedPlan& p, bool optimizer_timed, PlanBackend backend) {
   if (!optimizer_timed) {
     p.notes.push_back("optimizer step not timed: the GPU's memory bandwidth is unknown");
   }
-  p.notes.push_back(
-      "collectives timed by the NCCL predictor on their own group, each as if alone: "
-      "concurrent all-gathers, reduce-scatters and HSDP's replica allreduces do not share the "
-      "network in this model, and no row is charged for the SMs NCCL takes from compute");
-  p.notes.push_back(
-      "HSDP replica allreduce: one rank per node, each of the node's GPUs given an equal share "
-      "of its NICs (G allreduces run at once)");
+  if (backend == PlanBackend::Mpi) {
+    p.notes.push_back(
+        "backend mpi: collectives are topotune's rings (gloo's allgather and allreduce are "
+        "rings) simulated on the cluster's topology, each as if alone: concurrent all-gathers, "
+        "reduce-scatters and HSDP's replica allreduces do not share the network in this model");
+    p.notes.push_back(
+        "HSDP replica allreduce: the G rings (one per local rank) simulated at once, sharing "
+        "the hosts' NICs");
+  } else {
+    p.notes.push_back(
+        "collectives timed by the NCCL predictor on their own group, each as if alone: "
+        "concurrent all-gathers, reduce-scatters and HSDP's replica allreduces do not share "
+        "the network in this model, and no row is charged for the SMs NCCL takes from compute");
+    p.notes.push_back(
+        "HSDP replica allreduce: one rank per node, each of the node's GPUs given an equal "
+        "share of its NICs (G allreduces run at once)");
+  }
   p.notes.push_back(
       "DDP row: one allreduce per unit (not DDP's 25 MiB buckets; --framework ddp searches "
       "those); ZeRO-3: units fetched in stage3_prefetch_bucket_size pieces, one ahead; ZeRO-1/2: "
@@ -344,11 +418,8 @@ Expected<ShardedPlan> make_sharded_plan(const PlanInputs& in) {
   ComputeParams compute = in.compute;
   // The precision's peak and the model family's fitted efficiency, as DDP plans resolve them.
   TT_TRY_VOID(resolve_compute(compute, in.model, in.cluster.instance.gpu));
-  TT_TRY(const std::unique_ptr<ModelTimers> timers,
-         ModelTimers::create(in.cluster, in.nccl_params, true, in.nccl_version));
-  const algo::NcclSystem& world = timers->system();
-  algo::NcclSystem node = world;
-  node.nodes = 1;
+  TimerOwners owners;
+  TT_TRY(GroupTimers group_timers, make_group_timers(in, owners));
   TT_TRY(ShardUnits units, make_shard_units(in.model, compute));
   TT_TRY(TransformerShape tshape, transformer_shape(in.model));
   const topo::GpuSpec& gpu = in.cluster.instance.gpu;
@@ -364,13 +435,12 @@ Expected<ShardedPlan> make_sharded_plan(const PlanInputs& in) {
             shape.hosts,
             gpu.memory,
             gpu.memory_bandwidth ? gpu.memory_bandwidth->value : 0.0,
-            make_group(world, in),
-            make_group(node, in),
-            make_group(replica_system(world), in)};
+            std::move(group_timers)};
   ShardedPlan p;
   p.instance = in.cluster.instance.name;
   p.nodes = shape.hosts;
   p.gpus_per_host = shape.gpus_per_host;
+  p.backend = plan_backend_name(in.backend);
   p.model = in.model.name;
   p.batch_per_gpu = in.compute.batch_per_gpu;
   p.gpu_memory = gpu.memory;
@@ -381,7 +451,7 @@ Expected<ShardedPlan> make_sharded_plan(const PlanInputs& in) {
   }
   TT_TRY(p.candidates, all_rows(x));
   rank_and_recommend(p);
-  add_notes(p, x.hbm > 0);
+  add_notes(p, x.hbm > 0, in.backend);
   return p;
 }
 

@@ -6,9 +6,11 @@
 // GPU (sharded_memory.h) against the GPU's, and its step time (sharded_step.h) with every
 // collective timed by the NCCL predictor on the group it runs on: the whole cluster for
 // FSDP/ZeRO/DDP, one node for HSDP's shard group, one rank per node for its replica
-// allreduce. The recommendation is the fastest row that fits, kept only when it beats FSDP2's
-// defaults (full shard, prefetch 1, reshard_after_forward=True) beyond the margin and the
-// error bands of both (error_band.h's rule); a row that does not fit is never recommended.
+// allreduce; with --backend mpi (no NCCL: topotune's runtime, gloo) each is topotune's ring
+// simulated on the cluster's topology instead (sharded_mpi_comm.h). The recommendation is the
+// fastest row that fits, kept only when it beats FSDP2's defaults (full shard, prefetch 1,
+// reshard_after_forward=True) beyond the margin and the error bands of both (error_band.h's rule);
+// a row that does not fit is never recommended.
 //
 // DeepSpeed's figures (deepspeed/runtime/zero/config.py, DeepSpeedZeroConfig, read at
 // microsoft/DeepSpeed master): reduce_bucket_size = allgather_bucket_size = 5e8 elements,
@@ -54,6 +56,7 @@ struct ShardedPlan {
   std::string instance;
   int nodes = 1;
   int gpus_per_host = 1;
+  std::string backend = "nccl";  ///< what times the collectives: plan_backend_name()
   std::string model;
   int batch_per_gpu = 1;
   Bytes gpu_memory{0};

@@ -52,6 +52,7 @@ std::string sharded_plan_to_json(const ShardedPlan& p) {
   j["schema"] = "topotune.sharded_plan/1";
   j["instance"] = p.instance;
   j["nodes"] = p.nodes;
+  j["backend"] = p.backend;
   j["gpus_per_host"] = p.gpus_per_host;
   j["model"] = p.model;
   j["batch_per_gpu"] = p.batch_per_gpu;

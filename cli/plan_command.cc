@@ -70,7 +70,7 @@ void report_removed(const EmitOutcome& emitted, OutputFormat format, std::ostrea
 // --framework fsdp: the sharded planner (autotune/sharded_plan.h). Flags of the DDP search
 // would be ignored, so they are errors; the batch defaults to 1 sequence per GPU.
 Expected<void> run_sharded_plan(const PlanArgs& a, const CLI::App& app, std::ostream& out) {
-  for (const char* f : {"--dtype", "--algos", "--buckets", "--backend", "--replay"}) {
+  for (const char* f : {"--dtype", "--algos", "--buckets", "--replay"}) {
     if (app.count(f) > 0) {
       return fail(Errc::InvalidArgument,
                   std::string(f) + " does not apply to --framework " + a.framework);
@@ -182,13 +182,15 @@ CommandRun setup_plan(CLI::App& sub) {
                  "measure` on a cluster without NCCL: ring and tree are simulated as topotune "
                  "runs them)")
       ->capture_default_str();
-  sub.add_option("--framework", a->framework,
-                 "what the job runs its allreduces with: ddp (PyTorch DDP on NCCL), horovod, "
-                 "smddp (SageMaker's library: its algorithm is not modelled), topotune "
-                 "(`topotune measure`). The recommendation is the best candidate it runs with "
-                 "the emitted files, or its defaults. Default: ddp (topotune with --backend mpi). "
-                 "fsdp: rank sharded training instead (DDP, FSDP2, HSDP, ZeRO-1/2/3, with memory "
-                 "per GPU; batch per GPU defaults to 1 sequence; docs/planner.md)");
+  sub.add_option(
+      "--framework", a->framework,
+      "what the job runs its allreduces with: ddp (PyTorch DDP on NCCL), horovod, "
+      "smddp (SageMaker's library: its algorithm is not modelled), topotune "
+      "(`topotune measure`). The recommendation is the best candidate it runs with "
+      "the emitted files, or its defaults. Default: ddp (topotune with --backend mpi). "
+      "fsdp: rank sharded training instead (DDP, FSDP2, HSDP, ZeRO-1/2/3, with memory "
+      "per GPU; batch per GPU defaults to 1 sequence; with --backend mpi the collectives are "
+      "topotune's rings on the flow simulator, as gloo runs them; docs/planner.md)");
   sub.add_option("--compute-efficiency", a->efficiency,
                  "achieved share of the precision's peak (default: the profile's, else its "
                  "family's fit on published throughput, docs/planner.md, else 0.4)");

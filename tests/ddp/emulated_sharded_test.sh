@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# A ZeRO-3/FSDP-style training loop on emulated clusters, predicted by `topotune plan
+# --framework fsdp --backend mpi` (ctest label emulated; root only, skipped otherwise;
+# docs/pytorch.md).
+# Per cluster (EMU_CONFIGS, default 2 hosts x 2 ranks and 4 hosts x 1 rank at 200 Mbit/s, and
+# 2 x 2 in two racks joined by a 100 Mbit/s uplink): `topotune emulate up` (prefix tts); per
+# unit size (blocks per unit, SH_UNITS) the synthetic model's profile (sharded_model.py) and
+# one plan, whose rows give the predicted step of every (strategy, prefetch); one gloo rank per
+# process inside its host's namespace (sharded_sweep.py) measures the same configurations;
+# `emulate down`. Then sharded_check.py compares them.
+# usage: emulated_sharded_test.sh TOPOTUNE_BINARY RESULTS_DIR
+# env: EMU_CONFIGS, SH_UNITS (1,2), SH_ITERS (3)
+set -u
+bin=$(readlink -f "$1")
+results=${2:-$(mktemp -d /tmp/tt-sharded.XXXXXX)}
+mkdir -p "$results"
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+prefix=tts
+configs=${EMU_CONFIGS:-"2x2@200mbit 4x1@200mbit 2x2@200mbit:2r100mbit"}
+unit_sizes=${SH_UNITS:-1,2}
+iters=${SH_ITERS:-3}
+failures=0
+check() { if [ "$1" = ok ]; then echo "PASS: $2"; else echo "FAIL: $2"; failures=$((failures + 1)); fi; }
+
+if [ "$(id -u)" -ne 0 ]; then echo "SKIP: emulated clusters need root"; exit 77; fi
+if ! ip netns add ${prefix}probe 2>/dev/null; then echo "SKIP: no network namespaces here"; exit 77; fi
+ip netns del ${prefix}probe
+py=$("$root/scripts/torch_python.sh") || { echo "SKIP: no python3 with torch"; exit 77; }
+echo "python: $py; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+export PYTHONPATH="$root/python:$here"
+trap '"$bin" emulate down --prefix $prefix >/dev/null 2>&1' EXIT
+
+for u in ${unit_sizes//,/ }; do
+  "$py" "$here/sharded_model.py" "$u" "$results/model-u$u.json" || { check no "profile u$u"; exit 1; }
+done
+
+for cfg in $configs; do
+  racks=()
+  case $cfg in *:*r*) racks=(--racks "${cfg##*:}" --uplink "${cfg##*r}"); racks[1]=${racks[1]%%r*} ;; esac
+  base=${cfg%%:*}
+  shape=${base%@*}; rate=${base#*@}; nodes=${shape%x*}; rpn=${shape#*x}
+  world=$((nodes * rpn))
+  dir=$results/c$(echo "$cfg" | tr '@:' '--')
+  "$bin" emulate down --prefix $prefix > /dev/null
+  "$bin" emulate up --nodes "$nodes" --ranks-per-node "$rpn" --nic "$rate" "${racks[@]}" \
+    --dir "$dir" --prefix $prefix > /dev/null || { check no "$cfg: emulate up"; continue; }
+  for u in ${unit_sizes//,/ }; do
+    "$bin" plan --cluster "$dir/cluster.json" --model "$results/model-u$u.json" \
+      --framework fsdp --backend mpi --batch-per-gpu 1 --format json > "$dir/plan-u$u.json" \
+      || check no "$cfg: plan u$u"
+  done
+  start=$(date +%s)
+  pids=()
+  for r in $(seq 0 $((world - 1))); do
+    ip netns exec ${prefix}h$((r / rpn)) env GLOO_SOCKET_IFNAME=eth0 MASTER_ADDR=198.18.0.1 \
+      MASTER_PORT=29510 PYTHONPATH="$PYTHONPATH" timeout 300 "$py" "$here/sharded_sweep.py" \
+      --rank "$r" --world "$world" --ranks-per-node "$rpn" --unit-sizes "$unit_sizes" \
+      --iters "$iters" --out "$dir/measured.json" > "$dir/rank$r.log" 2>&1 &
+    pids+=($!)
+  done
+  rc=0
+  for p in "${pids[@]}"; do wait "$p" || rc=$?; done
+  cat "$dir/rank0.log"
+  load=$(cut -d' ' -f1-3 /proc/loadavg)
+  echo "$load" > "$dir/loadavg"
+  echo "# $cfg measured in $(( $(date +%s) - start )) s; load average $load"
+  [ $rc -eq 0 ] && check ok "$cfg: sharded sweep" || { check no "$cfg: sharded sweep (rc=$rc)"; tail -5 "$dir"/rank*.log; }
+  "$bin" emulate down --prefix $prefix > /dev/null
+done
+
+"$py" "$here/sharded_check.py" "$results" $configs || failures=$((failures + 1))
+echo "results in $results"
+[ $failures -ne 0 ] && exit 1
+exit 0
