@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "autotune/collective_timer.h"
 #include "autotune/tuner.h"
 #include "core/expected.h"
+#include "timing/collective_timer.h"
 
 namespace topotune::tune {
 

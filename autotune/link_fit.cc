@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "autotune/log_time_fit.h"
-#include "autotune/schedule_predictor.h"
+#include "timing/schedule_predictor.h"
 
 namespace topotune::tune {
 namespace {

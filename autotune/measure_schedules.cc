@@ -6,7 +6,7 @@
 
 #include "algorithms/rank_layout.h"
 #include "algorithms/registry.h"
-#include "autotune/schedule_predictor.h"
+#include "timing/schedule_predictor.h"
 #include "topology/topology.h"
 
 namespace topotune::tune {

@@ -3,7 +3,7 @@
 // each measured algorithm's schedule generated for it by the algorithms registry. The glue
 // between the runtime (which runs and times them, and may not see topology or the generators)
 // and the generators lives here, beside the names `validate --measured` reads back
-// (autotune/schedule_predictor.h).
+// (timing/schedule_predictor.h).
 
 #include <optional>
 #include <string>

@@ -8,11 +8,11 @@
 
 #include "autotune/emitters_nccl.h"
 #include "autotune/error_band.h"
-#include "autotune/model_timers.h"
 #include "autotune/plan_algorithms.h"
 #include "autotune/six_digits.h"
 #include "core/string_printf.h"
 #include "core/version.h"
+#include "timing/model_timers.h"
 
 namespace topotune::tune {
 namespace {

@@ -16,7 +16,6 @@
 
 #include "algorithms/nccl/nccl_params.h"
 #include "algorithms/nccl/nccl_version.h"
-#include "autotune/cluster_shape.h"
 #include "autotune/error_band.h"
 #include "autotune/framework.h"
 #include "autotune/gain_attribution.h"
@@ -26,6 +25,7 @@
 #include "autotune/step_model.h"
 #include "autotune/tuner.h"
 #include "core/expected.h"
+#include "timing/cluster_shape.h"
 #include "topology/cluster_spec.h"
 
 namespace topotune::tune {

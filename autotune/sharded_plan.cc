@@ -5,10 +5,10 @@
 #include <nlohmann/json.hpp>
 
 #include "algorithms/nccl/nccl_predictor.h"
-#include "autotune/cluster_shape.h"
 #include "autotune/error_band.h"
-#include "autotune/model_timers.h"
 #include "core/string_printf.h"
+#include "timing/cluster_shape.h"
+#include "timing/model_timers.h"
 
 namespace topotune::tune {
 namespace {

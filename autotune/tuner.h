@@ -45,11 +45,11 @@
 #include <string>
 #include <vector>
 
-#include "autotune/collective_timer.h"
 #include "autotune/framework.h"
 #include "autotune/model_profile.h"
 #include "autotune/step_model.h"
 #include "simulator/training_step.h"
+#include "timing/collective_timer.h"
 
 namespace topotune::tune {
 

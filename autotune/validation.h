@@ -16,8 +16,8 @@
 #include "algorithms/schedule/collective_spec.h"
 #include "autotune/calibration.h"
 #include "autotune/link_fit.h"
-#include "autotune/schedule_predictor.h"
 #include "core/expected.h"
+#include "timing/schedule_predictor.h"
 #include "topology/cluster_spec.h"
 
 namespace topotune::tune {

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "autotune/error_band.h"
-#include "autotune/nccl_timer.h"
 #include "cli/reporter.h"
 #include "core/string_printf.h"
+#include "timing/nccl_timer.h"
 
 namespace topotune::cli {
 namespace {

@@ -17,11 +17,11 @@
 #include "algorithms/rank_layout.h"
 #include "algorithms/registry.h"
 #include "algorithms/schedule/interpreter.h"
-#include "autotune/collective_simulation.h"
 #include "autotune/framework.h"
 #include "autotune/plan.h"
 #include "autotune/plan_algorithms.h"
-#include "autotune/schedule_timing.h"
+#include "timing/collective_simulation.h"
+#include "timing/schedule_timing.h"
 #include "topology/cluster_spec.h"
 
 namespace topotune {

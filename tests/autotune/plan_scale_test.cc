@@ -8,7 +8,7 @@
 #include <string>
 
 #include "autotune/plan.h"
-#include "autotune/simulator_timer.h"
+#include "timing/simulator_timer.h"
 #include "topology/cluster_spec.h"
 
 namespace topotune::tune {

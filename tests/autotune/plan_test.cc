@@ -10,11 +10,11 @@
 #include "algorithms/rank_layout.h"
 #include "autotune/emitters.h"
 #include "autotune/error_band.h"
-#include "autotune/model_timers.h"
-#include "autotune/nccl_timer.h"
-#include "autotune/schedule_algorithm.h"
-#include "autotune/simulator_timer.h"
 #include "core/string_printf.h"
+#include "timing/model_timers.h"
+#include "timing/nccl_timer.h"
+#include "timing/schedule_algorithm.h"
+#include "timing/simulator_timer.h"
 #include "topology/cluster_spec.h"
 
 namespace topotune::tune {

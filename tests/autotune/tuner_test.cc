@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "algorithms/registry.h"
-#include "autotune/closed_form_timer.h"
 #include "autotune/framework.h"
+#include "timing/closed_form_timer.h"
 
 namespace topotune::tune {
 namespace {

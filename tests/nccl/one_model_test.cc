@@ -10,8 +10,8 @@
 
 #include "autotune/calibration.h"
 #include "autotune/link_calibration.h"
-#include "autotune/model_timers.h"
 #include "autotune/tuner.h"
+#include "timing/model_timers.h"
 #include "topology/topology.h"
 
 namespace topotune::tune {

@@ -19,10 +19,10 @@
 #include "algorithms/nccl/nccl_predictor.h"
 #include "autotune/calibration_file.h"
 #include "autotune/error_band.h"
-#include "autotune/fabric_probe.h"
 #include "autotune/predicted_tuner_rules.h"
 #include "tests/lib/temp_dir.h"
 #include "tests/tuner_plugin/nccl_like_tuner.h"
+#include "timing/fabric_probe.h"
 #include "topology/cluster_spec.h"
 #include "tuner_plugin/rules.h"
 

@@ -1,4 +1,4 @@
-#include "autotune/collective_timer.h"
+#include "timing/collective_timer.h"
 
 namespace topotune::tune {
 

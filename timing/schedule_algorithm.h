@@ -8,8 +8,8 @@
 #include <string>
 
 #include "algorithms/algorithm.h"
-#include "autotune/collective_timer.h"
 #include "core/expected.h"
+#include "timing/collective_timer.h"
 
 namespace topotune::tune {
 

@@ -21,10 +21,10 @@
 #include "algorithms/algorithm.h"
 #include "algorithms/rank_layout.h"
 #include "algorithms/schedule/collective_spec.h"
-#include "autotune/collective_timer.h"
 #include "core/expected.h"
 #include "core/units.h"
 #include "simulator/sim_result.h"
+#include "timing/collective_timer.h"
 #include "topology/cluster_spec.h"
 #include "topology/topology.h"
 

@@ -1,4 +1,4 @@
-#include "autotune/model_timers.h"
+#include "timing/model_timers.h"
 
 namespace topotune::tune {
 

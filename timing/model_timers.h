@@ -20,10 +20,10 @@
 
 #include "algorithms/nccl/nccl_params.h"
 #include "algorithms/nccl/nccl_system.h"
-#include "autotune/closed_form_timer.h"
-#include "autotune/fabric_probe.h"
-#include "autotune/nccl_timer.h"
-#include "autotune/simulator_timer.h"
+#include "timing/closed_form_timer.h"
+#include "timing/fabric_probe.h"
+#include "timing/nccl_timer.h"
+#include "timing/simulator_timer.h"
 #include "topology/cluster_spec.h"
 
 namespace topotune::tune {

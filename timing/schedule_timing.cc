@@ -1,12 +1,12 @@
-#include "autotune/schedule_timing.h"
+#include "timing/schedule_timing.h"
 
 #include <algorithm>
 
 #include "algorithms/cost_params.h"
 #include "algorithms/rank_layout.h"
 #include "algorithms/registry.h"
-#include "autotune/model_timers.h"
 #include "simulator/simulator.h"
+#include "timing/model_timers.h"
 #include "topology/topology.h"
 
 namespace topotune::tune {

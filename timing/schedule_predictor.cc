@@ -1,8 +1,8 @@
-#include "autotune/schedule_predictor.h"
+#include "timing/schedule_predictor.h"
 
 #include "algorithms/registry.h"
-#include "autotune/schedule_algorithm.h"
 #include "simulator/simulator.h"
+#include "timing/schedule_algorithm.h"
 
 namespace topotune::tune {
 namespace {

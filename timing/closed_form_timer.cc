@@ -1,9 +1,9 @@
-#include "autotune/closed_form_timer.h"
+#include "timing/closed_form_timer.h"
 
 #include <algorithm>
 
 #include "algorithms/nccl/nccl_tuning_tables.h"
-#include "autotune/schedule_algorithm.h"
+#include "timing/schedule_algorithm.h"
 #include "topology/topology.h"
 
 namespace topotune::tune {

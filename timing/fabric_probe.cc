@@ -1,4 +1,4 @@
-#include "autotune/fabric_probe.h"
+#include "timing/fabric_probe.h"
 
 #include <algorithm>
 #include <cmath>

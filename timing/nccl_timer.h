@@ -13,7 +13,7 @@
 #include <utility>
 
 #include "algorithms/nccl/nccl_predictor.h"
-#include "autotune/collective_timer.h"
+#include "timing/collective_timer.h"
 
 namespace topotune::tune {
 

@@ -1,12 +1,12 @@
-#include "autotune/simulator_timer.h"
+#include "timing/simulator_timer.h"
 
 #include <algorithm>
 
 #include "algorithms/rank_layout.h"
-#include "autotune/collective_simulation.h"
-#include "autotune/nccl_timer.h"
-#include "autotune/schedule_algorithm.h"
 #include "simulator/simulator.h"
+#include "timing/collective_simulation.h"
+#include "timing/nccl_timer.h"
+#include "timing/schedule_algorithm.h"
 
 namespace topotune::tune {
 namespace {

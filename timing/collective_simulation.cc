@@ -1,4 +1,4 @@
-#include "autotune/collective_simulation.h"
+#include "timing/collective_simulation.h"
 
 #include <utility>
 

@@ -1,7 +1,7 @@
 // predict --algo's timing: the closed form and the flow simulation of a schedule agree where
 // nothing is contended, both carry the same software costs, and bandwidths follow nccl-tests.
 
-#include "autotune/schedule_timing.h"
+#include "timing/schedule_timing.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "autotune/schedule_algorithm.h"
+#include "timing/schedule_algorithm.h"
 
 namespace topotune::tune {
 

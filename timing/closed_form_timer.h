@@ -27,9 +27,9 @@
 #include "algorithms/cost_params.h"
 #include "algorithms/nccl/nccl_system.h"
 #include "algorithms/rank_layout.h"
-#include "autotune/cluster_shape.h"
-#include "autotune/collective_timer.h"
-#include "autotune/fabric_probe.h"
+#include "timing/cluster_shape.h"
+#include "timing/collective_timer.h"
+#include "timing/fabric_probe.h"
 #include "topology/cluster_spec.h"
 
 namespace topotune::tune {

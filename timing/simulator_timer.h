@@ -30,8 +30,8 @@
 #include <string>
 #include <vector>
 
-#include "autotune/closed_form_timer.h"
-#include "autotune/collective_timer.h"
+#include "timing/closed_form_timer.h"
+#include "timing/collective_timer.h"
 #include "topology/cluster_spec.h"
 #include "topology/topology.h"
 

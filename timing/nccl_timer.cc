@@ -1,4 +1,4 @@
-#include "autotune/nccl_timer.h"
+#include "timing/nccl_timer.h"
 
 #include "algorithms/nccl/nccl_search_tables.h"
 

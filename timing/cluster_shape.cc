@@ -1,4 +1,4 @@
-#include "autotune/cluster_shape.h"
+#include "timing/cluster_shape.h"
 
 #include <algorithm>
 
