@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "algorithms/nccl/nccl_predictor.h"
-#include "autotune/calibration_file.h"
 #include "autotune/error_band.h"
 #include "autotune/predicted_tuner_rules.h"
+#include "calibration/calibration_file.h"
 #include "tests/lib/temp_dir.h"
 #include "tests/tuner_plugin/nccl_like_tuner.h"
 #include "timing/fabric_probe.h"

@@ -1,4 +1,4 @@
-#include "autotune/calibration_cases.h"
+#include "calibration/calibration_cases.h"
 
 namespace topotune::tune {
 

@@ -1,8 +1,8 @@
-#include "autotune/calibration_file.h"
+#include "calibration/calibration_file.h"
 
 #include <nlohmann/json.hpp>
 
-#include "autotune/link_calibration.h"
+#include "calibration/link_calibration.h"
 #include "core/input_file.h"
 #include "core/utf8.h"
 #include "topology/model_defaults.h"

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "autotune/calibration.h"
-#include "autotune/link_fit.h"
+#include "calibration/calibration.h"
+#include "calibration/link_fit.h"
 #include "core/expected.h"
 
 namespace topotune::tune {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "algorithms/nccl/nccl_params.h"
-#include "autotune/calibration.h"
+#include "calibration/calibration.h"
 #include "core/expected.h"
 
 namespace topotune::tune {

@@ -1,6 +1,6 @@
-// The cases calibrate fits from a measured run (autotune/calibration_cases.h): rows split by
+// The cases calibrate fits from a measured run (calibration/calibration_cases.h): rows split by
 // the model that predicts them, each case checked against the system or cluster it runs on.
-#include "autotune/calibration_cases.h"
+#include "calibration/calibration_cases.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "autotune/link_calibration.h"
+#include "calibration/link_calibration.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,6 @@
 #pragma once
-// The fitting machinery both calibrations share (autotune/calibration.* for the NCCL model,
-// autotune/link_fit.* for the link classes): the per-run loss on log-time, and a bounded,
+// The fitting machinery both calibrations share (calibration/calibration.* for the NCCL model,
+// calibration/link_fit.* for the link classes): the per-run loss on log-time, and a bounded,
 // deterministic coordinate descent in log-parameter space.
 
 #include <algorithm>

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "algorithms/nccl/nccl_params.h"
-#include "autotune/link_calibration.h"
+#include "calibration/link_calibration.h"
 #include "core/expected.h"
 #include "topology/cluster_spec.h"
 

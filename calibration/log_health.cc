@@ -1,4 +1,4 @@
-#include "autotune/log_health.h"
+#include "calibration/log_health.h"
 
 #include <algorithm>
 #include <cctype>

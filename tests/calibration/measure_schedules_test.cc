@@ -1,6 +1,6 @@
 // The layout `topotune measure` checks against the ranks mpirun launched, and the schedules it
-// generates for it (autotune/measure_schedules.h).
-#include "autotune/measure_schedules.h"
+// generates for it (calibration/measure_schedules.h).
+#include "calibration/measure_schedules.h"
 
 #include <gtest/gtest.h>
 

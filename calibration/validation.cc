@@ -1,4 +1,4 @@
-#include "autotune/validation.h"
+#include "calibration/validation.h"
 
 #include <algorithm>
 

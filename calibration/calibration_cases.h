@@ -1,7 +1,7 @@
 #pragma once
 // The cases `topotune calibrate` fits, from measured runs: a run's `nccl` rows are a case of
-// the NCCL model (autotune/calibration.h) on the run's NcclSystem, its other rows (topotune's
-// schedules, `mpi`) a case of the link classes (autotune/link_fit.h) on its cluster. Which
+// the NCCL model (calibration/calibration.h) on the run's NcclSystem, its other rows (topotune's
+// schedules, `mpi`) a case of the link classes (calibration/link_fit.h) on its cluster. Which
 // system or cluster, NCCL version and NCCL_ALGO a run had is the caller's (calibrate's per-run
 // options and the logs); these functions check the run against it and build the case.
 
@@ -10,9 +10,9 @@
 
 #include "algorithms/nccl/nccl_predictor.h"
 #include "algorithms/nccl/nccl_system.h"
-#include "autotune/calibration.h"
-#include "autotune/link_fit.h"
-#include "autotune/validation.h"
+#include "calibration/calibration.h"
+#include "calibration/link_fit.h"
+#include "calibration/validation.h"
 #include "core/expected.h"
 #include "topology/cluster_spec.h"
 

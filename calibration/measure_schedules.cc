@@ -1,4 +1,4 @@
-#include "autotune/measure_schedules.h"
+#include "calibration/measure_schedules.h"
 
 #include <memory>
 #include <set>

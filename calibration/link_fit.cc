@@ -1,10 +1,10 @@
-#include "autotune/link_fit.h"
+#include "calibration/link_fit.h"
 
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "autotune/log_time_fit.h"
+#include "calibration/log_time_fit.h"
 #include "timing/schedule_predictor.h"
 
 namespace topotune::tune {

@@ -1,4 +1,4 @@
-#include "autotune/fit_report.h"
+#include "calibration/fit_report.h"
 
 namespace topotune::tune {
 namespace {

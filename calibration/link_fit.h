@@ -4,7 +4,7 @@
 // --cluster CLUSTER` on `topotune measure` output (e.g. from an emulated cluster). The result
 // is a calibration file's "link_params" section (docs/calibration.md).
 //
-// Objective and optimiser are those of the NCCL fit (autotune/calibration.h): the mean over
+// Objective and optimiser are those of the NCCL fit (calibration/calibration.h): the mean over
 // runs of the mean squared log(measured / predicted time), sizes >= 1 MiB weighing twice;
 // a deterministic bounded coordinate descent in log-parameter space. One parameter set for all
 // runs: the classes are shared, whatever the instance. Efficiencies of classes in series on

@@ -1,10 +1,10 @@
-#include "autotune/calibration.h"
+#include "calibration/calibration.h"
 
 #include <algorithm>
 #include <cmath>
 #include <optional>
 
-#include "autotune/log_time_fit.h"
+#include "calibration/log_time_fit.h"
 
 namespace topotune::tune {
 namespace {

@@ -1,4 +1,4 @@
-#include "autotune/param_selection.h"
+#include "calibration/param_selection.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 // Validation's comparison: each row predicted by its own algorithm's model, busbw errors as
 // nccl-tests defines them, the simulator built only when a row needs it.
 
-#include "autotune/validation.h"
+#include "calibration/validation.h"
 
 #include <gtest/gtest.h>
 
