@@ -8,10 +8,10 @@
 #include <cerrno>
 #include <filesystem>
 
-#include "autotune/emitted_stamp.h"
-#include "autotune/emitters.h"
 #include "core/assert.h"
 #include "core/file_output.h"
+#include "planning/emitted_stamp.h"
+#include "planning/emitters.h"
 
 namespace topotune::cli {
 namespace {

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "autotune/error_band.h"
 #include "cli/reporter.h"
 #include "core/string_printf.h"
+#include "planning/error_band.h"
 #include "timing/nccl_timer.h"
 
 namespace topotune::cli {

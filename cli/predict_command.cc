@@ -8,7 +8,6 @@
 #include <string>
 
 #include "algorithms/registry.h"
-#include "autotune/predicted_tuner_rules.h"
 #include "cli/algorithm_flags.h"
 #include "cli/cluster_flags.h"
 #include "cli/commands.h"
@@ -18,6 +17,7 @@
 #include "cli/predict_report.h"
 #include "core/file_output.h"
 #include "core/quantity_parse.h"
+#include "planning/predicted_tuner_rules.h"
 #include "timing/model_timers.h"
 #include "timing/schedule_timing.h"
 
@@ -193,7 +193,7 @@ std::string nccl_restrictions(const PredictArgs& n) {
 }
 
 /// --tuner-rules: the plugin's rules for the cluster's world communicator
-/// (autotune/predicted_tuner_rules.h), sampled at --sizes or 1 KiB .. 16 GiB. `n` holds
+/// (planning/predicted_tuner_rules.h), sampled at --sizes or 1 KiB .. 16 GiB. `n` holds
 /// nccl_args' translation of --algo.
 Expected<std::string> tuner_rules_text(const PredictArgs& n) {
   TT_TRY(const std::vector<Bytes> sizes,

@@ -13,13 +13,13 @@ declare -A allowed=(
   [runtime]="core algorithms/schedule runtime"
   [timing]="core topology algorithms simulator timing"
   [calibration]="core topology algorithms simulator timing calibration"
-  [autotune]="core topology algorithms simulator timing autotune"
+  [planning]="core topology algorithms simulator timing planning"
   [emulation]="core topology emulation"
-  [cli]="core topology algorithms simulator timing calibration autotune runtime emulation cli"
+  [cli]="core topology algorithms simulator timing calibration planning runtime emulation cli"
   [tuner_plugin]="tuner_plugin"
 )
 status=0
-for module in core topology algorithms/schedule algorithms simulator runtime timing calibration autotune emulation cli tuner_plugin; do
+for module in core topology algorithms/schedule algorithms simulator runtime timing calibration planning emulation cli tuner_plugin; do
   [ -d "$module" ] || continue
   files=$(find "$module" -type f \( -name '*.h' -o -name '*.cc' -o -name '*.cu' -o -name '*.cuh' \))
   if [ "$module" = algorithms ]; then

@@ -8,9 +8,9 @@
 #include <cmath>
 #include <vector>
 
-#include "autotune/tuner.h"
 #include "calibration/calibration.h"
 #include "calibration/link_calibration.h"
+#include "planning/tuner.h"
 #include "timing/model_timers.h"
 #include "topology/topology.h"
 

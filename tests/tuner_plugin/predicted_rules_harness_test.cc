@@ -5,7 +5,7 @@
 // protocol): the rule where there is one, NCCL's own choice otherwise. The cost table is
 // NCCL's own estimate of each (algorithm, protocol) as the model reproduces it, -1 for what
 // NCCL does not allow, so its lowest entry is NCCL's own choice; the expected picks come from
-// the library code predict calls (autotune/predicted_tuner_rules.h), not from a list.
+// the library code predict calls (planning/predicted_tuner_rules.h), not from a list.
 
 #include <gtest/gtest.h>
 
@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "algorithms/nccl/nccl_predictor.h"
-#include "autotune/error_band.h"
-#include "autotune/predicted_tuner_rules.h"
 #include "calibration/calibration_file.h"
+#include "planning/error_band.h"
+#include "planning/predicted_tuner_rules.h"
 #include "tests/lib/temp_dir.h"
 #include "tests/tuner_plugin/nccl_like_tuner.h"
 #include "timing/fabric_probe.h"
@@ -150,7 +150,7 @@ class PredictedRulesHarness : public ::testing::Test {
               << sample.bytes.value;
           EXPECT_EQ(channels, 0);  // rules leave NCCL's channel count
           // The gain threshold: topotune's fastest replaces the predicted default only beyond
-          // both predictions' held-out error (autotune/error_band.h).
+          // both predictions' held-out error (planning/error_band.h).
           const double gain = sample.default_time.value - sample.fastest_time.value;
           const double band =
               kHeldOutCollectiveError * (sample.default_time.value + sample.fastest_time.value);
