@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "autotune/model_profile.h"
+#include "planning/model_profile.h"
 #include "runtime/measurement.h"
 
 namespace topotune {

@@ -8,8 +8,8 @@
 #include <optional>
 #include <string>
 
-#include "autotune/plan.h"
-#include "autotune/sharded_plan.h"
+#include "planning/plan.h"
+#include "planning/sharded_plan.h"
 #include "topology/cluster_spec.h"
 
 namespace topotune::tune {

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "autotune/calibration.h"
-#include "autotune/calibration_file.h"
-#include "autotune/fit_report.h"
-#include "autotune/link_fit.h"
-#include "autotune/param_selection.h"
+#include "calibration/calibration.h"
+#include "calibration/calibration_file.h"
+#include "calibration/fit_report.h"
+#include "calibration/link_fit.h"
+#include "calibration/param_selection.h"
 #include "cli/algorithm_flags.h"
 #include "cli/calibrate_report.h"
 #include "cli/calibration_cases.h"

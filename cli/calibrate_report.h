@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "autotune/fit_report.h"
+#include "calibration/fit_report.h"
 #include "cli/output_format.h"
 #include "cli/reporter.h"
 

@@ -1,6 +1,6 @@
 #include "cli/calibration_cases.h"
 
-#include "autotune/calibration_cases.h"
+#include "calibration/calibration_cases.h"
 #include "cli/algorithm_flags.h"
 #include "cli/nccl_common.h"
 

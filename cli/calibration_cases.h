@@ -2,14 +2,14 @@
 // The runs `topotune calibrate` fits, from its per-run options: each file (an nccl-tests log or
 // a measurement JSON) with its instance or cluster, node count, NCCL version, NCCL_ALGO and
 // collective (one value for every run, or one per run). This file reads the files and resolves each
-// run's options and cluster; autotune/calibration_cases.h splits the rows by model (`nccl`
+// run's options and cluster; calibration/calibration_cases.h splits the rows by model (`nccl`
 // rows for the NCCL model, the others for the link classes) and checks and builds the cases.
 
 #include <string>
 #include <vector>
 
-#include "autotune/calibration.h"
-#include "autotune/link_fit.h"
+#include "calibration/calibration.h"
+#include "calibration/link_fit.h"
 #include "core/expected.h"
 
 namespace topotune::cli {

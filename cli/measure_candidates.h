@@ -7,7 +7,7 @@
 #include <string>
 
 #include "algorithms/schedule/collective_spec.h"
-#include "autotune/measure_schedules.h"
+#include "calibration/measure_schedules.h"
 #include "core/expected.h"
 #include "runtime/candidate.h"
 #include "runtime/harness.h"

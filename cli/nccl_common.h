@@ -1,7 +1,7 @@
 #pragma once
 // Shared plumbing of the NCCL-model subcommands (predict, validate, calibrate): resolving an
 // instance (catalog name or --cluster file) into an NcclSystem, NCCL option lists, and
-// loading measurements (the calibration file itself is autotune/calibration_file.h's).
+// loading measurements (the calibration file itself is calibration/calibration_file.h's).
 
 #include <optional>
 #include <string>
@@ -10,8 +10,8 @@
 #include "algorithms/nccl/nccl_params.h"
 #include "algorithms/nccl/nccl_predictor.h"
 #include "algorithms/nccl/nccl_system.h"
-#include "autotune/calibration_file.h"
-#include "autotune/validation.h"
+#include "calibration/calibration_file.h"
+#include "calibration/validation.h"
 #include "cli/cluster_flags.h"
 #include "core/expected.h"
 #include "runtime/measurement.h"

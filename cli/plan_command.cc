@@ -7,9 +7,6 @@
 #include <optional>
 #include <ostream>
 
-#include "autotune/plan.h"
-#include "autotune/sharded_emitters.h"
-#include "autotune/sharded_plan.h"
 #include "cli/commands.h"
 #include "cli/output_format.h"
 #include "cli/path_flag.h"
@@ -20,6 +17,9 @@
 #include "core/file_output.h"
 #include "core/input_file.h"
 #include "core/output_directory.h"
+#include "planning/plan.h"
+#include "planning/sharded_emitters.h"
+#include "planning/sharded_plan.h"
 
 namespace topotune::cli {
 namespace {
@@ -67,7 +67,7 @@ void report_removed(const EmitOutcome& emitted, OutputFormat format, std::ostrea
   }
 }
 
-// --framework fsdp: the sharded planner (autotune/sharded_plan.h). Flags of the DDP search
+// --framework fsdp: the sharded planner (planning/sharded_plan.h). Flags of the DDP search
 // would be ignored, so they are errors; the batch defaults to 1 sequence per GPU.
 Expected<void> run_sharded_plan(const PlanArgs& a, const CLI::App& app, std::ostream& out) {
   for (const char* f : {"--dtype", "--algos", "--buckets", "--replay"}) {

@@ -8,11 +8,11 @@
 #include <cerrno>
 #include <filesystem>
 
-#include "autotune/emitted_stamp.h"
-#include "autotune/emitters.h"
-#include "autotune/sharded_emitters.h"
 #include "core/assert.h"
 #include "core/file_output.h"
+#include "planning/emitted_stamp.h"
+#include "planning/emitters.h"
+#include "planning/sharded_emitters.h"
 
 namespace topotune::cli {
 namespace {

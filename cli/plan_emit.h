@@ -1,7 +1,7 @@
 #pragma once
 // `plan --emit KIND --out DIR`: the plan's files written into DIR as one all-or-nothing set
 // (core/file_output.h), without destroying what a user made of an earlier set. Each emitted
-// file carries a stamp (autotune/emitted_stamp.h); before anything is written every file of
+// file carries a stamp (planning/emitted_stamp.h); before anything is written every file of
 // KIND's set that exists in DIR is read:
 //
 //  - stamped and unedited: topotune's, as written: replaced (or, if this plan does not write
@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "autotune/emitters.h"
-#include "autotune/plan.h"
-#include "autotune/sharded_plan.h"
 #include "core/expected.h"
+#include "planning/emitters.h"
+#include "planning/plan.h"
+#include "planning/sharded_plan.h"
 
 namespace topotune::cli {
 

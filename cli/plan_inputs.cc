@@ -2,10 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "autotune/plan_algorithms.h"
 #include "cli/nccl_common.h"
 #include "core/input_file.h"
 #include "core/quantity_parse.h"
+#include "planning/plan_algorithms.h"
 
 namespace topotune::cli {
 namespace {

@@ -1,15 +1,15 @@
 #pragma once
-// plan's flags and how they become the planner's typed inputs (autotune/plan.h): the cluster
+// plan's flags and how they become the planner's typed inputs (planning/plan.h): the cluster
 // with --calibration's link classes, the NCCL parameters, the model, the compute figures, the
 // search's restrictions. Files are read once (a FIFO or `<(...)` has no second reading).
 
 #include <string>
 #include <vector>
 
-#include "autotune/plan.h"
 #include "cli/cluster_flags.h"
 #include "cli/output_format.h"
 #include "core/expected.h"
+#include "planning/plan.h"
 
 namespace topotune::cli {
 

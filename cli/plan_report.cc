@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "autotune/error_band.h"
-#include "autotune/nccl_timer.h"
 #include "cli/reporter.h"
 #include "core/string_printf.h"
+#include "planning/error_band.h"
+#include "timing/nccl_timer.h"
 
 namespace topotune::cli {
 namespace {

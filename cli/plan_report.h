@@ -7,8 +7,8 @@
 
 #include <ostream>
 
-#include "autotune/plan.h"
 #include "cli/output_format.h"
+#include "planning/plan.h"
 
 namespace topotune::cli {
 

@@ -1,5 +1,5 @@
 // topotune predict: what NCCL does for a collective on a cluster, size by size; or, with a
-// schedule --algo, what that algorithm takes (autotune/schedule_timing.h). One result model,
+// schedule --algo, what that algorithm takes (timing/schedule_timing.h). One result model,
 // rendered by the table and CSV reporters (cli/reporter.h) or as its JSON document.
 
 #include <CLI/CLI.hpp>
@@ -8,9 +8,6 @@
 #include <string>
 
 #include "algorithms/registry.h"
-#include "autotune/model_timers.h"
-#include "autotune/predicted_tuner_rules.h"
-#include "autotune/schedule_timing.h"
 #include "cli/algorithm_flags.h"
 #include "cli/cluster_flags.h"
 #include "cli/commands.h"
@@ -20,6 +17,9 @@
 #include "cli/predict_report.h"
 #include "core/file_output.h"
 #include "core/quantity_parse.h"
+#include "planning/predicted_tuner_rules.h"
+#include "timing/model_timers.h"
+#include "timing/schedule_timing.h"
 
 namespace topotune::cli {
 namespace {
@@ -62,7 +62,7 @@ Expected<topo::ClusterSpec> predict_cluster(const PredictArgs& a) {
   return spec;
 }
 
-/// A schedule-based algorithm of the registry (autotune/schedule_timing.h).
+/// A schedule-based algorithm of the registry (timing/schedule_timing.h).
 Expected<PredictReport> predict_schedule(const PredictArgs& a, sched::Collective coll,
                                          const std::vector<Bytes>& sizes) {
   TT_TRY(const topo::ClusterSpec spec, predict_cluster(a));
@@ -193,7 +193,7 @@ std::string nccl_restrictions(const PredictArgs& n) {
 }
 
 /// --tuner-rules: the plugin's rules for the cluster's world communicator
-/// (autotune/predicted_tuner_rules.h), sampled at --sizes or 1 KiB .. 16 GiB. `n` holds
+/// (planning/predicted_tuner_rules.h), sampled at --sizes or 1 KiB .. 16 GiB. `n` holds
 /// nccl_args' translation of --algo.
 Expected<std::string> tuner_rules_text(const PredictArgs& n) {
   TT_TRY(const std::vector<Bytes> sizes,

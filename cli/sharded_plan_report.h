@@ -4,7 +4,7 @@
 
 #include <ostream>
 
-#include "autotune/sharded_plan.h"
+#include "planning/sharded_plan.h"
 
 namespace topotune::cli {
 

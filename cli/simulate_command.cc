@@ -12,7 +12,6 @@
 
 #include "algorithms/rank_layout.h"
 #include "algorithms/registry.h"
-#include "autotune/collective_simulation.h"
 #include "cli/algorithm_flags.h"
 #include "cli/chrome_trace.h"
 #include "cli/cluster_flags.h"
@@ -24,6 +23,7 @@
 #include "core/file_output.h"
 #include "core/quantity_parse.h"
 #include "simulator/simulator.h"
+#include "timing/collective_simulation.h"
 #include "topology/cluster_spec.h"
 #include "topology/topology.h"
 

@@ -6,10 +6,10 @@
 #include <ostream>
 #include <string>
 
-#include "autotune/collective_simulation.h"
 #include "cli/output_format.h"
 #include "core/expected.h"
 #include "simulator/sim_result.h"
+#include "timing/collective_simulation.h"
 #include "topology/topology.h"
 
 namespace topotune::cli {

@@ -1,14 +1,14 @@
 // topotune validate: predicted vs measured (nccl-tests log or measurement JSON), size by size;
-// the comparison is autotune/validation.h's, the health verdict autotune/log_health.h's.
+// the comparison is calibration/validation.h's, the health verdict calibration/log_health.h's.
 
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
 
-#include "autotune/calibration.h"
-#include "autotune/log_health.h"
-#include "autotune/validation.h"
+#include "calibration/calibration.h"
+#include "calibration/log_health.h"
+#include "calibration/validation.h"
 #include "cli/algorithm_flags.h"
 #include "cli/commands.h"
 #include "cli/nccl_common.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "autotune/validation.h"
+#include "calibration/validation.h"
 #include "cli/busbw_plot.h"
 #include "cli/output_format.h"
 #include "core/expected.h"

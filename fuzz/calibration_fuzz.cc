@@ -7,7 +7,7 @@
 #include <string>
 
 #include "algorithms/nccl/nccl_params.h"
-#include "autotune/link_calibration.h"
+#include "calibration/link_calibration.h"
 #include "topology/cluster_spec.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "autotune/plan.h"
+#include "planning/plan.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

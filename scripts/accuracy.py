@@ -563,11 +563,11 @@ def main():
         print('CI gate (overall <= %.1f%%, every entry <= %.1f%%; below the target, see README): %s'
               % (GATE_OVERALL, GATE_ENTRY, 'PASS' if gate else 'FAIL'))
     if os.path.abspath(a.data) == os.path.abspath(DATA) and not a.fix:
-        # The planner's error band (autotune/error_band.h) is this figure: keep them equal.
-        header = open(os.path.join(ROOT, 'autotune', 'error_band.h'), encoding='utf-8').read()
+        # The planner's error band (planning/error_band.h) is this figure: keep them equal.
+        header = open(os.path.join(ROOT, 'planning', 'error_band.h'), encoding='utf-8').read()
         band = float(re.search(r'kHeldOutCollectiveError = ([0-9.]+);', header).group(1)) * 100
         same = abs(band - round(overall, 1)) < 0.05
-        print('planner error band (autotune/error_band.h kHeldOutCollectiveError): %.1f%%, '
+        print('planner error band (planning/error_band.h kHeldOutCollectiveError): %.1f%%, '
               'measured here %.1f%%: %s' % (band, overall, 'matches' if same else
                                              'MISMATCH: update kHeldOutCollectiveError'))
         gate = gate and same

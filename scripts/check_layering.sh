@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks #include lines against the module table of ARCHITECTURE.md: a module may include
-# only the modules it is allowed to depend on. Prints each violation; exits 1 if any.
+# only the modules it is allowed to depend on. Also checks that this script's folders are the
+# table's (one row per library folder). Prints each violation; exits 1 if any.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -11,14 +12,36 @@ declare -A allowed=(
   [algorithms]="core topology algorithms"
   [simulator]="core topology algorithms/schedule simulator"
   [runtime]="core algorithms/schedule runtime"
-  [autotune]="core topology algorithms simulator autotune"
+  [timing]="core topology algorithms simulator timing"
+  [calibration]="core topology algorithms simulator timing calibration"
+  [planning]="core topology algorithms simulator timing planning"
   [emulation]="core topology emulation"
-  [cli]="core topology algorithms simulator autotune runtime emulation cli"
+  [cli]="core topology algorithms simulator timing calibration planning runtime emulation cli"
   [tuner_plugin]="tuner_plugin"
 )
+modules="core topology algorithms/schedule algorithms simulator runtime timing calibration planning emulation cli tuner_plugin"
 status=0
-for module in core topology algorithms/schedule algorithms simulator runtime autotune emulation cli tuner_plugin; do
-  [ -d "$module" ] || continue
+# The folders above are ARCHITECTURE.md's: its module table has one row per folder that builds a
+# library (first cell the folder, second the library; rows whose library is "—" hold none).
+documented=$(awk -F'|' '/^\| `[^`]+\/` \| `/ { gsub(/[ `]/, "", $2); sub(/\/$/, "", $2); print $2 }' \
+  ARCHITECTURE.md | sort)
+listed=$(echo $modules | tr ' ' '\n' | sort)
+if [ "$documented" != "$listed" ]; then
+  echo "layering: ARCHITECTURE.md's module table and this script's list disagree:"
+  comm -23 <(echo "$documented") <(echo "$listed") | sed 's/^/  only in ARCHITECTURE.md: /'
+  comm -13 <(echo "$documented") <(echo "$listed") | sed 's/^/  only in this script: /'
+  status=1
+fi
+if [ "$(printf '%s\n' "${!allowed[@]}" | sort)" != "$listed" ]; then
+  echo "layering: this script's allowed table and its module list name different folders"
+  status=1
+fi
+for module in $modules; do
+  if [ ! -d "$module" ]; then
+    echo "layering: $module/ is in the module table but is not a folder"
+    status=1
+    continue
+  fi
   files=$(find "$module" -type f \( -name '*.h' -o -name '*.cc' -o -name '*.cu' -o -name '*.cuh' \))
   if [ "$module" = algorithms ]; then
     files=$(echo "$files" | grep -v '^algorithms/schedule/' || true)

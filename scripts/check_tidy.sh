@@ -18,7 +18,7 @@ if [ ! -f "$build/compile_commands.json" ]; then
   echo "check_tidy: $build/compile_commands.json missing: run scripts/build.sh first" >&2
   exit 1
 fi
-modules='core|topology|algorithms|simulator|runtime|autotune|emulation|cli|tuner_plugin'
+modules='core|topology|algorithms|simulator|runtime|timing|calibration|planning|emulation|cli|tuner_plugin'
 if [ $# -gt 0 ]; then
   files=$(printf '%s\n' "$@")
 elif [ "${TIDY_ALL:-0}" = 1 ]; then

@@ -11,7 +11,7 @@ precision. The fit per (family, precision) is the mean efficiency of its 'fit' r
 from the compute, so the figures are the compute alone), and each row's predicted samples/s
 is compared with the published one.
 
-Fails (exit 1) when a constant of autotune/compute_efficiency.h (read back as the plan's
+Fails (exit 1) when a constant of planning/compute_efficiency.h (read back as the plan's
 inputs.compute.efficiency) differs from the fit here, or when a fit row is off by more than
 15 % (the acceptance). Held-out rows are printed, not judged: they are what the fit is worth.
 

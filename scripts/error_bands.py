@@ -1,5 +1,5 @@
 """The NCCL model's held-out error grouped by what makes a cluster differ, for the planner's
-error bands (data/error_bands.json, read by autotune/error_band_table.h).
+error bands (data/error_bands.json, read by planning/error_band_table.h).
 
 scripts/accuracy.py predicts every row of every calibration entry with a model fitted without
 that entry (leave-one-out); this module groups those rows' |busbw error| by the entry's NIC

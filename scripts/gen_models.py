@@ -25,7 +25,7 @@ FLOPS_CONVENTION = ("forward FLOPs per sample = 2 x multiply-adds of conv, linea
                     "attention matmuls; norms, activations, softmax, pooling, lookups excluded")
 
 
-# Which fitted compute efficiency a model gets (autotune/compute_efficiency.h; the fits are
+# Which fitted compute efficiency a model gets (planning/compute_efficiency.h; the fits are
 # scripts/compute_accuracy.py's, from data/compute_throughput.json).
 FAMILY = {"resnet50": "convnet", "maskrcnn-r50-fpn": "convnet", "bert-large": "transformer",
           "gpt2-xl": "transformer", "vit-l16": "transformer", "llama-3.2-1b": "transformer",

@@ -1,7 +1,7 @@
 #pragma once
 // The GPU model a cluster names when its ranks are CPU processes (`topotune emulate`'s
 // clusters): what a profile measured on the CPU times correctly, where on a real GPU it would
-// not (autotune/step_model.h refuses CPU-measured times for every other model).
+// not (planning/step_model.h refuses CPU-measured times for every other model).
 
 namespace topotune::topo {
 

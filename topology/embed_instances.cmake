@@ -3,7 +3,7 @@ cmake_minimum_required(VERSION 3.25)
 # Writes a C++ file holding the text of every DIR/*.json as raw string literals, in chunks of at
 # most 50000 bytes (split at line ends) so no literal exceeds the 65536 bytes that
 # -Wpedantic / -Woverlength-strings allow. The binary then needs no data directory.
-# Reused for other data folders (autotune: data/models) with optional -DHEADER=<include>
+# Reused for other data folders (planning: data/models) with optional -DHEADER=<include>
 # -DNAMESPACE=<ns> -DTYPE=<struct {name, chunks, num_chunks}, default core/embedded_file.h's> -DFUNCTION=<name>; the defaults
 # are the instance catalog's. -DPATTERN=<glob> (default *.json) selects the files.
 if(NOT DEFINED HEADER)

@@ -20,7 +20,7 @@ namespace topotune::algo {
 /// placement, spine oversubscription and per-flow caps. The fitted parameters describe
 /// non-blocking single-segment clusters (every log was measured on one); the flow simulator
 /// says how much of that rate the algorithm's traffic keeps on the real fabric
-/// (autotune/fabric_probe.h). The defaults are a non-blocking fabric: no change.
+/// (timing/fabric_probe.h). The defaults are a non-blocking fabric: no change.
 struct NcclFabric {
   double ring_net_share = 1.0;   ///< share of the network rate a Ring's traffic keeps, (0, 1]
   double tree_net_share = 1.0;   ///< share a Tree's (and NVLSTree's network part) keeps, (0, 1]

@@ -6,7 +6,7 @@ MLP 4 x HIDDEN: 12 h^2 + 13 h parameters each). Compute is set sleeps, as synthe
 CPU stays free, as a GPU's compute would leave it): each block's backward sleeps BLOCK_BWD_S,
 its forward BLOCK_FWD_S; the root computes nothing. Blocks are grouped `per_unit` to a unit
 (the unit size swept): layer "blocks.U.bJ" is block J of unit U, which the planner's unit rule
-(a dotted integer component, autotune/shard_units.h) reads as unit "blocks.U".
+(a dotted integer component, planning/shard_units.h) reads as unit "blocks.U".
 Environment: TT_SH_HIDDEN (192), TT_SH_BLOCKS (8), TT_SH_BWD_S (0.08), TT_SH_FWD_S (0.04).
 """
 import json

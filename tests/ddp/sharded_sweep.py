@@ -11,7 +11,7 @@ before its backward, a reduce-scatter of its gradients when its backward is done
   * all-gather (gloo all_gather) of a unit's fp16 parameters on a side thread, issued when the
     compute of the unit `prefetch` places earlier in the pass starts (the first `prefetch` at
     the pass's start), FIFO as one stream: what `--prefetch` means to the planner
-    (autotune/sharded_step.h);
+    (planning/sharded_step.h);
   * compute: the unit's sleeps; after forward the blocks are freed (reshard_after_forward), the
     root is kept (FSDP2's root default);
   * reduce-scatter of the unit's fp32 gradients on a second thread: a ring over isend/irecv

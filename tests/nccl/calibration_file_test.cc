@@ -1,7 +1,7 @@
 // The calibration file: written as calibrate writes it, read back by every --calibration, the
 // link_params section spliced in, and the built-in fit applied to unmeasured links only.
 
-#include "autotune/calibration_file.h"
+#include "calibration/calibration_file.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

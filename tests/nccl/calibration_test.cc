@@ -1,7 +1,7 @@
 // Calibration: recovers parameters from synthetic measurements, refuses constants, and
 // summarises errors as the acceptance criterion does.
 
-#include "autotune/calibration.h"
+#include "calibration/calibration.h"
 
 #include <gtest/gtest.h>
 

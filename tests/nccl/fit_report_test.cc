@@ -1,13 +1,13 @@
 // What calibrate reports around a fit: which parameters the runs determine, each run's error
 // before and after, and parameters that ended at a bound.
 
-#include "autotune/fit_report.h"
+#include "calibration/fit_report.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "autotune/param_selection.h"
+#include "calibration/param_selection.h"
 #include "tests/nccl/test_systems.h"
 
 namespace topotune::tune {

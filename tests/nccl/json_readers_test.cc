@@ -10,9 +10,9 @@
 
 #include "algorithms/nccl/nccl_params.h"
 #include "algorithms/schedule/schedule_json.h"
-#include "autotune/link_calibration.h"
-#include "autotune/model_profile.h"
-#include "autotune/plan.h"
+#include "calibration/link_calibration.h"
+#include "planning/model_profile.h"
+#include "planning/plan.h"
 #include "runtime/measurement.h"
 #include "tests/lib/nested_json.h"
 #include "topology/cluster_spec.h"

@@ -1,7 +1,7 @@
 // Calibration on the topology side: which calibrated parameters become link-class parameters
 // (docs/calibration.md), the "link_params" section winning over the mapping, and clear errors.
 
-#include "autotune/link_calibration.h"
+#include "calibration/link_calibration.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-// validate's health verdict and its contradiction warnings (autotune/log_health.h), as pure
+// validate's health verdict and its contradiction warnings (calibration/log_health.h), as pure
 // functions of compared rows and the cluster.
-#include "autotune/log_health.h"
+#include "calibration/log_health.h"
 
 #include <gtest/gtest.h>
 

@@ -8,10 +8,10 @@
 #include <cmath>
 #include <vector>
 
-#include "autotune/calibration.h"
-#include "autotune/link_calibration.h"
-#include "autotune/model_timers.h"
-#include "autotune/tuner.h"
+#include "calibration/calibration.h"
+#include "calibration/link_calibration.h"
+#include "planning/tuner.h"
+#include "timing/model_timers.h"
 #include "topology/topology.h"
 
 namespace topotune::tune {

@@ -2,7 +2,7 @@
 // `measure` ran on the flow simulator; `mpi` with the Open MPI model. Expectations are computed
 // independently here from the registry and the simulator, not copied from the predictor.
 
-#include "autotune/schedule_predictor.h"
+#include "timing/schedule_predictor.h"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 // at these sizes (Rabenseifner), over the bit-reversed rank order: Open MPI halves at
 // distance 1 first, the generator at distance p/2 first, and position v <-> rank bitrev(v)
 // turns one into the other (on 2x2 it keeps the first, largest exchange inside a host).
-// The mapping and the simulation are tune::SchedulePredictor's (autotune/schedule_predictor.h,
+// The mapping and the simulation are tune::SchedulePredictor's (timing/schedule_predictor.h,
 // shared with `measure` and `topotune validate --measured`). Planner labels ("hierarchical(rhd)",
 // "ps(k=2)", "ring/ch2") are generated as `topotune plan` timed them
 // (tune::make_schedule_algorithm), as `topotune measure` runs them.
@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "autotune/schedule_predictor.h"
 #include "core/quantity_parse.h"
 #include "runtime/measurement.h"
+#include "timing/schedule_predictor.h"
 #include "topology/cluster_spec.h"
 #include "topology/topology.h"
 

@@ -1,4 +1,4 @@
-// The rules file made from a plan (autotune/nccl_tuner_rules.h) read back by the plugin's own
+// The rules file made from a plan (planning/nccl_tuner_rules.h) read back by the plugin's own
 // parser: every line parses, and at each of the plan's bucket sizes the plugin finds the rule
 // with the plan's predicted algorithm and protocol, on p4d, p5 and DGX H100 clusters. And what
 // `plan --emit` writes: the rules file and the variables that load the plugin, never a global
@@ -11,10 +11,10 @@
 #include <string>
 
 #include "algorithms/schedule/collective_spec.h"
-#include "autotune/emitters.h"
-#include "autotune/model_profile.h"
-#include "autotune/nccl_tuner_rules.h"
-#include "autotune/plan.h"
+#include "planning/emitters.h"
+#include "planning/model_profile.h"
+#include "planning/nccl_tuner_rules.h"
+#include "planning/plan.h"
 #include "topology/cluster_spec.h"
 #include "tuner_plugin/rules.h"
 

@@ -5,7 +5,7 @@
 // protocol): the rule where there is one, NCCL's own choice otherwise. The cost table is
 // NCCL's own estimate of each (algorithm, protocol) as the model reproduces it, -1 for what
 // NCCL does not allow, so its lowest entry is NCCL's own choice; the expected picks come from
-// the library code predict calls (autotune/predicted_tuner_rules.h), not from a list.
+// the library code predict calls (planning/predicted_tuner_rules.h), not from a list.
 
 #include <gtest/gtest.h>
 
@@ -17,12 +17,12 @@
 #include <vector>
 
 #include "algorithms/nccl/nccl_predictor.h"
-#include "autotune/calibration_file.h"
-#include "autotune/error_band.h"
-#include "autotune/fabric_probe.h"
-#include "autotune/predicted_tuner_rules.h"
+#include "calibration/calibration_file.h"
+#include "planning/error_band.h"
+#include "planning/predicted_tuner_rules.h"
 #include "tests/lib/temp_dir.h"
 #include "tests/tuner_plugin/nccl_like_tuner.h"
+#include "timing/fabric_probe.h"
 #include "topology/cluster_spec.h"
 #include "tuner_plugin/rules.h"
 
@@ -152,7 +152,7 @@ class PredictedRulesHarness : public ::testing::Test {
               << sample.bytes.value;
           EXPECT_EQ(channels, 0);  // rules leave NCCL's channel count
           // The gain threshold: topotune's fastest replaces the predicted default only beyond
-          // both predictions' held-out error (autotune/error_band.h) at this size.
+          // both predictions' held-out error (planning/error_band.h) at this size.
           const double error = bands.figure(sample.bytes).error;
           EXPECT_GT(error, 0);
           EXPECT_EQ(sample.band, error);

@@ -1,0 +1,90 @@
+#pragma once
+// Validation: a measured run compared, size by size, with what topotune predicts for it
+// (`topotune validate`). Each row is predicted by the model of the algorithm it ran: `nccl`
+// rows by the NCCL predictor, rows of topotune's algorithms (ring, tree, rhd, ps,
+// hierarchical, with the options `measure` recorded) by their own schedule on the flow
+// simulator, `mpi` rows by the Open MPI allreduce model (SchedulePredictor, simulated rhd).
+// Errors are nccl-tests busbw errors (calibration.h's busbw_error), summarised per size class.
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "algorithms/algorithm.h"
+#include "algorithms/nccl/nccl_predictor.h"
+#include "algorithms/schedule/collective_spec.h"
+#include "calibration/calibration.h"
+#include "calibration/link_fit.h"
+#include "core/expected.h"
+#include "timing/schedule_predictor.h"
+#include "topology/cluster_spec.h"
+
+namespace topotune::tune {
+
+/// The model that predicts a measured row.
+enum class RowModel {
+  Nccl,      ///< NCCL's own allreduce: the NCCL predictor's choice and time
+  OpenMpi,   ///< MPI_Allreduce: Open MPI's algorithm (recursive halving-doubling) simulated
+  Schedule,  ///< one of topotune's algorithms: its own schedule on the flow simulator
+};
+
+/// The one place a row's algorithm name (as `measure` and nccl-tests logs write it) picks its
+/// model: "nccl", "mpi", anything else a schedule generator's name.
+RowModel row_model(const std::string& algorithm);
+
+/// A measured run as validation needs it (the runtime's Measurement without the runtime,
+/// which autotune may not include).
+struct MeasuredRun {
+  sched::Collective collective = sched::Collective::Allreduce;
+  int ranks = 0;
+  int channels = 1;  ///< the algorithm options `measure` ran with
+  int chunks = 1;
+  std::vector<LinkFitPoint> rows;  ///< in the file's order
+};
+
+/// One compared size.
+struct ValidationRow {
+  std::int64_t bytes = 0;
+  std::string algorithm;  ///< what the row ran
+  double measured_us = 0, predicted_us = 0;
+  double measured_busbw = 0, predicted_busbw = 0;  ///< GB/s
+  double error = 0;                                ///< busbw_error(measured, predicted)
+  std::string model;  ///< what predicted it: NCCL's choice "ring/LL128", "simulated schedule"
+};
+
+/// Predicts rows with their model. The schedule simulator is built on first use (a log of
+/// NCCL rows needs no topology).
+class RowPredictor {
+ public:
+  /// Supplies the simulator's memory budget when it is first needed.
+  using BudgetFn = std::function<Expected<algo::MemoryBudget>()>;
+
+  /// `nccl` must outlive the predictor; `cluster` carries any calibrated link parameters.
+  RowPredictor(const algo::NcclPredictor& nccl, topo::ClusterSpec cluster, int channels, int chunks,
+               BudgetFn budget);
+
+  /// The predicted time of `algorithm` for `spec` (µs) and the model's description.
+  Expected<std::pair<double, std::string>> predict(const std::string& algorithm,
+                                                   const sched::CollectiveSpec& spec);
+
+ private:
+  const algo::NcclPredictor& nccl_;
+  topo::ClusterSpec cluster_;
+  int channels_ = 1;
+  int chunks_ = 1;
+  BudgetFn budget_;
+  std::optional<SchedulePredictor> schedules_;
+};
+
+/// Every row of `run` with a size and a time > 0, predicted and compared. Fails when there is
+/// none, or when a row cannot be predicted (an unknown algorithm, a schedule too large).
+Expected<std::vector<ValidationRow>> compare_run(const MeasuredRun& run, RowPredictor& predictor);
+
+/// The rows' algorithms in first-seen order (deterministic: the file's order).
+std::vector<std::string> algorithms_of(const std::vector<ValidationRow>& rows);
+
+/// The summary of the rows whose algorithm is `algorithm` ("" = every row).
+ErrorSummary summary_of(const std::vector<ValidationRow>& rows, const std::string& algorithm);
+
+}  // namespace topotune::tune

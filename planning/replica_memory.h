@@ -1,0 +1,46 @@
+#pragma once
+// ReplicaMemory: whether one data-parallel replica's model states fit the GPU's memory.
+// DDP keeps a whole replica on every GPU. With Adam, each trainable parameter costs 16 bytes
+// in both fp32 and mixed-precision training:
+//   - mixed precision, as ZeRO counts it (Rajbhandari et al., "ZeRO: Memory Optimizations
+//     Toward Training Trillion Parameter Models", SC 2020, arXiv:1910.02054, section 3.1):
+//     "an fp16 copy of the parameters and the gradients, with memory requirements of 2Ψ and
+//     2Ψ bytes respectively ... the optimizer states: an fp32 copy of the parameters,
+//     momentum and variance, with memory requirements of 4Ψ, 4Ψ, and 4Ψ bytes, respectively"
+//     ("2Ψ + 2Ψ + KΨ = 16Ψ", K = 12). PyTorch AMP keeps the model in fp32 instead (the
+//     torch.autocast docstring, pytorch.org/docs/stable/amp.html: "You should not call half()
+//     or bfloat16() on your model(s) or inputs when using autocasting"), so fp32 parameters
+//     and gradients (4 + 4) and Adam's two fp32 moments (4 + 4): also 16 bytes.
+//   - fp32/tf32: parameters, gradients, momentum, variance, 4 bytes each: 16 bytes.
+// A frozen parameter costs its 4 fp32 bytes only. Activations are counted only where a
+// profile records them (none does yet: the estimate says so), so "fits" is a lower bound on
+// what the job needs; so is the CUDA context and allocator slack, which are not counted.
+
+#include <cstdint>
+#include <string>
+
+#include "core/units.h"
+#include "planning/model_profile.h"
+
+namespace topotune::tune {
+
+/// Bytes per trainable parameter of Adam's model states (the header comment derives it).
+inline constexpr std::int64_t kAdamBytesPerParam = 16;
+/// Bytes per frozen parameter: its fp32 weight.
+inline constexpr std::int64_t kFrozenBytesPerParam = 4;
+
+/// One replica's model states against one GPU's memory.
+struct ReplicaMemory {
+  Bytes model_states{0};  ///< parameters, gradients and Adam states
+  Bytes gpu_memory{0};    ///< the catalog's; 0 = unknown (then `fits` is true and unjudged)
+  bool known = false;     ///< the GPU's memory is known
+  bool fits = true;       ///< model_states <= gpu_memory (activations not counted)
+};
+
+/// The estimate for `model` on a GPU with `gpu_memory` bytes (0: unknown).
+ReplicaMemory replica_memory(const ModelProfile& model, Bytes gpu_memory);
+
+/// One sentence for the table and the advice: what was counted, and whether it fits.
+std::string replica_memory_words(const ReplicaMemory& m);
+
+}  // namespace topotune::tune

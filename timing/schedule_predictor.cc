@@ -1,0 +1,105 @@
+#include "timing/schedule_predictor.h"
+
+#include "algorithms/registry.h"
+#include "simulator/simulator.h"
+#include "timing/schedule_algorithm.h"
+
+namespace topotune::tune {
+namespace {
+
+// Rank order bitrev(0..n-1) when n is a power of two (else the identity).
+std::vector<RankId> bit_reversed(int n) {
+  int bits = 0;
+  while ((1 << bits) < n) ++bits;
+  std::vector<RankId> order;
+  for (int v = 0; v < n; ++v) {
+    int r = v;
+    if ((1 << bits) == n) {
+      r = 0;
+      for (int b = 0; b < bits; ++b) r |= ((v >> b) & 1) << (bits - 1 - b);
+    }
+    order.push_back(RankId(r));
+  }
+  return order;
+}
+
+}  // namespace
+
+Expected<MeasuredAlgorithm> measured_algorithm(const std::string& name, int channels, int chunks) {
+  MeasuredAlgorithm a;
+  a.options.channels = channels;
+  a.options.chunks = chunks;
+  a.registry_name = name;
+  if (name == "nccl") {
+    return fail(Errc::InvalidArgument,
+                "'nccl' rows are NCCL's own allreduce: the NCCL predictor "
+                "answers them, not a schedule");
+  }
+  if (is_planner_label(name)) {
+    TT_TRY(AlgorithmChoice choice, parse_algorithm_choice(name));
+    if (choice.channels == 0) choice.channels = channels;  // as `measure` reads a label
+    a.options.channels = choice.channels;
+    a.planner = choice;
+    TT_TRY_VOID(make_schedule_algorithm(choice));
+    return a;
+  }
+  if (name == "mpi") {
+    a.registry_name = "rhd";
+    a.open_mpi = true;
+  } else if (name.rfind("ps:", 0) == 0) {
+    TT_TRY(a.options.ps_placement, algo::parse_ps_placement(name.substr(3)));
+    a.registry_name = "ps";
+  }
+  // Resolving now reports an unknown name here rather than at the first size.
+  TT_TRY_VOID(algo::make_algorithm(a.registry_name, a.options));
+  return a;
+}
+
+Expected<std::unique_ptr<algo::Algorithm>> make_measured_algorithm(const MeasuredAlgorithm& a,
+                                                                   sched::Collective collective) {
+  if ((a.open_mpi || a.planner) && collective != sched::Collective::Allreduce) {
+    return fail(Errc::Unsupported, "the Open MPI model and planner labels cover allreduce only");
+  }
+  if (a.planner) return make_schedule_algorithm(*a.planner);
+  return algo::make_algorithm(a.registry_name, a.options, collective);
+}
+
+algo::RankLayout measured_layout(const MeasuredAlgorithm& a, const algo::RankLayout& layout) {
+  algo::RankLayout out = layout;
+  if (a.open_mpi) out.rings = {bit_reversed(layout.ranks())};
+  return out;
+}
+
+Expected<SchedulePredictor> SchedulePredictor::create(const topo::ClusterSpec& spec, int channels,
+                                                      int chunks, algo::MemoryBudget memory) {
+  SchedulePredictor p;
+  p.memory_ = memory;
+  TT_TRY(p.topology_, topo::build_topology(spec));
+  TT_TRY(p.layout_, algo::layout_from_topology(p.topology_, channels));
+  p.channels_ = channels;
+  p.chunks_ = chunks;
+  return p;
+}
+
+Expected<sim::SimResult> SchedulePredictor::simulate(const std::string& algorithm,
+                                                     const sched::CollectiveSpec& spec) const {
+  TT_TRY(MeasuredAlgorithm a, measured_algorithm(algorithm, channels_, chunks_));
+  a.options.memory = memory_;
+  TT_TRY(const std::unique_ptr<algo::Algorithm> gen, make_measured_algorithm(a, spec.collective));
+  TT_TRY(const algo::RankLayout layout, layout_for(a.options.channels));
+  TT_TRY(const sched::Schedule schedule, gen->generate(spec, measured_layout(a, layout)));
+  return sim::Simulator(topology_).run(schedule);
+}
+
+Expected<algo::RankLayout> SchedulePredictor::layout_for(int channels) const {
+  if (channels == channels_) return layout_;
+  return algo::layout_from_topology(topology_, channels);  // a planner label's own count
+}
+
+Expected<Seconds> SchedulePredictor::time(const std::string& algorithm,
+                                          const sched::CollectiveSpec& spec) const {
+  TT_TRY(const sim::SimResult result, simulate(algorithm, spec));
+  return result.makespan;
+}
+
+}  // namespace topotune::tune
