@@ -26,7 +26,8 @@ struct CommandInfo {
   const char* summary;
   CommandSetup setup;
   /// false: the output is kept until the command succeeds, then printed (a failed command
-  /// prints nothing on stdout); true: printed as it comes (long runs that report progress).
+  /// prints nothing on stdout); true: printed as it comes (long runs that report progress,
+  /// and checkers whose report is the output of a run that fails when it finds problems).
   bool streams = false;
 };
 

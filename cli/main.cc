@@ -33,7 +33,9 @@ namespace {
 const std::vector<CommandInfo>& command_table() {
   static const std::vector<CommandInfo> kCommands = {
       // {"name", "one-line summary", setup_name, streams},
-      {"instances", "List the built-in instance catalog", setup_instances},
+      // Streams: `--check` reports its problems on stdout and then fails (exit 2).
+      {"instances", "List the built-in instance catalog or check instance files", setup_instances,
+       true},
       {"topo", "Show the topology graph of an instance type x node count", setup_topo},
       {"plan", "pick the allreduce algorithm, DDP bucket size and gradient dtype for a model",
        setup_plan},
