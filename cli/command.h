@@ -26,9 +26,11 @@ struct CommandInfo {
   const char* summary;
   CommandSetup setup;
   /// false: the output is kept until the command succeeds, then printed (a failed command
-  /// prints nothing on stdout); true: printed as it comes (long runs that report progress,
-  /// and checkers whose report is the output of a run that fails when it finds problems).
+  /// prints nothing on stdout); true: printed as it comes (long runs that report progress).
   bool streams = false;
+  /// A buffered command whose output is printed even when it fails: a checker, whose report
+  /// is the output of a run that fails (exit 2) because it found problems.
+  bool prints_on_failure = false;
 };
 
 }  // namespace topotune::cli

@@ -104,7 +104,6 @@ Expected<void> check_files(const std::vector<std::string>& files, OutputFormat f
   } else if (problems.empty()) {
     out << files.size() << " instance file(s) checked, no problems\n";
   }
-  out.flush();
   if (problems.empty()) return {};
   return fail(Errc::InvalidArgument, std::to_string(problems.size()) + " problem(s) in " +
                                          std::to_string(bad_files) + " of " +
