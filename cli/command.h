@@ -28,6 +28,9 @@ struct CommandInfo {
   /// false: the output is kept until the command succeeds, then printed (a failed command
   /// prints nothing on stdout); true: printed as it comes (long runs that report progress).
   bool streams = false;
+  /// A buffered command whose output is printed even when it fails: a checker, whose report
+  /// is the output of a run that fails (exit 2) because it found problems.
+  bool prints_on_failure = false;
 };
 
 }  // namespace topotune::cli

@@ -1,4 +1,5 @@
-// `topotune instances`: the built-in instance catalog as a table or JSON.
+// `topotune instances`: the built-in instance catalog as a table, CSV, JSON or the markdown
+// block of docs/catalog.md; `--check FILE...` checks instance files as the catalog requires.
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -6,11 +7,13 @@
 #include <ostream>
 
 #include "cli/commands.h"
+#include "cli/instances_markdown.h"
 #include "cli/output_format.h"
 #include "cli/reporter.h"
 #include "core/quantity_parse.h"
 #include "core/string_printf.h"
 #include "topology/instance_catalog.h"
+#include "topology/instance_check.h"
 
 namespace topotune::cli {
 namespace {
@@ -81,28 +84,75 @@ void report(const std::vector<topo::InstanceSpec>& all, OutputFormat format, std
        "--nodes N` shows one cluster.\n"});
 }
 
+/// Checks every file (one bad file does not hide the next) and reports each problem as one
+/// line, "FILE: field: message", or as JSON. Any problem is an error (exit 2) after the report.
+Expected<void> check_files(const std::vector<std::string>& files, OutputFormat format,
+                           std::ostream& out) {
+  nlohmann::json problems = nlohmann::json::array();
+  std::size_t bad_files = 0;
+  for (const std::string& file : files) {
+    const std::vector<topo::InstanceProblem> found = topo::check_instance_file(file);
+    bad_files += found.empty() ? 0 : 1;
+    for (const topo::InstanceProblem& p : found) {
+      problems.push_back({{"file", file}, {"field", p.field}, {"message", p.message}});
+      if (format != OutputFormat::Json)
+        out << file << ": " << (p.field.empty() ? "" : p.field + ": ") << p.message << "\n";
+    }
+  }
+  if (format == OutputFormat::Json) {
+    out << nlohmann::json{{"files", files.size()}, {"problems", problems}}.dump(2) << "\n";
+  } else if (problems.empty()) {
+    out << files.size() << " instance file(s) checked, no problems\n";
+  }
+  if (problems.empty()) return {};
+  return fail(Errc::InvalidArgument, std::to_string(problems.size()) + " problem(s) in " +
+                                         std::to_string(bad_files) + " of " +
+                                         std::to_string(files.size()) + " instance file(s)");
+}
+
 }  // namespace
 
 CommandRun setup_instances(CLI::App& sub) {
-  auto format = std::make_shared<OutputFormat>(OutputFormat::Table);
-  add_format_option(sub, *format, {OutputFormat::Table, OutputFormat::Json, OutputFormat::Csv},
-                    "Output format");
+  struct Options {
+    OutputFormat format = OutputFormat::Table;
+    std::vector<std::string> check;
+  };
+  auto o = std::make_shared<Options>();
+  add_format_option(
+      sub, o->format,
+      {OutputFormat::Table, OutputFormat::Json, OutputFormat::Csv, OutputFormat::Markdown},
+      "Output format (markdown: the generated block of docs/catalog.md)");
+  sub.add_option("--check", o->check,
+                 "Check instance files (topotune.instance/1) as the catalog requires: every "
+                 "problem on a line of its own, exit 2 if there is any")
+      ->expected(1, -1)
+      ->type_name("FILE");
   sub.footer(
       "Examples:\n"
       "  topotune instances\n"
-      "  topotune instances --format json | jq '.[].name'");
-  return [format](std::ostream& out) -> Expected<void> {
+      "  topotune instances --format json | jq '.[].name'\n"
+      "  topotune instances --check data/instances/*.json\n"
+      "  topotune instances --format markdown   # docs/catalog.md's generated block");
+  return [o](std::ostream& out) -> Expected<void> {
+    if (!o->check.empty()) {
+      if (o->format != OutputFormat::Table && o->format != OutputFormat::Json)
+        return fail(Errc::InvalidArgument, "--check reports as table or json, not " +
+                                               std::string(output_format_name(o->format)));
+      return check_files(o->check, o->format, out);
+    }
     std::vector<topo::InstanceSpec> all;
     for (const std::string& name : topo::list_instances()) {
       TT_TRY(topo::InstanceSpec in, topo::find_instance(name));
       all.push_back(std::move(in));
     }
-    if (*format == OutputFormat::Json) {
+    if (o->format == OutputFormat::Json) {
       nlohmann::json doc = nlohmann::json::array();
       for (const topo::InstanceSpec& in : all) doc.push_back(instance_json(in));
       out << doc.dump(2) << "\n";
+    } else if (o->format == OutputFormat::Markdown) {
+      write_catalog_markdown(all, out);
     } else {
-      report(all, *format, out);
+      report(all, o->format, out);
     }
     return {};
   };

@@ -32,8 +32,10 @@ namespace {
 
 const std::vector<CommandInfo>& command_table() {
   static const std::vector<CommandInfo> kCommands = {
-      // {"name", "one-line summary", setup_name, streams},
-      {"instances", "List the built-in instance catalog", setup_instances},
+      // {"name", "one-line summary", setup_name, streams, prints_on_failure},
+      // `instances --check` reports its problems on stdout, then fails (exit 2).
+      {"instances", "List the built-in instance catalog or check instance files", setup_instances,
+       false, true},
       {"topo", "Show the topology graph of an instance type x node count", setup_topo},
       {"plan", "pick the allreduce algorithm, DDP bucket size and gradient dtype for a model",
        setup_plan},
@@ -82,12 +84,17 @@ int run_command(const CommandInfo& info, const CommandRun& run) {
   if (auto env = check_memory_limit_variable(); !env) return report(env.error());
   std::ostringstream buffer;
   const Expected<void> result = run(info.streams ? std::cout : buffer);
-  if (!result) return report(result.error());
-  if (!info.streams) {
+  if (!info.streams && (result || info.prints_on_failure)) {
     const std::string_view text = buffer.view();
     errno = 0;
     // Errors are reported by finish_stdout; the reason is kept here, where it is known.
     if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) g_stdout_errno = errno;
+  }
+  if (!result) {
+    // A checker's report comes before the error that ends it.
+    errno = 0;
+    if (std::fflush(stdout) != 0 && g_stdout_errno == 0) g_stdout_errno = errno;
+    return report(result.error());
   }
   return 0;
 }

@@ -14,6 +14,8 @@ const char* output_format_name(OutputFormat f) {
       return "csv";
     case OutputFormat::Dot:
       return "dot";
+    case OutputFormat::Markdown:
+      return "markdown";
   }
   return "table";
 }

@@ -13,9 +13,9 @@
 namespace topotune::cli {
 
 /// How a command renders its result.
-enum class OutputFormat { Table, Json, Csv, Dot };
+enum class OutputFormat { Table, Json, Csv, Dot, Markdown };
 
-const char* output_format_name(OutputFormat f);  ///< "table", "json", "csv", "dot"
+const char* output_format_name(OutputFormat f);  ///< "table", "json", "csv", "dot", "markdown"
 
 /// `text` as one of `allowed`, or an error naming them ("must be table or json, got 'x'").
 Expected<OutputFormat> parse_output_format(const std::string& text,

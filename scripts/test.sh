@@ -17,10 +17,6 @@ bash scripts/check_layering.sh
 section "formatting (.clang-format)"
 bash scripts/check_format.sh
 
-section "instance catalog data check"
-python3 scripts/check_catalog.py
-python3 scripts/check_catalog.py --self-test
-
 section "build (warnings are errors)"
 BUILD_DIR="$root/build" bash scripts/build.sh -DTOPOTUNE_WERROR=ON
 

@@ -29,14 +29,15 @@ struct Figures {
     if (!f) {
       if (required) return at.error("missing (required figure)");
       inst.unknowns.push_back(at.path);
-      inst.sources[at.path] = "absent from the file: model default";
+      inst.sources[at.path] = kAbsentFigureSource;
       return static_cast<const Json*>(nullptr);
     }
     TT_TRY_VOID(check_object(*f, at, {"value", "source", "tag", "unknown", "note"}));
     if (find_member(*f, "unknown")) {
       TT_TRY(bool unknown, read_bool(f->at("unknown"), at / "unknown"));
       const Json* note = find_member(*f, "note");
-      if (!unknown || !note || find_member(*f, "value") || find_member(*f, "source"))
+      if (!unknown || !note || find_member(*f, "value") || find_member(*f, "source") ||
+          find_member(*f, "tag"))
         return at.error("a figure is {\"value\", \"source\"} or {\"unknown\": true, \"note\"}");
       TT_TRY(std::string text, read_string(*note, at / "note"));
       if (required) return at.error("is required and cannot be unknown (" + text + ")");
@@ -386,12 +387,16 @@ Expected<std::string> read_text_file(const std::string& path) {
   return text;
 }
 
-Expected<InstanceSpec> load_instance_file(const std::string& path) {
-  TT_TRY(std::string text, read_text_file(path));
+std::string instance_file_stem(const std::string& path) {
   std::string stem =
       path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
   if (stem.size() > 5 && stem.ends_with(".json")) stem.resize(stem.size() - 5);
-  return parse_instance_json(text, path, stem);
+  return stem;
+}
+
+Expected<InstanceSpec> load_instance_file(const std::string& path) {
+  TT_TRY(std::string text, read_text_file(path));
+  return parse_instance_json(text, path, instance_file_stem(path));
 }
 
 }  // namespace topotune::topo

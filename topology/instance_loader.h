@@ -17,6 +17,9 @@ namespace topotune::topo {
 /// The schema string an instance file must carry.
 inline constexpr const char* kInstanceSchema = "topotune.instance/1";
 
+/// InstanceSpec::sources of a figure the file left out (it is also in `unknowns`).
+inline constexpr const char* kAbsentFigureSource = "absent from the file: model default";
+
 /// Parses an instance from JSON text. `origin` names it in messages (a file name);
 /// `expected_name`, when not empty, must equal the file's "name" (the file's stem).
 Expected<InstanceSpec> parse_instance_json(const std::string& text, const std::string& origin,
@@ -24,6 +27,9 @@ Expected<InstanceSpec> parse_instance_json(const std::string& text, const std::s
 
 /// Reads a whole file (binary-safe). Errors: Errc::Io naming the path.
 Expected<std::string> read_text_file(const std::string& path);
+
+/// The file name of `path` without its directory and ".json": the "name" the file must carry.
+std::string instance_file_stem(const std::string& path);
 
 /// Reads and parses an instance file; its "name" must match the file name without ".json".
 Expected<InstanceSpec> load_instance_file(const std::string& path);
