@@ -30,7 +30,7 @@ SCHEMA = "topotune.instance/1"
 VENDORS = {"aws", "nvidia", "gcp", "azure", "custom"}
 ARCHS = {"volta", "turing", "ampere", "hopper", "blackwell"}
 FABRICS = {"nvswitch", "nvlink_mesh", "pcie"}
-TRANSPORTS = {"efa", "infiniband", "roce", "tcp"}
+TRANSPORTS = {"efa", "infiniband", "roce", "tcp", "gpudirect_tcpx", "gpudirect_tcpxo"}
 TAGS = {"derived", "secondary", "unverified", "disagree"}
 # A source must point at a section of instances.md or at a named vendor document.
 SOURCE_RE = re.compile(r"instances\.md §\d|NVIDIA [^,;]*(datasheet|specifications|whitepaper)")
