@@ -55,6 +55,11 @@ std::pair<std::string, std::string> line_rate_and_hint(const algo::NcclSystem& s
     case algo::NicClass::Tcp:
       return {rate,
               "check the sockets NCCL uses (NCCL_SOCKET_IFNAME, NET/Socket in NCCL_DEBUG=INFO)"};
+    case algo::NicClass::Tcpx:
+    case algo::NicClass::Tcpxo:
+      return {rate,
+              "check the GPUDirect-TCPX/TCPXO plugin and its receive daemon (NET/GPUDirectTCPX or "
+              "NET/FasTrak in NCCL_DEBUG=INFO, the plugin's environment profile sourced)"};
   }
   return {rate, ""};
 }

@@ -24,8 +24,8 @@ namespace topotune::tune {
 /// A cluster kind and collective to look a band up for; the bucket names are the file's.
 struct BandKey {
   std::string collective = "all_reduce";
-  /// "efa_srd", "efa_rdma", "infiniband", "tcp", "none" (one node); "" = not known: only the
-  /// collective's overall figure applies.
+  /// "efa_srd", "efa_rdma", "infiniband", "tcp", "tcpx", "tcpxo", "none" (one node); "" = not
+  /// known: only the collective's overall figure applies.
   std::string nic_class;
   std::string nodes = "1";       ///< nodes_bucket()
   std::string nccl = "unknown";  ///< release_bucket()

@@ -46,7 +46,6 @@ SHARED_CLUSTER = {
     'h100_10n8g_reducescatter_xxrjun_nccl2.29.2': 'h100_10n_8gpn_xxrjun_nccl2.29.2',
     'vultr_hgx_b200_2n8g_ib_allgather': 'vultr_hgx_b200_2n8g_ib_allreduce',
     'vultr_hgx_b200_2n8g_ib_reducescatter': 'vultr_hgx_b200_2n8g_ib_allreduce',
-    'gcp_a3mega_h100_2n8g_tcpxo_clustertoolkit': 'gcp_a3mega_h100_2n_tcpxo',
     'h100_10n1g_reducescatter_xxrjun_nccl2.29.2': 'h100_10n1g_allgather_xxrjun_nccl2.29.2',
 }
 
@@ -76,6 +75,11 @@ def cluster_file(entry):
 def catalog_instance(entry):
     """The catalog instance of the entry's "instance" text (None: it needs a cluster file)."""
     inst = entry['instance']
+    # GCP machine types: the entry's text names them ("a3-megagpu-8g (A3 Mega, GKE)", "GCP
+    # a3-megagpu-8g (hosts ...)").
+    for name in ('a3-highgpu-8g', 'a3-megagpu-8g'):
+        if name in inst:
+            return name
     for name in ('p5.48xlarge', 'p4d.24xlarge', 'p3dn.24xlarge'):
         if inst.startswith(name):
             return name
@@ -150,6 +154,8 @@ def nic_class(entry):
         return 'infiniband'
     if transport == 'tcp':
         return 'tcp'
+    if transport in ('gpudirect_tcpx', 'gpudirect_tcpxo'):
+        return transport[len('gpudirect_'):]
     arch = instance_json(entry)['gpu']['arch']
     arch = arch['value'] if isinstance(arch, dict) else arch
     rdma = value('efa_version') >= 2 if value('efa_version') is not None else \
@@ -274,6 +280,9 @@ PRIOR = {
     'net_efficiency.efa_srd': 0.85, 'net_efficiency.efa_rdma': 0.9,
     'net_efficiency.infiniband': 0.9,
     'nic_latency_us.efa_srd': 30, 'nic_latency_us.efa_rdma': 15, 'nic_latency_us.infiniband': 3,
+    # GCP's GPUDirect-TCPXO: the round numbers assumed for NCCL's sockets (data/
+    # nccl_model.json, net_efficiency.tcp / nic_latency_us.tcp); TCPX is assumed, not fitted.
+    'net_efficiency.tcpxo': 0.6, 'nic_latency_us.tcpxo': 50,
     'engine.ring.Simple': 0.6, 'engine.tree.Simple': 1.0, 'engine.ring.LL128': 1.0,
     'engine.tree.LL128': 1.0, 'engine.LL': 1.0,
     'base_latency_scale': 1.0, 'nvlink_latency_scale': 1.0, 'net_latency_scale': 1.0,
@@ -350,7 +359,7 @@ GATE_OVERALL, GATE_ENTRY = 8.0, 90.0  # where the model stands: README "Accuracy
 # all_gather / reduce_scatter (data/validation/nccl_tests_added_2026-11-27.json): the
 # leave-one-out median over their rows >= 1 MiB; the gate is where the model stands (with a
 # little margin), below the target.
-TARGET_AGRS, GATE_AGRS = 8.0, 16.2  # measured 15.7 % (docs/nccl-model.md)
+TARGET_AGRS, GATE_AGRS = 8.0, 14.7  # measured 14.2 % (docs/nccl-model.md)
 
 def loo_one(i, entries, paths, tmp, prior, build, held_out=None):
     """Fits on `entries` without entry i, validates entry i; or, with `held_out` (an entry

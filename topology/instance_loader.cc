@@ -86,8 +86,9 @@ constexpr std::array kFileArchs = {GpuArch::Volta, GpuArch::Turing, GpuArch::Amp
                                    GpuArch::Hopper, GpuArch::Blackwell};
 constexpr std::array kFileFabrics = {IntraFabric::NvSwitch, IntraFabric::NvLinkMesh,
                                      IntraFabric::PcieOnly};
-constexpr std::array kFileTransports = {NetTransport::Efa, NetTransport::InfiniBand,
-                                        NetTransport::Roce, NetTransport::Tcp};
+constexpr std::array kFileTransports = {NetTransport::Efa,           NetTransport::InfiniBand,
+                                        NetTransport::Roce,          NetTransport::Tcp,
+                                        NetTransport::GpuDirectTcpx, NetTransport::GpuDirectTcpxo};
 
 Expected<std::vector<int>> read_int_list(const Json& v, const JsonPath& at, int hi) {
   if (!v.is_array()) return at.error("expected an array, got " + json_type_name(v));

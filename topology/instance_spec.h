@@ -17,7 +17,10 @@ enum class GpuArch { Volta, Turing, Ampere, Hopper, Blackwell, Unknown };
 enum class IntraFabric { NvSwitch, NvLinkMesh, PcieOnly };
 /// How GPUs of different nodes talk. Roce: RDMA over Converged Ethernet through NCCL's IB verbs
 /// transport (or a verbs-based plugin such as GCP's gIB), the same code path as InfiniBand.
-enum class NetTransport { Efa, InfiniBand, Roce, Tcp };
+/// GpuDirectTcpx / GpuDirectTcpxo: GCP A3 High / A3 Mega, TCP whose receive lands in GPU memory
+/// through Google's NCCL net plugins (nccl-plugin-gpudirecttcpx, nccl-plugin-gpudirect-tcpxo):
+/// neither RDMA nor NCCL's socket transport, so each is a transport of its own.
+enum class NetTransport { Efa, InfiniBand, Roce, Tcp, GpuDirectTcpx, GpuDirectTcpxo };
 
 const char* arch_name(GpuArch a);
 const char* fabric_name(IntraFabric f);

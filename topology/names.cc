@@ -106,6 +106,10 @@ const char* transport_name(NetTransport t) {
       return "roce";
     case NetTransport::Tcp:
       return "tcp";
+    case NetTransport::GpuDirectTcpx:
+      return "gpudirect_tcpx";
+    case NetTransport::GpuDirectTcpxo:
+      return "gpudirect_tcpxo";
   }
   return "?";
 }

@@ -34,10 +34,14 @@ const char* nccl_algo_name(NcclAlgo a);    ///< "ring", "tree", "nvls", "nvls_tr
 const char* nccl_proto_name(NcclProto p);  ///< "LL", "LL128", "Simple"
 Expected<NcclAlgo> parse_nccl_algo(const std::string& name);  ///< case-insensitive, NCCL_ALGO names
 
-/// Network interface classes that differ in latency and achieved bandwidth.
-enum class NicClass { EfaSrd, EfaRdma, InfiniBand, Tcp };
-inline constexpr int kNumNicClasses = 4;
-const char* nic_class_name(NicClass c);  ///< "efa_srd", "efa_rdma", "infiniband", "tcp"
+/// Network interface classes that differ in latency and achieved bandwidth. Tcpx / Tcpxo:
+/// GCP's GPUDirect-TCPX (A3 High) and GPUDirect-TCPXO (A3 Mega) net plugins, whose receive
+/// paths differ (TCPX: host TCP stack, a GPU kernel unpacks the received pages; TCPXO: the
+/// NIC offload places them), so they share nothing to fit with each other or NCCL's sockets.
+enum class NicClass { EfaSrd, EfaRdma, InfiniBand, Tcp, Tcpx, Tcpxo };
+inline constexpr int kNumNicClasses = 6;
+/// "efa_srd", "efa_rdma", "infiniband", "tcp", "tcpx", "tcpxo"
+const char* nic_class_name(NicClass c);
 
 /// GPU generations that select rows of NCCL's constant tables.
 inline constexpr int kNumArchRows = 4;  // volta, ampere, hopper, blackwell

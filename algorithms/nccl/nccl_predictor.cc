@@ -20,7 +20,10 @@ bool starts_with(const std::string& s, const char* prefix) { return s.rfind(pref
 
 /// ncclNetProperties.latency the AWS net plugin reports (aws/aws-ofi-nccl src/platform-aws,
 /// commit d87d61e0 in v1.7.0-aws): p4d/p4de/p5/p5e 75 us, p3dn 150, p5en/p6 35; every EFA
-/// platform reported 150 before. NCCL's own IB and socket transports report 0.
+/// platform reported 150 before. NCCL's own IB and socket transports report 0, and so do GCP's
+/// plugins (props->latency = 0: google/nccl-plugin-gpudirecttcpx src/net_tcpx.cc
+/// tcpxGetProperties at 4b8ea7f; google/nccl-plugin-gpudirect-tcpxo
+/// tcpdirect_plugin/fastrak_offload/nccl_shim.cc NcclShim::GetProperties at v1.0.17).
 double plugin_latency_us(const NcclSystem& s, int release) {
   if (s.nic_class != NicClass::EfaSrd && s.nic_class != NicClass::EfaRdma) return 0.0;
   if (release < R(2, 18, 0) || starts_with(s.instance, "p3dn")) return 150.0;
@@ -30,6 +33,28 @@ double plugin_latency_us(const NcclSystem& s, int release) {
 
 bool is_efa(const NcclSystem& s) {
   return s.nic_class == NicClass::EfaSrd || s.nic_class == NicClass::EfaRdma;
+}
+
+/// The NCCL environment GCP's GPUDirect plugins are run with, where the user set none of it
+/// (as aws-ofi-nccl's own NCCL_PROTO rule below). Neither plugin sets NCCL variables itself;
+/// Google's setups do:
+/// - TCPX (A3 High): NCCL_ALGO=Ring, NCCL_PROTO=Simple, NCCL_MIN_NCHANNELS=NCCL_MAX_NCHANNELS=8
+///   (GoogleCloudPlatform/cluster-toolkit examples/gke-a3-highgpu/nccl-config.yaml at 1047080,
+///   copied from container-engine-accelerators gpudirect-tcpx/nccl-config.yaml).
+/// - TCPXO (A3 Mega): NCCL_PROTO=Simple,LL128, NCCL_MIN_NCHANNELS=4 (google/nccl-plugin-
+///   gpudirect-tcpxo tcpxo_scripts/nccl-env-profile.sh, v1.0.12 to v1.0.17, which the
+///   installer ships and workloads source). The profile also loads a tuner plugin whose
+///   config (a3plus_tuner_config.textproto) is not published: not modelled.
+NcclOptions with_plugin_environment(const NcclSystem& s, NcclOptions o) {
+  if (s.nic_class == NicClass::Tcpx) {
+    if (o.algos.empty()) o.algos = {NcclAlgo::Ring};
+    if (o.protos.empty()) o.protos = {NcclProto::Simple};
+    if (o.min_channels == 0 && o.max_channels == 0) o.min_channels = o.max_channels = 8;
+  } else if (s.nic_class == NicClass::Tcpxo) {
+    if (o.protos.empty()) o.protos = {NcclProto::LL128, NcclProto::Simple};
+    if (o.min_channels == 0) o.min_channels = 4;
+  }
+  return o;
 }
 
 }  // namespace
@@ -60,7 +85,9 @@ NcclNodeView nccl_node_view(const NcclSystem& s, int release) {
 }
 
 NcclPredictor::NcclPredictor(NcclSystem system, NcclModelParams params, NcclOptions options)
-    : system_(std::move(system)), params_(std::move(params)), options_(std::move(options)) {
+    : system_(std::move(system)),
+      params_(std::move(params)),
+      options_(with_plugin_environment(system_, std::move(options))) {
   const int rel = options_.version.code();
   const NcclSystem& s = system_;
   const bool efa = is_efa(s);

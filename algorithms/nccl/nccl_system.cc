@@ -124,6 +124,10 @@ NicClass nic_class_of(const topo::InstanceSpec& inst) {
       return NicClass::InfiniBand;
     case topo::NetTransport::Tcp:
       return NicClass::Tcp;
+    case topo::NetTransport::GpuDirectTcpx:
+      return NicClass::Tcpx;
+    case topo::NetTransport::GpuDirectTcpxo:
+      return NicClass::Tcpxo;
     case topo::NetTransport::Efa: {
       // EFA v2+ has RDMA write; when the generation is unknown, Hopper+ instances ship v2+.
       const bool rdma = inst.efa_version ? *inst.efa_version >= 2 : arch_row_of(inst.gpu.arch) >= 2;
