@@ -515,7 +515,8 @@ Expected<Plan> make_plan(PlanInputs inputs) {
                                                 plan.report.baseline_ddp));
   }
   add_channel_notes(plan, req);
-  plan.memory = replica_memory(plan.inputs.model, plan.inputs.cluster.instance.gpu.memory);
+  plan.memory = replica_memory(plan.inputs.model, plan.inputs.compute.batch_per_gpu,
+                               plan.inputs.cluster.instance.gpu.memory);
   plan.report.notes.push_back("memory: " + replica_memory_words(plan.memory));
   // Step 5: what NCCL runs for the buckets of the NCCL candidate the emitted files configure.
   if (nccl) {
@@ -680,8 +681,13 @@ std::string plan_to_json(const Plan& plan, int max_candidates) {
   j["timeline"] = timeline_json(c.step);
   j["timers"] = {{"screen", r.screen_timer}, {"rank", r.rank_timer}};
   j["memory"] = {{"model_states_bytes", plan.memory.model_states.value},
+                 {"activations_bytes", plan.memory.activations_counted
+                                           ? nlohmann::json(plan.memory.activations.value)
+                                           : nlohmann::json(nullptr)},
                  {"bytes_per_trainable_param", kAdamBytesPerParam},
-                 {"activations", "not counted"},
+                 {"activations", plan.memory.activations_counted
+                                     ? "34*s*b*h per layer + 6*s*b*V logits (transformer shape)"
+                                     : "not counted"},
                  {"gpu_memory_bytes", plan.memory.gpu_memory.value},
                  {"fits", plan.memory.fits}};
   j["notes"] = r.notes;

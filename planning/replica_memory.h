@@ -12,9 +12,12 @@
 //     or bfloat16() on your model(s) or inputs when using autocasting"), so fp32 parameters
 //     and gradients (4 + 4) and Adam's two fp32 moments (4 + 4): also 16 bytes.
 //   - fp32/tf32: parameters, gradients, momentum, variance, 4 bytes each: 16 bytes.
-// A frozen parameter costs its 4 fp32 bytes only. Activations are counted only where a
-// profile records them (none does yet: the estimate says so), so "fits" is a lower bound on
-// what the job needs; so is the CUDA context and allocator slack, which are not counted.
+// A frozen parameter costs its 4 fp32 bytes only. Activations are counted where the profile
+// states a transformer shape (its "transformer" object), as the sharded planner counts them
+// (sharded_memory.h: 34·s·b·h per layer with flash attention, Korthikanti et al. 2022, plus
+// 6·s·b·V of logits, no recomputation); other profiles' are not, and the estimate says so.
+// "fits" is a lower bound on what the job needs: the CUDA context, NCCL's and DDP's buffers and
+// allocator slack are not counted.
 
 #include <cstdint>
 #include <string>
@@ -31,14 +34,18 @@ inline constexpr std::int64_t kFrozenBytesPerParam = 4;
 
 /// One replica's model states against one GPU's memory.
 struct ReplicaMemory {
-  Bytes model_states{0};  ///< parameters, gradients and Adam states
-  Bytes gpu_memory{0};    ///< the catalog's; 0 = unknown (then `fits` is true and unjudged)
-  bool known = false;     ///< the GPU's memory is known
-  bool fits = true;       ///< model_states <= gpu_memory (activations not counted)
+  Bytes model_states{0};             ///< parameters, gradients and Adam states
+  Bytes activations{0};              ///< the forward's, where the profile's shape gives them
+  bool activations_counted = false;  ///< the profile states a transformer shape
+  Bytes gpu_memory{0};  ///< the catalog's; 0 = unknown (then `fits` is true and unjudged)
+  bool known = false;   ///< the GPU's memory is known
+  bool fits = true;     ///< model_states + activations <= gpu_memory
+  Bytes total() const { return Bytes(model_states.value + activations.value); }
 };
 
-/// The estimate for `model` on a GPU with `gpu_memory` bytes (0: unknown).
-ReplicaMemory replica_memory(const ModelProfile& model, Bytes gpu_memory);
+/// The estimate for `model` at `batch_per_gpu` samples on a GPU with `gpu_memory` bytes
+/// (0: unknown).
+ReplicaMemory replica_memory(const ModelProfile& model, int batch_per_gpu, Bytes gpu_memory);
 
 /// One sentence for the table and the advice: what was counted, and whether it fits.
 std::string replica_memory_words(const ReplicaMemory& m);

@@ -31,13 +31,16 @@ MemoryBreakdown sharded_memory(std::int64_t total_params, const TransformerShape
   m.optimizer = Bytes(kOptimizerBytes * ceil_div(total_params, c.state_ranks));
   m.gathered = Bytes(kParamBytes * c.gathered_params);
   m.buffers = Bytes(c.grad_bytes * c.reduce_buffer_params + kParamBytes * c.gather_buffer_params);
-  const std::int64_t logits = 6 * shape.seq_len * c.batch_per_gpu * shape.vocab;
-  const std::int64_t layer = activation_bytes_per_layer(shape, c.batch_per_gpu);
-  const std::int64_t kept =
-      c.recompute ? shape.layers * 2 * shape.seq_len * c.batch_per_gpu * shape.hidden + layer
-                  : shape.layers * layer;
-  m.activations = Bytes(kept + logits);
+  m.activations = activation_bytes(shape, c.batch_per_gpu, c.recompute);
   return m;
+}
+
+Bytes activation_bytes(const TransformerShape& t, int batch, bool recompute) {
+  const std::int64_t logits = 6 * t.seq_len * batch * t.vocab;
+  const std::int64_t layer = activation_bytes_per_layer(t, batch);
+  const std::int64_t kept =
+      recompute ? t.layers * 2 * t.seq_len * batch * t.hidden + layer : t.layers * layer;
+  return Bytes(kept + logits);
 }
 
 }  // namespace topotune::tune

@@ -66,6 +66,10 @@ struct MemoryBreakdown {
 /// Per-layer activation bytes without recomputation, flash attention: 34·s·b·h.
 std::int64_t activation_bytes_per_layer(const TransformerShape& t, int batch);
 
+/// Activation bytes of one GPU's forward: every layer's (or, with `recompute`, each layer's
+/// input and one layer's) plus the logits, 6·s·b·V.
+Bytes activation_bytes(const TransformerShape& t, int batch, bool recompute);
+
 /// The breakdown for `total_params` parameters in `config` with `shape`.
 MemoryBreakdown sharded_memory(std::int64_t total_params, const TransformerShape& shape,
                                const MemoryConfig& config);

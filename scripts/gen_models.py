@@ -152,10 +152,14 @@ def bert_large():
 
 
 def gpt2_xl():
-    hidden, layers, vocab, seq = 1600, 48, 50257, 1024
+    hidden, layers, vocab, seq, heads = 1600, 48, 50257, 1024, 25
     p = Profile("gpt2-xl", "GPT-2 XL (1.5B), GPT2LMHeadModel; lm_head tied to wte",
                 "transformers GPT2LMHeadModel(gpt2-xl config); 1,557,611,200 parameters",
                 f"sequence length {seq}")
+    # The config's n_layer, n_embd, n_head, n_ctx and vocab_size: what the activation
+    # estimate reads (a LM head, so logits are counted).
+    p.transformer = {"layers": layers, "hidden": hidden, "heads": heads,
+                     "intermediate": 4 * hidden, "seq_len": seq, "vocab": vocab}
     p.layer("transformer.wte", 0, [("weight", vocab * hidden)])
     p.layer("transformer.wpe", 0, [("weight", 1024 * hidden)])
     for i in range(layers):
