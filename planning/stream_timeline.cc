@@ -54,6 +54,8 @@ void StreamTimeline::start_ready(std::vector<std::size_t>& head, std::vector<int
         start_[i] = now_;
         started = true;
         if (left_[i] > 0) {
+          anchor_[i] = now_;
+          slow_[i] = 0;
           running.push_back(id);
           break;
         }
@@ -71,26 +73,32 @@ void StreamTimeline::advance(std::vector<int>& running, std::vector<std::size_t>
     const int net = tasks_[static_cast<std::size_t>(id)].network;
     if (net >= 0) ++sharing[net];
   }
-  // Each task's slowdown: 1 alone or off any network, k on a network k tasks share.
-  auto slowdown = [&](int id) {
-    const int net = tasks_[static_cast<std::size_t>(id)].network;
-    return net >= 0 ? static_cast<double>(sharing[net]) : 1.0;
-  };
-  double dt = std::numeric_limits<double>::infinity();
-  for (int id : running) dt = std::min(dt, left_[static_cast<std::size_t>(id)] * slowdown(id));
-  now_ += dt;
+  // Each task ends at anchor + left x slowdown (1 alone or off any network, k on a network k
+  // tasks share). A task is re-anchored only when its slowdown changes, so one whose rate
+  // never changes ends at exactly start + work, and equal steps stay equal to the last bit.
+  double next = std::numeric_limits<double>::infinity();
+  for (int id : running) {
+    const auto i = static_cast<std::size_t>(id);
+    const int net = tasks_[i].network;
+    const double k = net >= 0 ? static_cast<double>(sharing[net]) : 1.0;
+    if (k != slow_[i]) {
+      if (slow_[i] > 0) left_[i] = std::max(0.0, left_[i] - (now_ - anchor_[i]) / slow_[i]);
+      anchor_[i] = now_;
+      slow_[i] = k;
+    }
+    next = std::min(next, anchor_[i] + left_[i] * k);
+  }
+  now_ = next;
   std::vector<int> still;
   for (int id : running) {
     const auto i = static_cast<std::size_t>(id);
-    const double k = slowdown(id);
-    // Ends now when its remaining time is dt, up to rounding.
-    if (left_[i] * k - dt <= 1e-12 * std::max(1.0, dt)) {
-      left_[i] = 0;
+    const double finish = anchor_[i] + left_[i] * slow_[i];
+    // Ends now when its end is now, up to rounding.
+    if (finish - next <= 1e-12 * std::max(1.0, next)) {
       done_[i] = true;
-      end_[i] = now_;
+      end_[i] = finish;
       ++head[static_cast<std::size_t>(tasks_[i].stream)];
     } else {
-      left_[i] -= dt / k;
       still.push_back(id);
     }
   }
@@ -103,6 +111,8 @@ void StreamTimeline::run() {
   end_.assign(n, 0.0);
   left_.resize(n);
   for (std::size_t i = 0; i < n; ++i) left_[i] = tasks_[i].work.value;
+  anchor_.assign(n, 0.0);
+  slow_.assign(n, 0.0);
   started_.assign(n, false);
   done_.assign(n, false);
   now_ = 0;

@@ -60,8 +60,11 @@ class StreamTimeline {
   void advance(std::vector<int>& running, std::vector<std::size_t>& head);
 
   std::vector<StreamTask> tasks_;
-  std::vector<std::vector<int>> streams_;   ///< task ids per stream, in order
-  std::vector<double> start_, end_, left_;  ///< left_: work still to do, seconds alone
+  std::vector<std::vector<int>> streams_;  ///< task ids per stream, in order
+  std::vector<double> start_, end_;
+  std::vector<double> left_;    ///< work still to do at anchor_, seconds alone
+  std::vector<double> anchor_;  ///< when left_ was last brought up to date
+  std::vector<double> slow_;    ///< slowdown since anchor_ (k sharing); 0: not yet running
   std::vector<bool> started_, done_;
   double now_ = 0;
 };

@@ -73,5 +73,17 @@ TEST(StreamTimeline, StreamsRunInOrderAndWaitsMayNameAStart) {
   EXPECT_EQ(t.last_on(5), -1);
 }
 
+TEST(StreamTimeline, ATaskWhoseRateNeverChangesEndsAtExactlyStartPlusWork) {
+  // Compute of 0.7 s beside collectives of 0.1, 0.2 and 0.3 s one after another: the events
+  // at 0.1, 0.3 and 0.6 must not move its end by rounding (summing the intervals gives
+  // 0.7000000000000001), so that equal steps of two plan rows stay equal and their order
+  // stays the candidates' order.
+  StreamTimeline t;
+  const int compute = t.add({0, Seconds(0.7), kNone, {}});
+  for (double w : {0.1, 0.2, 0.3}) t.add({1, Seconds(w), kNet, {}});
+  t.run();
+  EXPECT_EQ(t.end(compute).value, 0.7);
+}
+
 }  // namespace
 }  // namespace topotune::tune
