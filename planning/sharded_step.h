@@ -26,10 +26,12 @@
 // its work, and the shard group's all-gathers and reductions in flight at once share that
 // group's links by processor sharing (k in flight: each at 1/k of its rate), since both cross
 // the same ranks' links (one group, one ring; on the emulated cluster both rings send to the
-// right neighbour over the same NIC and uplink). So in backward a unit's all-gather slows the
-// previous unit's reduce-scatter and is slowed by it. The replica allreduce crosses the links
-// between shard groups (the NICs, for HSDP's node groups), which neither of them crosses, and
-// one runs at a time on its stream, so it keeps its time alone.
+// right neighbour over the same NIC and uplink: gloo/allgather.cc, and ring_reduce_scatter in
+// python/topotune/ddp_hooks.py). So in backward a unit's all-gather slows the previous unit's
+// reduce-scatter and is slowed by it. The replica allreduce crosses the links between shard
+// groups (the NICs, for HSDP's node groups), which neither of them crosses (NVLink, or
+// loopback on the emulated cluster, emulation/cluster_model.h), and one runs at a time on its
+// stream, so it keeps its time alone.
 //
 // Not modelled: sharing that is not equal (a collective's latency-bound part is shared like
 // its bandwidth-bound part; a collective bound on another link than its neighbour's still
