@@ -335,16 +335,18 @@ void add_notes(ShardedPlan& p, bool optimizer_timed, PlanBackend backend) {
   if (backend == PlanBackend::Mpi) {
     p.notes.push_back(
         "backend mpi: collectives are topotune's rings (gloo's allgather and allreduce are "
-        "rings) simulated on the cluster's topology, each as if alone: concurrent all-gathers, "
-        "reduce-scatters and HSDP's replica allreduces do not share the network in this model");
+        "rings) simulated on the cluster's topology, each alone; in the step, a shard group's "
+        "all-gathers and reduce-scatters in flight at once share its links equally (k at once: "
+        "each at 1/k), HSDP's replica allreduce keeps its time alone");
     p.notes.push_back(
         "HSDP replica allreduce: the G rings (one per local rank) simulated at once, sharing "
         "the hosts' NICs");
   } else {
     p.notes.push_back(
-        "collectives timed by the NCCL predictor on their own group, each as if alone: "
-        "concurrent all-gathers, reduce-scatters and HSDP's replica allreduces do not share "
-        "the network in this model, and no row is charged for the SMs NCCL takes from compute");
+        "collectives timed by the NCCL predictor on their own group, each alone; in the step, "
+        "a shard group's all-gathers and reduce-scatters in flight at once share its links "
+        "equally (k at once: each at 1/k), HSDP's replica allreduce (other links) keeps its "
+        "time alone; no row is charged for the SMs NCCL takes from compute");
     p.notes.push_back(
         "HSDP replica allreduce: one rank per node, each of the node's GPUs given an equal "
         "share of its NICs (G allreduces run at once)");

@@ -22,8 +22,21 @@
 // and every reduction are done, plus the optimizer step, plus (ZeRO-1/2) the all-gather of
 // the updated parameters in `post_gather_bucket_params` buckets.
 //
-// Not modelled: the network shared by concurrent all-gathers and reduce-scatters (each is
-// timed as if alone), SMs the collectives take from compute, the CPU issuing kernels.
+// The streams run as a StreamTimeline (stream_timeline.h): each collective's time alone is
+// its work, and the shard group's all-gathers and reductions in flight at once share that
+// group's links by processor sharing (k in flight: each at 1/k of its rate), since both cross
+// the same ranks' links (one group, one ring; on the emulated cluster both rings send to the
+// right neighbour over the same NIC and uplink: gloo/allgather.cc, and ring_reduce_scatter in
+// python/topotune/ddp_hooks.py). So in backward a unit's all-gather slows the previous unit's
+// reduce-scatter and is slowed by it. The replica allreduce crosses the links between shard
+// groups (the NICs, for HSDP's node groups), which neither of them crosses (NVLink, or
+// loopback on the emulated cluster, emulation/cluster_model.h), and one runs at a time on its
+// stream, so it keeps its time alone.
+//
+// Not modelled: sharing that is not equal (a collective's latency-bound part is shared like
+// its bandwidth-bound part; a collective bound on another link than its neighbour's still
+// halves), NVLink or PCIe shared between a node group's collectives and the replica
+// allreduce's NIC traffic, SMs the collectives take from compute, the CPU issuing kernels.
 
 #include <cstdint>
 #include <functional>
@@ -65,6 +78,9 @@ struct ShardedStepConfig {
   bool replica_allreduce = false;         ///< HSDP
   std::int64_t post_gather_bucket_params = 0;  ///< > 0: ZeRO-1/2 parameter all-gather
   Seconds optimizer{0};                        ///< the optimizer step on this GPU's states
+  /// The shard group's all-gathers and reductions in flight at once share its links; false
+  /// times each as if alone (what the model did before; tests compare the two).
+  bool share_shard_group_links = true;
 };
 
 struct ShardedStepResult {

@@ -109,6 +109,53 @@ TEST(ShardedStep, HsdpAllreducesEachShardAfterItsReduceScatter) {
   EXPECT_EQ(r.collectives, 8);
 }
 
+// Three units A, B, C of 100 parameters (and an empty root), each 1 s forward and 1 s
+// backward: with kComm every all-gather and reduce-scatter takes 1 s alone.
+ShardUnits three_units() {
+  ShardUnits u;
+  u.units = {{"root", 0, true}, {"A", 100, false}, {"B", 100, false}, {"C", 100, false}};
+  u.segments = {
+      {1, Seconds(1), Seconds(1)}, {2, Seconds(1), Seconds(1)}, {3, Seconds(1), Seconds(1)}};
+  return u;
+}
+
+TEST(ShardedStep, BackwardAllGatherAndReduceScatterShareTheLinks) {
+  // Forward: AG(A) [0,1], A [1,2]; AG(B) [1,2], B [2,3]; AG(C) [2,3], C [3,4].
+  // Backward from 4: AG(C) [4,5], C [5,6]; AG(B) issued at C's start: [5,6], B [6,7]. At 6
+  // RS(C) (C done) and AG(A) (B started) start together on the shard group's links: each at
+  // 1/2, both end at 8 (alone: 7). A [8,9]; RS(B), queued behind RS(C), [8,9] alone; RS(A)
+  // [9,10]. Step 10 s. Alone: RS(C), AG(A) [6,7], A [7,8], RS(B) [7,8], RS(A) [8,9]: 9 s.
+  // The band is each collective's time alone times its error, with or without sharing.
+  ShardedComm comm = kComm;
+  comm.allgather_error = [](Bytes) { return 0.1; };
+  ShardedStepConfig c;
+  ASSERT_TRUE(c.share_shard_group_links);
+  const ShardedStepResult r = *simulate_sharded_step(three_units(), c, comm);
+  EXPECT_NEAR(r.step.value, 10.0, 1e-12);
+  EXPECT_NEAR(r.exposed_comm.value, 4.0, 1e-12);
+  EXPECT_DOUBLE_EQ(r.comm_busy.value, 9.0);  // six 1 s all-gathers, three 1 s reduce-scatters
+  EXPECT_NEAR(r.band.value, 0.6, 1e-12);
+  c.share_shard_group_links = false;
+  const ShardedStepResult alone = *simulate_sharded_step(three_units(), c, comm);
+  EXPECT_NEAR(alone.step.value, 9.0, 1e-12);
+  EXPECT_DOUBLE_EQ(alone.band.value, r.band.value);
+}
+
+TEST(ShardedStep, TheReplicaAllreduceDoesNotShareTheShardGroupsLinks) {
+  // As above, HSDP over 2 shard ranks: each reduced shard's allreduce, 200 B at 400 B/s =
+  // 0.5 s, after its reduce-scatter. RS(C) ends at 8 (shared with AG(A)); Rep(C) [8,8.5]
+  // while RS(B) [8,9] runs alone on the shard links; A [8,9]; RS(A) [9,10]; Rep(B) [9,9.5];
+  // Rep(A) [10,10.5]. Step 10.5 s. (Were the replica on the shard links: Rep(C) and RS(B)
+  // from 8 at 1/2, Rep(C) ends at 9, RS(B) at 9.5; RS(A) and Rep(B) from 9.5 at 1/2, Rep(B)
+  // ends at 10.5, RS(A) at 11; Rep(A) [11,11.5]: 11.5 s.)
+  ShardedStepConfig c;
+  c.replica_allreduce = true;
+  c.shard_ranks = 2;
+  const ShardedStepResult r = *simulate_sharded_step(three_units(), c, kComm);
+  EXPECT_NEAR(r.step.value, 10.5, 1e-12);
+  EXPECT_EQ(r.collectives, 12);
+}
+
 TEST(ShardedStep, ZeroOneBucketsWithoutOverlapThenParameterGather) {
   // ZeRO-1/2: parameters replicated. Forward A [0,1], B [1,2]; backward B [2,4]. Buckets of
   // 100 parameters: B's bf16 reduce-scatter, 200 B at 400 B/s, [4,4.5], holds compute

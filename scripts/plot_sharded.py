@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""plot_sharded.py OUT.png RESULTS_DIR CONFIG... : predicted against measured sharded steps
+(README).
+
+RESULTS_DIR and CONFIG as for tests/ddp/sharded_check.py (the emulated sharded check's
+results, e.g. build/emulated-sharded-results 2x2@200mbit 4x1@200mbit 2x2@200mbit:2r100mbit).
+One panel per cluster: each configuration's measured median step (min-max bars over its steps)
+against its predicted step, one colour per strategy, with the line measured = predicted and
+the check's 10 % bound either side. Uses gnuplot with the data inline on its stdin; Python
+standard library only."""
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def sharded_check():
+    spec = importlib.util.spec_from_file_location(
+        "sharded_check", os.path.join(HERE, "..", "tests", "ddp", "sharded_check.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def main():
+    if len(sys.argv) < 4:
+        print(__doc__, file=sys.stderr)
+        return 2
+    out, results, configs = sys.argv[1], sys.argv[2], sys.argv[3:]
+    check = sharded_check()
+    script = [f"set terminal pngcairo size {420 * len(configs)},400 font ',10' noenhanced",
+              f"set output '{out}'", f"set multiplot layout 1,{len(configs)}",
+              "set xlabel 'predicted step (s)'", "set ylabel 'measured step (s)'",
+              "set key bottom right", "set grid", "set size ratio -1"]
+    for cfg in configs:
+        d = os.path.join(results, "c" + cfg.replace("@", "-").replace(":", "-"))
+        with open(os.path.join(d, "measured.json")) as f:
+            rows = json.load(f)["rows"]
+        for r in rows:
+            r["predicted_s"] = check.predicted(d, r)
+        values = [v for r in rows for v in [r["predicted_s"]] + r["times_s"]]
+        lo, hi = 0.9 * min(values), 1.1 * max(values)
+        script += [f"set title '{cfg}'", f"set xrange [{lo}:{hi}]", f"set yrange [{lo}:{hi}]"]
+        plots = ["x lc 'black' title 'measured = predicted'",
+                 "1.1*x lc 'gray' dt 2 title '+-10 %'", "0.9*x lc 'gray' dt 2 notitle"]
+        blocks = []
+        for j, strategy in enumerate(("fsdp", "hsdp")):
+            mine = [r for r in rows if r["strategy"] == strategy]
+            blocks.append([f"{r['predicted_s']} {r['median_s']} {min(r['times_s'])} "
+                           f"{max(r['times_s'])}" for r in mine])
+            plots.append(f"'-' using 1:2:3:4 with yerrorbars lc {j + 1} pt 7 title '{strategy}'")
+        script.append("plot " + ", ".join(plots))
+        for b in blocks:
+            script += b + ["e"]
+    script.append("unset multiplot")
+    subprocess.run(["gnuplot"], input="\n".join(script) + "\n", text=True, check=True)
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
