@@ -200,8 +200,9 @@ def layer_of_params(rec):
     return [min(by_id[id(p)]) for _, p in rec.params]
 
 
-def measure(model, x, rec, steps, warmup):
-    """Per step: forward time, layer forward ends, parameter ready times, backward end."""
+def measure(model, x, rec, steps, warmup, progress=None):
+    """Per step: forward time, layer forward ends, parameter ready times, backward end.
+    `progress(step, total, warm, forward_s, backward_s)` is called after each step."""
     runs = []
     for step in range(warmup + steps):
         model.zero_grad(set_to_none=True)
@@ -215,6 +216,8 @@ def measure(model, x, rec, steps, warmup):
         if step >= warmup:
             runs.append({"forward": fwd, "fwd_end": fwd_end, "ready": dict(rec.grad_ready),
                          "backward": bwd})
+        if progress:
+            progress(step + 1, warmup + steps, step < warmup, fwd, bwd)
     return runs
 
 
@@ -227,13 +230,13 @@ def envelope(values):
     return out
 
 
-def build_profile(spec, batch, device, shape, steps, warmup, name=None):
+def build_profile(spec, batch, device, shape, steps, warmup, name=None, progress=None):
     model, source = load_model(spec)
     try:
         model.to(device).train()
         rec = Recorder(model, device)
         x = make_input(model, batch, device, shape)
-        runs = measure(model, x, rec, steps, warmup)
+        runs = measure(model, x, rec, steps, warmup, progress)
     except Exception as e:  # the model's code, or an input it does not accept
         raise ProfileError(f"{spec}: running the model failed: {one_line(e)}") from None
     layer_pos = layer_of_params(rec)
@@ -277,6 +280,7 @@ def build_profile(spec, batch, device, shape, steps, warmup, name=None):
                             "convolutions and linear layers only (attention matmuls, norms, "
                             "activations not counted), per sample",
         "measured_device": torch.device(device).type,
+        "measured_cpu_threads": torch.get_num_threads(),
         "measured_device_name": device_name(device),
         "total_params": sum(e["numel"] for e in params),
         "measured_batch_per_gpu": batch,
@@ -309,6 +313,13 @@ def name_problem(name):
     return None
 
 
+def progress_line(step, total, warm, forward_s, backward_s):
+    """One line per step on stderr: a long profile says where it is."""
+    kind = "warm-up" if warm else "measured"
+    print(f"topotune.profile: step {step}/{total} ({kind}): forward {forward_s * 1e3:.1f} ms, "
+          f"backward {backward_s * 1e3:.1f} ms", file=sys.stderr, flush=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python3 -m topotune.profile", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -322,6 +333,12 @@ def main(argv=None):
     ap.add_argument("--input-shape", default="3,224,224",
                     help="one sample's shape when the model has no example_input()")
     ap.add_argument("--name", help="profile name (default: the model name)")
+    ap.add_argument("--threads", type=int,
+                    help="CPU threads for PyTorch's operators (default: OMP_NUM_THREADS when set, "
+                         "else PyTorch's own default, one per physical core); recorded in the "
+                         "profile, since CPU times depend on it")
+    ap.add_argument("--progress", choices=("auto", "always", "never"), default="auto",
+                    help="a line per step on stderr (auto: when stderr is a terminal)")
     a = ap.parse_args(argv)
     # The name is written into plans and the launch files topotune emits: the same closed
     # character set as topotune's own check (core/name_check.h), checked before profiling.
@@ -330,13 +347,19 @@ def main(argv=None):
         die(f"--name: {bad_name}")
     if a.batch < 1 or a.steps < 1 or a.warmup < 0:
         die("--batch and --steps must be >= 1, --warmup >= 0")
+    if a.threads is not None:
+        if not 1 <= a.threads <= 4096:
+            die(f"--threads must be in [1, 4096], not {a.threads}")
+        torch.set_num_threads(a.threads)
+    show = a.progress == "always" or (a.progress == "auto" and sys.stderr.isatty())
     try:
         shape = tuple(int(s) for s in a.input_shape.split(",") if s)
     except ValueError:
         die(f"--input-shape '{a.input_shape}' is not a comma list of integers")
     try:
         check_output_path(a.out)  # before the profiling run, not after it
-        profile = build_profile(a.model, a.batch, a.device, shape, a.steps, a.warmup, a.name)
+        profile = build_profile(a.model, a.batch, a.device, shape, a.steps, a.warmup, a.name,
+                                progress_line if show else None)
         write_file_atomically(a.out, json.dumps(profile, indent=1) + "\n")
     except OutputError as e:
         die(f"--out: {e}")
@@ -344,7 +367,8 @@ def main(argv=None):
         die(e)
     print(f"{a.out}: {profile['total_params']} parameters in {len(profile['params'])} tensors, "
           f"{len(profile['layers'])} layers; forward {profile['forward_s'] * 1e3:.1f} ms, "
-          f"backward {profile['backward_s'] * 1e3:.1f} ms (batch {a.batch}, {a.device})")
+          f"backward {profile['backward_s'] * 1e3:.1f} ms (batch {a.batch}, {a.device}, "
+          f"{profile['measured_cpu_threads']} CPU threads)")
     return 0
 
 

@@ -16,6 +16,13 @@ predicted and measured median step times per (algorithm, bucket cap) and checks:
   * the hook's parameters after training equal plain DDP's (max |diff| <= 1e-5, while
     training moved them by more than 1e-4).
 Exit 1 if any check fails, or if no cluster discriminates.
+
+Contention: the sweep's cpu.json (emulated_lib.sh cpu_record) says how much of the machine's CPU
+other work took while the ranks ran. Above CONTENDED (15 %) the two timing bounds (median error,
+the plan's first) are not judged when they miss: the line says CONTENDED with the share, since
+the ranks' compute and the emulated links' kernel work then ran on fewer CPUs than the model's
+cluster has. If every failure is of that kind the exit status is 77 (skipped, not passed); on a
+quiet machine a miss is a failure.
 """
 import json
 import os
@@ -23,6 +30,7 @@ import statistics
 import sys
 
 BOUND, PLAN_WITHIN, SEPARATE, TIE = 0.10, 0.05, 0.20, 0.001
+CONTENDED = 0.15
 LABEL = {"gloo": "ring", "hier": "hierarchical(ring)"}
 FAMILY = {"gloo": "ring", "hier": "hierarchical"}
 
@@ -35,15 +43,37 @@ def predicted(d, algo, cap):
     return rows[0]["step_time_s"] if rows else None
 
 
+def contention(d):
+    """Other work's share of the machine's CPU during the sweep (0 when not recorded), and a
+    line saying so."""
+    try:
+        with open(os.path.join(d, "cpu.json")) as f:
+            c = json.load(f)
+    except OSError:
+        return 0.0, "CPU: not recorded"
+    return c["other_share"], (
+        f"CPU: {c['wall_s']:.0f} s on {c['cpus']} CPUs; the ranks used {c['ours_cpu_s']:.0f} "
+        f"CPU s, other work {c['other_cpu_s']:.0f} CPU s ({100 * c['other_share']:.0f} % of "
+        f"the machine; contended above {100 * CONTENDED:.0f} %)")
+
+
+def verdict(good, contended):
+    """PASS, FAIL, or CONTENDED for a timing bound missed while other work took the CPUs."""
+    return "PASS" if good else ("CONTENDED" if contended else "FAIL")
+
+
 def check_cluster(results, cfg, out):
     d = os.path.join(results, "c" + cfg.replace("@", "-").replace(":", "-"))
     with open(os.path.join(d, "measured.json")) as f:
         m = json.load(f)
+    share, cpu_line = contention(d)
+    contended = share > CONTENDED
+    out.append(f"NOTE: {cfg}: {cpu_line}")
     rows = []
     for r in m["rows"]:
         p = predicted(d, r["algo"], r["cap_mib"])
         rows.append(dict(r, predicted_s=p))
-    ok = True
+    ok, unjudged = True, False
     print(f"\n{cfg} ({m['world']} ranks, {m['ranks_per_node']} per host):")
     print("| algorithm | bucket cap | buckets | predicted (s) | measured median (s) | steps (s) | meas/pred |")
     print("|---|---|---|---|---|---|---|")
@@ -57,8 +87,9 @@ def check_cluster(results, cfg, out):
         errs = [abs(r["ratio"] - 1) for r in rows if r["algo"] == algo]
         med = statistics.median(errs)
         good = med <= BOUND
-        ok &= good
-        out.append(f"{'PASS' if good else 'FAIL'}: {cfg} {LABEL[algo]}: median |step error| "
+        ok &= good or contended
+        unjudged |= not good and contended
+        out.append(f"{verdict(good, contended)}: {cfg} {LABEL[algo]}: median |step error| "
                    f"{100 * med:.1f} % (<= {100 * BOUND:.0f} %)")
     fastest = min(rows, key=lambda r: r["median_s"])
     first = min(rows, key=lambda r: (r["predicted_s"], r["algo"] == "hier", r["cap_mib"]))
@@ -70,8 +101,9 @@ def check_cluster(results, cfg, out):
     first_median = statistics.median(t for r in tied for t in r["times_s"])
     over = first_median / fastest["median_s"] - 1
     good = over <= PLAN_WITHIN
-    ok &= good
-    out.append(f"{'PASS' if good else 'FAIL'}: {cfg}: the plan's first, {LABEL[first['algo']]} "
+    ok &= good or contended
+    unjudged |= not good and contended
+    out.append(f"{verdict(good, contended)}: {cfg}: the plan's first, {LABEL[first['algo']]} "
                f"{first['cap_mib']:g} MiB"
                + (f" (tied with {len(tied) - 1} more, steps pooled)" if len(tied) > 1 else "")
                + f", measured {100 * over:.1f} % over the fastest "
@@ -96,25 +128,29 @@ def check_cluster(results, cfg, out):
     out.append(f"{'PASS' if good else 'FAIL'}: {cfg}: hook parameters = plain DDP's: max |diff| "
                f"{m['hook_vs_plain_max_abs']:.3g} (<= 1e-5; training moved them "
                f"{m['trained_vs_start_max_abs']:.3g})")
-    return ok, discriminates
+    return ok, discriminates, unjudged
 
 
 def main():
     results, configs = sys.argv[1], sys.argv[2:]
-    out, ok, any_disc = [], True, False
+    out, ok, any_disc, unjudged = [], True, False, False
     for cfg in configs:
         try:
-            good, disc = check_cluster(results, cfg, out)
+            good, disc, skipped = check_cluster(results, cfg, out)
         except (OSError, KeyError, IndexError, TypeError, ValueError) as e:
-            good, disc = False, False
+            good, disc, skipped = False, False, False
             out.append(f"FAIL: {cfg}: no results ({type(e).__name__}: {e})")
         ok &= good
         any_disc |= disc
+        unjudged |= skipped
     if not any_disc:
         out.append("FAIL: no cluster discriminates between the algorithms: no ranking was checked")
         ok = False
+    if ok and unjudged:
+        out.append("SKIP: a timing bound was missed while other work took the CPUs (CONTENDED "
+                   "above): not judged; rerun on a quiet machine")
     print("\n" + "\n".join(out))
-    return 0 if ok else 1
+    return (77 if unjudged else 0) if ok else 1
 
 
 if __name__ == "__main__":

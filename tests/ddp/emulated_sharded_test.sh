@@ -20,31 +20,16 @@ prefix=tts
 configs=${EMU_CONFIGS:-"2x2@200mbit 4x1@200mbit 2x2@200mbit:2r100mbit"}
 unit_sizes=${SH_UNITS:-1,2}
 iters=${SH_ITERS:-3}
-failures=0
-check() { if [ "$1" = ok ]; then echo "PASS: $2"; else echo "FAIL: $2"; failures=$((failures + 1)); fi; }
-
-if [ "$(id -u)" -ne 0 ]; then echo "SKIP: emulated clusters need root"; exit 77; fi
-if ! ip netns add ${prefix}probe 2>/dev/null; then echo "SKIP: no network namespaces here"; exit 77; fi
-ip netns del ${prefix}probe
-py=$("$root/scripts/torch_python.sh") || { echo "SKIP: no python3 with torch"; exit 77; }
-echo "python: $py; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-export PYTHONPATH="$root/python:$here"
-trap '"$bin" emulate down --prefix $prefix >/dev/null 2>&1' EXIT
+# shellcheck source=tests/ddp/emulated_lib.sh
+. "$here/emulated_lib.sh"
+emulated_preflight
 
 for u in ${unit_sizes//,/ }; do
   "$py" "$here/sharded_model.py" "$u" "$results/model-u$u.json" || { check no "profile u$u"; exit 1; }
 done
 
 for cfg in $configs; do
-  racks=()
-  case $cfg in *:*r*) racks=(--racks "${cfg##*:}" --uplink "${cfg##*r}"); racks[1]=${racks[1]%%r*} ;; esac
-  base=${cfg%%:*}
-  shape=${base%@*}; rate=${base#*@}; nodes=${shape%x*}; rpn=${shape#*x}
-  world=$((nodes * rpn))
-  dir=$results/c$(echo "$cfg" | tr '@:' '--')
-  "$bin" emulate down --prefix $prefix > /dev/null
-  "$bin" emulate up --nodes "$nodes" --ranks-per-node "$rpn" --nic "$rate" "${racks[@]}" \
-    --dir "$dir" --prefix $prefix > /dev/null || { check no "$cfg: emulate up"; continue; }
+  emulated_up "$cfg" || continue
   for u in ${unit_sizes//,/ }; do
     "$bin" plan --cluster "$dir/cluster.json" --model "$results/model-u$u.json" \
       --framework fsdp --backend mpi --batch-per-gpu 1 --format json > "$dir/plan-u$u.json" \

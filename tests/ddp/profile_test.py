@@ -233,6 +233,28 @@ def check_refusals(d):
                        needle, spec)
     helptext = run_profile(["--help"]).stdout
     check("IMPORTS AND RUNS CODE" in helptext, "--help says package.module:factory runs code")
+    one_line_error(run_profile([*base, "--threads", "0", "--out", good], d), "--threads",
+                   "--threads 0")
+    check_progress_and_threads(d)
+
+
+def check_progress_and_threads(d):
+    """--progress always: one stderr line per step (warm-up and measured); --threads sets
+    PyTorch's CPU threads and the profile records them; without a terminal (auto) stderr
+    stays empty."""
+    out = os.path.join(d, "progress.json")
+    args = ["tiny_model:make", "--batch", "2", "--steps", "2", "--warmup", "1", "--threads", "1"]
+    run = run_profile([*args, "--progress", "always", "--out", out])
+    lines = run.stderr.splitlines()
+    check(run.returncode == 0 and len(lines) == 3
+          and lines[0].startswith("topotune.profile: step 1/3 (warm-up): forward ")
+          and lines[2].startswith("topotune.profile: step 3/3 (measured): forward "),
+          f"--progress always: {lines}")
+    with open(out) as f:
+        check(json.load(f).get("measured_cpu_threads") == 1, "--threads 1 recorded")
+    run = run_profile([*args, "--out", out])
+    check(run.returncode == 0 and run.stderr == "" and "1 CPU threads" in run.stdout,
+          f"--progress auto without a terminal: stderr {run.stderr!r}")
 
 
 if __name__ == "__main__":
