@@ -4,19 +4,21 @@
 #include <limits>
 #include <string>
 
+#include "core/enum_names.h"
 #include "core/memory_budget.h"
 
 namespace topotune::algo {
 
-const char* ps_placement_name(PsPlacement p) { return p == PsPlacement::Cpu ? "cpu" : "colocated"; }
+namespace {
+constexpr auto kPsPlacementNames = enum_names<PsPlacement>({{PsPlacement::Colocated, "colocated"},
+                                                            {PsPlacement::Cpu, "cpu"},
+                                                            {PsPlacement::Colocated, "gpu", true}});
+}  // namespace
+
+const char* ps_placement_name(PsPlacement p) { return kPsPlacementNames.name_of(p); }
 
 Expected<PsPlacement> parse_ps_placement(const std::string& name) {
-  for (PsPlacement p : {PsPlacement::Colocated, PsPlacement::Cpu}) {
-    if (name == ps_placement_name(p)) return p;
-  }
-  if (name == "gpu") return PsPlacement::Colocated;  // an alias
-  return fail(Errc::InvalidArgument,
-              "unknown parameter server placement '" + name + "' (known: colocated, cpu)");
+  return kPsPlacementNames.parse(name, "parameter server placement");
 }
 
 Expected<void> Algorithm::check_common(const sched::CollectiveSpec& spec, const RankLayout& layout,

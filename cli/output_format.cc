@@ -2,23 +2,22 @@
 
 #include <utility>
 
-namespace topotune::cli {
+#include "core/enum_names.h"
 
-const char* output_format_name(OutputFormat f) {
-  switch (f) {
-    case OutputFormat::Table:
-      return "table";
-    case OutputFormat::Json:
-      return "json";
-    case OutputFormat::Csv:
-      return "csv";
-    case OutputFormat::Dot:
-      return "dot";
-    case OutputFormat::Markdown:
-      return "markdown";
-  }
-  return "table";
-}
+namespace topotune::cli {
+namespace {
+
+// Each command accepts a subset (parse_output_format's `allowed`), so only the names come
+// from here.
+constexpr auto kFormatNames = enum_names<OutputFormat>({{OutputFormat::Table, "table"},
+                                                        {OutputFormat::Json, "json"},
+                                                        {OutputFormat::Csv, "csv"},
+                                                        {OutputFormat::Dot, "dot"},
+                                                        {OutputFormat::Markdown, "markdown"}});
+
+}  // namespace
+
+const char* output_format_name(OutputFormat f) { return kFormatNames.name_of(f); }
 
 Expected<OutputFormat> parse_output_format(const std::string& text,
                                            const std::vector<OutputFormat>& allowed) {

@@ -20,6 +20,7 @@
 #include "cli/output_format.h"
 #include "cli/path_flag.h"
 #include "cli/simulate_report.h"
+#include "core/enum_names.h"
 #include "core/file_output.h"
 #include "core/quantity_parse.h"
 #include "simulator/simulator.h"
@@ -45,17 +46,17 @@ struct SimulateArgs {
 };
 
 /// --reduction's names, both directions.
-constexpr std::pair<const char*, sim::ReductionModel> kReductionNames[] = {
-    {"serial", sim::ReductionModel::Serial},
-    {"overlapped", sim::ReductionModel::Overlapped},
-    {"none", sim::ReductionModel::Ignore}};
+constexpr auto kReductionNames = enum_names<sim::ReductionModel>({
+    {sim::ReductionModel::Serial, "serial"},
+    {sim::ReductionModel::Overlapped, "overlapped"},
+    {sim::ReductionModel::Ignore, "none"},
+});
 
 Expected<sim::ReductionModel> parse_reduction(const std::string& name) {
-  for (const auto& [text, model] : kReductionNames) {
-    if (name == text) return model;
-  }
-  return fail(Errc::InvalidArgument,
-              "--reduction must be serial, overlapped or none, got '" + name + "'");
+  if (const auto model = kReductionNames.find(name)) return *model;
+  return fail(
+      Errc::InvalidArgument,
+      "--reduction must be " + kReductionNames.names_text(", ", " or ") + ", got '" + name + "'");
 }
 
 Expected<sim::SimOptions> sim_options_of(const SimulateArgs& a) {

@@ -1,29 +1,24 @@
 #include "core/error.h"
 
-namespace topotune {
+#include "core/enum_names.h"
 
-const char* errc_name(Errc code) {
-  switch (code) {
-    case Errc::InvalidArgument:
-      return "invalid argument";
-    case Errc::NotFound:
-      return "not found";
-    case Errc::ParseError:
-      return "parse error";
-    case Errc::Unsupported:
-      return "unsupported";
-    case Errc::InvalidSchedule:
-      return "invalid schedule";
-    case Errc::Io:
-      return "i/o error";
-    case Errc::Transport:
-      return "transport error";
-    case Errc::Timeout:
-      return "timeout";
-    case Errc::Internal:
-      return "internal error";
-  }
-  return "error";
-}
+namespace topotune {
+namespace {
+
+constexpr auto kErrcNames = enum_names<Errc>({
+    {Errc::InvalidArgument, "invalid argument"},
+    {Errc::NotFound, "not found"},
+    {Errc::ParseError, "parse error"},
+    {Errc::Unsupported, "unsupported"},
+    {Errc::InvalidSchedule, "invalid schedule"},
+    {Errc::Io, "i/o error"},
+    {Errc::Transport, "transport error"},
+    {Errc::Timeout, "timeout"},
+    {Errc::Internal, "internal error"},
+});
+
+}  // namespace
+
+const char* errc_name(Errc code) { return kErrcNames.name_of(code); }
 
 }  // namespace topotune

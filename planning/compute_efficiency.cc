@@ -1,5 +1,9 @@
 #include "planning/compute_efficiency.h"
 
+#include <optional>
+
+#include "core/enum_names.h"
+
 namespace topotune::tune {
 namespace {
 
@@ -13,17 +17,19 @@ struct FamilyFit {
 constexpr FamilyFit kConvnet{0.574, 0.148, 0.194};
 constexpr FamilyFit kTransformer{0.754, 0.481, 0.440};
 
+constexpr auto kFamilyNames = enum_names<ModelFamily>(
+    {{ModelFamily::Convnet, "convnet"}, {ModelFamily::Transformer, "transformer"}});
+
 }  // namespace
 
-const char* model_family_name(ModelFamily f) {
-  return f == ModelFamily::Convnet ? "convnet" : "transformer";
-}
+const char* model_family_name(ModelFamily f) { return kFamilyNames.name_of(f); }
 
 Expected<ModelFamily> parse_model_family(const std::string& name) {
-  if (name == "convnet") return ModelFamily::Convnet;
-  if (name == "transformer") return ModelFamily::Transformer;
-  return fail(Errc::ParseError,
-              "'family' must be \"convnet\" or \"transformer\", got \"" + name + "\"");
+  if (const std::optional<ModelFamily> f = kFamilyNames.find(name)) return *f;
+  // A model profile's field, so worded as the profile's other JSON errors are.
+  return fail(Errc::ParseError, "'family' must be \"" +
+                                    kFamilyNames.names_text("\", \"", "\" or \"") + "\", got \"" +
+                                    name + "\"");
 }
 
 double family_efficiency(ModelFamily family, TrainingPrecision precision) {

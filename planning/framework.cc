@@ -4,21 +4,19 @@
 #include <array>
 #include <string_view>
 
+#include "core/enum_names.h"
+
 namespace topotune::tune {
 namespace {
 
 using algo::AlgoKind;
 using algo::AlgorithmChoice;
 
-struct FrameworkName {
-  Framework framework;
-  const char* name;
-};
-constexpr std::array<FrameworkName, 5> kNames = {{{Framework::Ddp, "ddp"},
-                                                  {Framework::Horovod, "horovod"},
-                                                  {Framework::Smddp, "smddp"},
-                                                  {Framework::Topotune, "topotune"},
-                                                  {Framework::Fsdp, "fsdp"}}};
+constexpr auto kNames = enum_names<Framework>({{Framework::Ddp, "ddp"},
+                                               {Framework::Horovod, "horovod"},
+                                               {Framework::Smddp, "smddp"},
+                                               {Framework::Topotune, "topotune"},
+                                               {Framework::Fsdp, "fsdp"}});
 
 // One row of the capability table: `framework` runs `kind` (over `inner` for hierarchical;
 // with any channel count if `channels`), told so by `how`, when `enabled`.
@@ -84,32 +82,15 @@ constexpr std::array<const char*, 2> kSmddpInstances = {"ml.p4d.24xlarge", "ml.p
 
 }  // namespace
 
-const char* framework_name(Framework f) {
-  for (const FrameworkName& n : kNames) {
-    if (n.framework == f) return n.name;
-  }
-  return "?";
-}
+const char* framework_name(Framework f) { return kNames.name_of(f); }
 
 Expected<Framework> parse_framework(std::string_view name) {
-  for (const FrameworkName& n : kNames) {
-    if (name == n.name) return n.framework;
-  }
-  return fail(Errc::InvalidArgument, "unknown framework '" + std::string(name) +
-                                         "' (known: " + framework_names_text() + ")");
+  return kNames.parse(name, "framework");
 }
 
-std::vector<Framework> all_frameworks() {
-  std::vector<Framework> out;
-  for (const FrameworkName& n : kNames) out.push_back(n.framework);
-  return out;
-}
+std::vector<Framework> all_frameworks() { return kNames.all(); }
 
-std::string framework_names_text() {
-  std::string s;
-  for (const FrameworkName& n : kNames) s += (s.empty() ? "" : ", ") + std::string(n.name);
-  return s;
-}
+std::string framework_names_text() { return kNames.names_text(); }
 
 bool is_sharded(Framework f) { return f == Framework::Fsdp; }
 

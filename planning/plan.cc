@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
+#include "core/enum_names.h"
 #include "core/string_printf.h"
 #include "core/version.h"
 #include "planning/emitters_nccl.h"
@@ -203,13 +205,18 @@ std::string cluster_spec_json(const topo::ClusterSpec& spec, const std::string& 
   return j.dump();
 }
 
-const char* plan_backend_name(PlanBackend b) { return b == PlanBackend::Mpi ? "mpi" : "nccl"; }
+namespace {
+constexpr auto kBackendNames =
+    enum_names<PlanBackend>({{PlanBackend::Nccl, "nccl"}, {PlanBackend::Mpi, "mpi"}});
+}  // namespace
+
+const char* plan_backend_name(PlanBackend b) { return kBackendNames.name_of(b); }
 
 Expected<PlanBackend> parse_plan_backend(const std::string& name) {
-  for (PlanBackend b : {PlanBackend::Nccl, PlanBackend::Mpi}) {
-    if (name == plan_backend_name(b)) return b;
-  }
-  return fail(Errc::InvalidArgument, "unknown backend '" + name + "' (nccl, mpi)");
+  if (const std::optional<PlanBackend> b = kBackendNames.find(name)) return *b;
+  // Worded before the shared "known: ..." message; tests and scripts match it.
+  return fail(Errc::InvalidArgument,
+              "unknown backend '" + name + "' (" + kBackendNames.names_text() + ")");
 }
 
 Expected<void> set_plan_cluster(PlanInputs& inputs, const topo::ClusterSpec& spec,

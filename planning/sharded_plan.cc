@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "algorithms/nccl/nccl_predictor.h"
+#include "core/enum_names.h"
 #include "core/string_printf.h"
 #include "planning/error_band.h"
 #include "planning/sharded_mpi_comm.h"
@@ -364,25 +365,18 @@ void add_notes(ShardedPlan& p, bool optimizer_timed, PlanBackend backend) {
       "NCCL buffers and fragmentation are not counted");
 }
 
+constexpr auto kStrategyNames = enum_names<ShardStrategy>({
+    {ShardStrategy::Ddp, "ddp"},
+    {ShardStrategy::Fsdp, "fsdp"},
+    {ShardStrategy::Hsdp, "hsdp"},
+    {ShardStrategy::Zero1, "zero1"},
+    {ShardStrategy::Zero2, "zero2"},
+    {ShardStrategy::Zero3, "zero3"},
+});
+
 }  // namespace
 
-const char* shard_strategy_name(ShardStrategy s) {
-  switch (s) {
-    case ShardStrategy::Ddp:
-      return "ddp";
-    case ShardStrategy::Fsdp:
-      return "fsdp";
-    case ShardStrategy::Hsdp:
-      return "hsdp";
-    case ShardStrategy::Zero1:
-      return "zero1";
-    case ShardStrategy::Zero2:
-      return "zero2";
-    case ShardStrategy::Zero3:
-      return "zero3";
-  }
-  return "?";
-}
+const char* shard_strategy_name(ShardStrategy s) { return kStrategyNames.name_of(s); }
 
 std::string ShardedCandidate::label() const {
   const std::string tail = recompute ? " recompute" : "";

@@ -1,17 +1,16 @@
 #include "planning/training_precision.h"
 
-#include <array>
-#include <utility>
+#include "core/enum_names.h"
 
 namespace topotune::tune {
 namespace {
 
-constexpr std::array<std::pair<TrainingPrecision, const char*>, 4> kNames = {{
+constexpr auto kNames = enum_names<TrainingPrecision>({
     {TrainingPrecision::Fp32, "fp32"},
     {TrainingPrecision::Tf32, "tf32"},
     {TrainingPrecision::AmpFp16, "amp-fp16"},
     {TrainingPrecision::AmpBf16, "amp-bf16"},
-}};
+});
 
 Unexpected unknown_peak(const topo::GpuSpec& gpu, const char* what) {
   return fail(Errc::InvalidArgument, "the catalog has no " + std::string(what) + " peak for " +
@@ -20,19 +19,10 @@ Unexpected unknown_peak(const topo::GpuSpec& gpu, const char* what) {
 
 }  // namespace
 
-const char* precision_name(TrainingPrecision p) {
-  for (const auto& [value, name] : kNames) {
-    if (value == p) return name;
-  }
-  return "?";
-}
+const char* precision_name(TrainingPrecision p) { return kNames.name_of(p); }
 
 Expected<TrainingPrecision> parse_precision(const std::string& name) {
-  for (const auto& [value, n] : kNames) {
-    if (name == n) return value;
-  }
-  return fail(Errc::InvalidArgument,
-              "unknown precision '" + name + "' (known: fp32, tf32, amp-fp16, amp-bf16)");
+  return kNames.parse(name, "precision");
 }
 
 TrainingPrecision default_precision(const topo::GpuSpec& gpu) {

@@ -6,11 +6,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "algorithms/nccl/embedded_nccl_model.h"
 #include "core/assert.h"
 #include "core/checked_json.h"
+#include "core/enum_names.h"
 #include "core/input_file.h"
 #include "core/string_printf.h"
 #include "topology/cluster_spec.h"
@@ -20,10 +22,20 @@ namespace {
 
 constexpr const char* kSchema = "topotune.nccl_model/2";
 
-const char* const kAlgoKeys[kNumNcclAlgos] = {"ring", "tree", "nvls", "nvls_tree"};
-const char* const kProtoKeys[kNumNcclProtos] = {"LL", "LL128", "Simple"};
-const char* const kNicKeys[kNumNicClasses] = {"efa_srd", "efa_rdma", "infiniband",
-                                              "tcp",     "tcpx",     "tcpxo"};
+// The names are the data file's keys; "nvlstree" is NCCL_ALGO's own spelling.
+constexpr auto kAlgoNames = enum_names<NcclAlgo>({{NcclAlgo::Ring, "ring"},
+                                                  {NcclAlgo::Tree, "tree"},
+                                                  {NcclAlgo::Nvls, "nvls"},
+                                                  {NcclAlgo::NvlsTree, "nvls_tree"},
+                                                  {NcclAlgo::NvlsTree, "nvlstree", true}});
+constexpr auto kProtoNames = enum_names<NcclProto>(
+    {{NcclProto::LL, "LL"}, {NcclProto::LL128, "LL128"}, {NcclProto::Simple, "Simple"}});
+constexpr auto kNicNames = enum_names<NicClass>({{NicClass::EfaSrd, "efa_srd"},
+                                                 {NicClass::EfaRdma, "efa_rdma"},
+                                                 {NicClass::InfiniBand, "infiniband"},
+                                                 {NicClass::Tcp, "tcp"},
+                                                 {NicClass::Tcpx, "tcpx"},
+                                                 {NicClass::Tcpxo, "tcpxo"}});
 
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -53,10 +65,9 @@ void add_physical(const TableBuilder& add) {
     // (its one log is an all_gather whose ~1 ms floor no hop latency reproduces).
     const bool assumed =
         c == static_cast<int>(NicClass::Tcp) || c == static_cast<int>(NicClass::Tcpx);
-    add(std::string("net_efficiency.") + kNicKeys[c], !assumed, 0.3, 1.0,
-        [c](P& p) { return &p.net_efficiency[c]; });
-    add(std::string("nic_latency_us.") + kNicKeys[c], !assumed, 0.1, 200,
-        [c](P& p) { return &p.nic_latency_us[c]; });
+    const std::string nic = kNicNames.name_of(static_cast<NicClass>(c));
+    add("net_efficiency." + nic, !assumed, 0.3, 1.0, [c](P& p) { return &p.net_efficiency[c]; });
+    add("nic_latency_us." + nic, !assumed, 0.1, 200, [c](P& p) { return &p.nic_latency_us[c]; });
   }
   add("engine.ring.Simple", true, 0.05, 5, [](P& p) { return &p.ring_simple_engine; });
   add("engine.tree.Simple", true, 0.1, 3, [](P& p) { return &p.tree_simple_engine; });
@@ -112,18 +123,15 @@ NcclModelParams make_defaults() {
 
 }  // namespace
 
-const char* nccl_algo_name(NcclAlgo a) { return kAlgoKeys[static_cast<int>(a)]; }
-const char* nccl_proto_name(NcclProto p) { return kProtoKeys[static_cast<int>(p)]; }
-const char* nic_class_name(NicClass c) { return kNicKeys[static_cast<int>(c)]; }
+const char* nccl_algo_name(NcclAlgo a) { return kAlgoNames.name_of(a); }
+const char* nccl_proto_name(NcclProto p) { return kProtoNames.name_of(p); }
+const char* nic_class_name(NicClass c) { return kNicNames.name_of(c); }
 
 Expected<NcclAlgo> parse_nccl_algo(const std::string& name) {
-  const std::string n = lower(name);
-  for (int a = 0; a < kNumNcclAlgos; ++a) {
-    if (n == kAlgoKeys[a]) return static_cast<NcclAlgo>(a);
-  }
-  if (n == "nvlstree") return NcclAlgo::NvlsTree;  // NCCL_ALGO's own spelling
+  if (const std::optional<NcclAlgo> a = kAlgoNames.find(lower(name))) return *a;
+  // Worded before the shared "known: ..." message; tests and scripts match it.
   return fail(Errc::InvalidArgument,
-              "unknown NCCL algorithm '" + name + "' (ring, tree, nvls, nvls_tree)");
+              "unknown NCCL algorithm '" + name + "' (" + kAlgoNames.names_text() + ")");
 }
 
 const NcclModelParams& default_params() {

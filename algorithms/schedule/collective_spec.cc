@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <string>
-#include <utility>
+
+#include "core/enum_names.h"
 
 namespace topotune::sched {
 
@@ -34,33 +36,34 @@ double busbw_factor(Collective c, int ranks) {
   return 1.0;
 }
 
-const char* collective_name(Collective c) {
-  switch (c) {
-    case Collective::Allreduce:
-      return "allreduce";
-    case Collective::ReduceScatter:
-      return "reduce_scatter";
-    case Collective::Allgather:
-      return "allgather";
-    case Collective::Broadcast:
-      return "broadcast";
-  }
-  return "?";
-}
-
-const char* dtype_name(DataType t) {
-  switch (t) {
-    case DataType::F32:
-      return "fp32";
-    case DataType::F16:
-      return "fp16";
-    case DataType::BF16:
-      return "bf16";
-  }
-  return "?";
-}
-
 namespace {
+
+// One table per enum for both directions; the alias rows are the other spellings nccl-tests
+// and the frameworks use (matched after normalise).
+constexpr auto kCollectiveNames = enum_names<Collective>({
+    {Collective::Allreduce, "allreduce"},
+    {Collective::ReduceScatter, "reduce_scatter"},
+    {Collective::Allgather, "allgather"},
+    {Collective::Broadcast, "broadcast"},
+    {Collective::Allreduce, "all_reduce", true},
+    {Collective::ReduceScatter, "reducescatter", true},
+    {Collective::Allgather, "all_gather", true},
+    {Collective::Broadcast, "bcast", true},
+});
+
+constexpr auto kDataTypeNames = enum_names<DataType>({
+    {DataType::F32, "fp32"},
+    {DataType::F16, "fp16"},
+    {DataType::BF16, "bf16"},
+    {DataType::F32, "float32", true},
+    {DataType::F32, "f32", true},
+    {DataType::F32, "float", true},
+    {DataType::F16, "float16", true},
+    {DataType::F16, "f16", true},
+    {DataType::F16, "half", true},
+    {DataType::BF16, "bfloat16", true},
+});
+
 std::string normalise(std::string_view s) {
   std::string out;
   for (char c : s) {
@@ -69,42 +72,21 @@ std::string normalise(std::string_view s) {
   }
   return out;
 }
+
 }  // namespace
 
-// Each parser accepts the enum's own names (collective_name, dtype_name: one table for both
-// directions) and, in its alias table, the other spellings nccl-tests and the frameworks use.
+const char* collective_name(Collective c) { return kCollectiveNames.name_of(c); }
+
+const char* dtype_name(DataType t) { return kDataTypeNames.name_of(t); }
+
 Expected<Collective> parse_collective(std::string_view name) {
-  const std::string n = normalise(name);
-  using C = Collective;
-  for (C c : {C::Allreduce, C::ReduceScatter, C::Allgather, C::Broadcast}) {
-    if (n == collective_name(c)) return c;
-  }
-  static constexpr std::pair<const char*, C> kAliases[] = {{"all_reduce", C::Allreduce},
-                                                           {"reducescatter", C::ReduceScatter},
-                                                           {"all_gather", C::Allgather},
-                                                           {"bcast", C::Broadcast}};
-  for (const auto& [alias, c] : kAliases) {
-    if (n == alias) return c;
-  }
-  return fail(Errc::InvalidArgument,
-              "unknown collective '" + std::string(name) +
-                  "' (known: allreduce, reduce_scatter, allgather, broadcast)");
+  if (const std::optional<Collective> c = kCollectiveNames.find(normalise(name))) return *c;
+  return kCollectiveNames.unknown(name, "collective");
 }
 
 Expected<DataType> parse_dtype(std::string_view name) {
-  const std::string n = normalise(name);
-  using D = DataType;
-  for (D d : {D::F32, D::F16, D::BF16}) {
-    if (n == dtype_name(d)) return d;
-  }
-  static constexpr std::pair<const char*, D> kAliases[] = {
-      {"float32", D::F32}, {"f32", D::F32},  {"float", D::F32},    {"float16", D::F16},
-      {"f16", D::F16},     {"half", D::F16}, {"bfloat16", D::BF16}};
-  for (const auto& [alias, d] : kAliases) {
-    if (n == alias) return d;
-  }
-  return fail(Errc::InvalidArgument,
-              "unknown dtype '" + std::string(name) + "' (known: fp32, fp16, bf16)");
+  if (const std::optional<DataType> d = kDataTypeNames.find(normalise(name))) return *d;
+  return kDataTypeNames.unknown(name, "dtype");
 }
 
 Expected<void> CollectiveSpec::check() const {

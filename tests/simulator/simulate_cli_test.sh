@@ -14,7 +14,7 @@ expect 2 "--nodes must be in 1..65536, got 0" --instance p4d.24xlarge --nodes 0 
 expect 2 "unknown instance" --instance p9.huge --nodes 2 --algo ring --size 1M
 expect 2 "give --instance NAME --nodes N, or --cluster FILE" --algo ring --size 1M
 expect 2 "--format: must be table, json or csv, got 'xml'" "${p4d[@]}" --algo ring --size 1M --format xml
-expect 2 "--reduction must be" "${p4d[@]}" --algo ring --size 1M --reduction maybe
+expect 2 "--reduction must be serial, overlapped or none, got 'maybe'" "${p4d[@]}" --algo ring --size 1M --reduction maybe
 expect 2 "unknown algorithm" "${p4d[@]}" --algo rong --size 1M
 # 65,536 GPUs (8,192 x p5, hierarchical(ring)): 1.07 G transfers, written reduced by the fabric's
 # translation period (a 128-node pod under the super-spine: 16.8 M representatives) and simulated
