@@ -17,9 +17,10 @@ predicted and measured median step times per (algorithm, bucket cap) and checks:
     training moved them by more than 1e-4).
 Exit 1 if any check fails, or if no cluster discriminates.
 
-Contention: the sweep's cpu.json (emulated_lib.sh cpu_record) says how much of the machine's CPU
-other work took while the ranks ran. Above CONTENDED (15 %) the two timing bounds (median error,
-the plan's first) are not judged when they miss: the line says CONTENDED with the share, since
+Contention: the sweep's cpu.json (tests/lib/cpu_share.sh cpu_record) says how much of the
+machine's CPU other work took while the ranks ran. Above CONTENDED (15 %) the two timing
+bounds (median error, the plan's first) are not judged when they miss: the line says
+CONTENDED with the share, since
 the ranks' compute and the emulated links' kernel work then ran on fewer CPUs than the model's
 cluster has. If every failure is of that kind the exit status is 77 (skipped, not passed); on a
 quiet machine a miss is a failure.

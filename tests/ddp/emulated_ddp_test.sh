@@ -28,8 +28,8 @@ root=$(cd "$here/../.." && pwd)
 prefix=ttd
 configs=${EMU_CONFIGS:-"2x2@200mbit 4x1@200mbit 2x2@200mbit:2r100mbit"}
 iters=${EMU_ITERS:-3}
-# shellcheck source=tests/ddp/emulated_lib.sh
-. "$here/emulated_lib.sh"
+# shellcheck source=tests/lib/emulated_lib.sh
+. "$root/tests/lib/emulated_lib.sh"
 emulated_preflight
 
 profile=$results/synthetic.json

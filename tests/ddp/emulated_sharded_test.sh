@@ -20,8 +20,8 @@ prefix=tts
 configs=${EMU_CONFIGS:-"2x2@200mbit 4x1@200mbit 2x2@200mbit:2r100mbit"}
 unit_sizes=${SH_UNITS:-1,2}
 iters=${SH_ITERS:-3}
-# shellcheck source=tests/ddp/emulated_lib.sh
-. "$here/emulated_lib.sh"
+# shellcheck source=tests/lib/emulated_lib.sh
+. "$root/tests/lib/emulated_lib.sh"
 emulated_preflight
 
 for u in ${unit_sizes//,/ }; do
