@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <string>
 
 #include "topology/model_defaults.h"
 
@@ -52,23 +53,41 @@ double gpus_per_nic_switch(const topo::InstanceSpec& inst) {
   return inst.num_nics > 0 ? static_cast<double>(inst.num_gpus) / inst.num_nics : 1.0;
 }
 
+// Why a partial last NVLink domain is refused and what to run instead: a whole number of
+// domains, or the partition the job ran in as a domain size that divides the host count.
+std::string partial_domain_message(int hosts, int domain) {
+  std::string divisors;
+  for (int d = domain - 1; d >= 2; --d) {
+    if (hosts % d == 0) divisors += (divisors.empty() ? "" : ", ") + std::to_string(d);
+  }
+  if (divisors.empty()) divisors = "1, NVLink ending at the host";
+  const std::string h = std::to_string(hosts), n = std::to_string(domain);
+  return h + " hosts leave a partial NVLink domain of " + std::to_string(hosts % domain) +
+         " after " + std::to_string(hosts / domain) + " full domain(s) of " + n +
+         " hosts. NCCL runs unequal MNNVL cliques (every rank keeps the smallest channel count "
+         "and bandwidth of all cliques: src/init.cc, v2.28.7-1), but this NCCL model times "
+         "equal nodes, one per domain. Use a multiple of " +
+         n +
+         " hosts, or a cluster file whose \"overrides\" set \"intra.nvlink_domain_hosts\" to "
+         "the NVLink partition the job ran in, dividing " +
+         h + " (" + divisors + "); simulate models the partial domain as built";
+}
+
 // Hosts per node as NCCL counts them. With multi-node NVLink, NCCL (since 2.20; MNNVL_ENABLE
 // defaults to 2, auto: src/init.cc at v2.28.7-1) fuses the topology of every GPU of the
 // NVLink clique into one system (ncclTopoGetSystem, src/graph/topo.cc at v2.28.7-1: the XML of
 // the clique's ranks, GPUs and NICs alike) and counts one node per clique (init.cc: nNodes
 // from each rank's first ring peer), so a domain is one node of its hosts' GPUs and NICs.
-// NCCL's model takes equal nodes: a partial last domain is refused here.
+// NCCL itself runs unequal cliques: each rank searches its own clique's graphs, then every
+// rank keeps the smallest channel count and bandwidths and the largest path types over all
+// ranks (init.cc at v2.28.7-1, AllGather3; minLocalRanks/maxLocalRanks per node). This model
+// times one node size, so a partial last domain is refused with what to run instead.
 Expected<int> mnnvl_clique_hosts(const topo::ClusterSpec& spec) {
   const topo::InstanceSpec& inst = spec.instance;
   if (inst.fabric != topo::IntraFabric::NvSwitch || inst.nvlink_domain_hosts < 2) return 1;
   const int domain = std::min(inst.nvlink_domain_hosts, spec.hosts);
-  if (spec.hosts % domain != 0) {
-    return fail(Errc::Unsupported,
-                std::to_string(spec.hosts) + " hosts leave a partial NVLink domain of " +
-                    std::to_string(spec.hosts % domain) + " (domains of " + std::to_string(domain) +
-                    " hosts): NCCL's model takes equal nodes, one per NVLink domain");
-  }
-  return domain;
+  if (spec.hosts % domain == 0) return domain;
+  return fail(Errc::Unsupported, partial_domain_message(spec.hosts, domain));
 }
 
 bool read_int(const std::string& s, std::size_t& pos, int& out) {

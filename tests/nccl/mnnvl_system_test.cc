@@ -79,5 +79,22 @@ TEST(MnnvlSystem, PartialLastDomainIsRefused) {
       << r.error().message;
 }
 
+// The refusal says what to run instead: a whole number of domains, or the job's NVLink
+// partition as a domain size dividing the host count (20 = 10*2 = 5*4; 19 is prime).
+TEST(MnnvlSystem, PartialDomainRefusalNamesWhatToRun) {
+  auto r = system(tray(18), 20);
+  ASSERT_FALSE(r);
+  const std::string& m = r.error().message;
+  EXPECT_NE(m.find("after 1 full domain(s) of 18 hosts"), std::string::npos) << m;
+  EXPECT_NE(m.find("multiple of 18 hosts"), std::string::npos) << m;
+  EXPECT_NE(m.find("intra.nvlink_domain_hosts"), std::string::npos) << m;
+  EXPECT_NE(m.find("dividing 20 (10, 5, 4, 2)"), std::string::npos) << m;
+  auto prime = system(tray(18), 19);
+  ASSERT_FALSE(prime);
+  EXPECT_NE(prime.error().message.find("dividing 19 (1, NVLink ending at the host)"),
+            std::string::npos)
+      << prime.error().message;
+}
+
 }  // namespace
 }  // namespace topotune::algo

@@ -36,9 +36,11 @@ TEST(Catalog, EveryInstanceLoadsAndBuildsAtOneAndFourHosts) {
 TEST(Catalog, IssueListIsPresent) {
   const std::vector<std::string> names = list_instances();
   const std::set<std::string> have(names.begin(), names.end());
-  for (const char* n : {"p3.16xlarge", "p3dn.24xlarge", "p4d.24xlarge", "p4de.24xlarge",
-                        "p5.48xlarge", "p5e.48xlarge", "p5en.48xlarge", "p6-b200.48xlarge",
-                        "g4dn.12xlarge", "g5.48xlarge", "dgx-a100", "dgx-h100", "dgx-h200"})
+  for (const char* n :
+       {"p3.16xlarge", "p3dn.24xlarge", "p4d.24xlarge", "p4de.24xlarge", "p5.48xlarge",
+        "p5e.48xlarge", "p5en.48xlarge", "p6-b200.48xlarge", "g4dn.12xlarge", "g5.48xlarge",
+        "dgx-a100", "dgx-h100", "dgx-h200", "gb200-nvl72", "a4x-highgpu-4g",
+        "Standard_ND128isr_NDR_GB200_v6", "p6e-gb200.36xlarge"})
     EXPECT_TRUE(have.count(n)) << n;
 }
 

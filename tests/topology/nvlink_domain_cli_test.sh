@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `topo`, `predict`, `simulate` and `plan` on GB200 NVL72 racks (a multi-node NVLink domain of
-# 18 hosts): one rack (18 hosts) and two racks (36 hosts), and what each says of the domain.
+# 18 hosts): one rack (18 hosts) and two racks (36 hosts), and what each says of the domain;
+# `predict` and `plan` on the clouds' GB200 instances at 1, 18 and 36 hosts.
 # Usage: nvlink_domain_cli_test.sh <path to topotune>
 set -uo pipefail
 bin=$1
@@ -54,6 +55,19 @@ run sim20 simulate --instance gb200-nvl72 --nodes 20 --algo ring --size 64M
 "$bin" predict --instance gb200-nvl72 --nodes 20 --sizes 1G >"$tmp/p20" 2>"$tmp/p20.err"
 check "predict x20 refuses the partial domain (exit 2)" "[ $? -eq 2 ]"
 check "predict x20 says why" "grep -q 'partial NVLink domain of 2' $tmp/p20.err"
+
+# The clouds' GB200 NVL72 instances (4 GPUs per host, 18 hosts per domain): one host, one
+# domain and two domains. NCCL's view counts one node per domain (MNNVL), all its ranks on it.
+for inst in a4x-highgpu-4g Standard_ND128isr_NDR_GB200_v6 p6e-gb200.36xlarge; do
+  for n in 1 18 36; do
+    nodes=$(( n < 18 ? n : n / 18 ))
+    run "$inst.predict$n" predict --instance "$inst" --nodes $n --sizes 1G --nccl-version 2.28.7
+    check "predict $inst x$n: $nodes NCCL node(s) of $((n * 4)) ranks" \
+      "grep -q '$inst x $nodes node(s), [a-z]* placement, $((n * 4)) ranks' '$tmp/$inst.predict$n'"
+    run "$inst.plan$n" plan --instance "$inst" --nodes $n --peak-tflops 2250
+    check "plan $inst x$n names the cluster" "grep -q '$inst' '$tmp/$inst.plan$n'"
+  done
+done
 
 if [ $failures -ne 0 ]; then echo "$failures failure(s)"; exit 1; fi
 echo "nvlink_domain_cli: all checks passed"
