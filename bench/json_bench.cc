@@ -7,8 +7,8 @@
 
 #include <string>
 
+#include "measurement/measurement.h"
 #include "planning/model_profile.h"
-#include "runtime/measurement.h"
 
 namespace topotune {
 namespace {

@@ -14,24 +14,25 @@
 #include "calibration/link_fit.h"
 #include "calibration/validation.h"
 #include "core/expected.h"
+#include "measurement/measurement.h"
 #include "topology/cluster_spec.h"
 
 namespace topotune::tune {
 
 /// The run's rows split by the model that predicts them (row_model): first the `nccl` rows,
-/// then the others; each keeps the run's collective, ranks, channels and chunks.
-std::pair<MeasuredRun, MeasuredRun> split_by_model(const MeasuredRun& run);
+/// then the others, each in the file's order; each half keeps everything else of the run.
+std::pair<rt::Measurement, rt::Measurement> split_by_model(const rt::Measurement& run);
 
 /// The NCCL model's case of `run` (named `name`: its file) on `system`, with NCCL's default
 /// options (the caller sets the run's version and NCCL_ALGO). InvalidArgument when the system
 /// has another rank count than the run.
-Expected<CalibrationCase> nccl_calibration_case(const std::string& name, const MeasuredRun& run,
+Expected<CalibrationCase> nccl_calibration_case(const std::string& name, const rt::Measurement& run,
                                                 algo::NcclSystem system);
 
 /// The link classes' case of `run` on `cluster` (whose link parameters are the fit's start),
-/// with the run's channels and chunks and no memory budget (the caller sets one).
+/// with the run's channels and chunks (absent: 1) and no memory budget (the caller sets one).
 /// InvalidArgument when the cluster has another rank count than the run.
-Expected<LinkFitCase> link_calibration_case(const std::string& name, const MeasuredRun& run,
+Expected<LinkFitCase> link_calibration_case(const std::string& name, const rt::Measurement& run,
                                             topo::ClusterSpec cluster);
 
 }  // namespace topotune::tune

@@ -38,21 +38,22 @@ Expected<std::pair<double, std::string>> RowPredictor::predict(const std::string
                                                                   : "simulated schedule")};
 }
 
-Expected<std::vector<ValidationRow>> compare_run(const MeasuredRun& run, RowPredictor& predictor) {
+Expected<std::vector<ValidationRow>> compare_run(const rt::Measurement& run,
+                                                 RowPredictor& predictor) {
   std::vector<ValidationRow> rows;
   const double factor = sched::busbw_factor(run.collective, run.ranks);
-  for (const LinkFitPoint& r : run.rows) {
-    if (r.bytes.value <= 0 || r.time_us <= 0) continue;
+  for (const rt::MeasurementRow& r : run.rows) {
+    if (r.bytes <= 0 || r.time_us <= 0) continue;
     sched::CollectiveSpec spec;
     spec.collective = run.collective;
     spec.dtype = r.dtype;
     spec.ranks = run.ranks;
-    spec.bytes = r.bytes;
+    spec.bytes = Bytes(r.bytes);
     TT_TRY(const auto pred, predictor.predict(r.algorithm, spec));
     const double t = pred.first;
-    const auto bytes = static_cast<double>(r.bytes.value);
+    const auto bytes = static_cast<double>(r.bytes);
     ValidationRow row;
-    row.bytes = r.bytes.value;
+    row.bytes = r.bytes;
     row.algorithm = r.algorithm;
     row.measured_us = r.time_us;
     row.predicted_us = t;

@@ -15,8 +15,8 @@
 #include "algorithms/nccl/nccl_predictor.h"
 #include "algorithms/schedule/collective_spec.h"
 #include "calibration/calibration.h"
-#include "calibration/link_fit.h"
 #include "core/expected.h"
+#include "measurement/measurement.h"
 #include "timing/schedule_predictor.h"
 #include "topology/cluster_spec.h"
 
@@ -32,16 +32,6 @@ enum class RowModel {
 /// The one place a row's algorithm name (as `measure` and nccl-tests logs write it) picks its
 /// model: "nccl", "mpi", anything else a schedule generator's name.
 RowModel row_model(const std::string& algorithm);
-
-/// A measured run as validation needs it (the runtime's Measurement without the runtime,
-/// which autotune may not include).
-struct MeasuredRun {
-  sched::Collective collective = sched::Collective::Allreduce;
-  int ranks = 0;
-  int channels = 1;  ///< the algorithm options `measure` ran with
-  int chunks = 1;
-  std::vector<LinkFitPoint> rows;  ///< in the file's order
-};
 
 /// One compared size.
 struct ValidationRow {
@@ -77,9 +67,11 @@ class RowPredictor {
   std::optional<SchedulePredictor> schedules_;
 };
 
-/// Every row of `run` with a size and a time > 0, predicted and compared. Fails when there is
-/// none, or when a row cannot be predicted (an unknown algorithm, a schedule too large).
-Expected<std::vector<ValidationRow>> compare_run(const MeasuredRun& run, RowPredictor& predictor);
+/// Every row of `run` with a size and a time > 0, in the file's order, predicted and compared.
+/// Fails when there is none, or when a row cannot be predicted (an unknown algorithm, a
+/// schedule too large).
+Expected<std::vector<ValidationRow>> compare_run(const rt::Measurement& run,
+                                                 RowPredictor& predictor);
 
 /// The rows' algorithms in first-seen order (deterministic: the file's order).
 std::vector<std::string> algorithms_of(const std::vector<ValidationRow>& rows);

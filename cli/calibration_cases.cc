@@ -31,12 +31,11 @@ Expected<RunCluster> run_cluster(const CalibrationRuns& a, std::size_t i, std::s
   return rc;
 }
 
-// Run i's NCCL rows on its system: the node count from the options or the log, the NCCL
-// version from the options ('' or none: the log's own), NCCL_ALGO from the options ('all':
-// unrestricted).
+// Run i's NCCL rows (`m`: the run with only them) on its system: the node count from the
+// options or the log, the NCCL version from the options ('' or none: the log's own), NCCL_ALGO
+// from the options ('all': unrestricted).
 Expected<tune::CalibrationCase> make_case(const CalibrationRuns& a, std::size_t i,
-                                          const rt::Measurement& m, const tune::MeasuredRun& run,
-                                          const std::string& file) {
+                                          const rt::Measurement& m, const std::string& file) {
   const std::size_t runs = a.logs.size() + a.measured.size();
   TT_TRY(const RunCluster rc, run_cluster(a, i, runs));
   TT_TRY(const algo::NcclSystem probe, resolve_nccl_system(rc.instance, 1, rc.cluster));
@@ -48,22 +47,22 @@ Expected<tune::CalibrationCase> make_case(const CalibrationRuns& a, std::size_t 
   if (algo_list == "all") algo_list.clear();
   TT_TRY(algo::NcclSystem system, resolve_nccl_system(rc.instance, nodes, rc.cluster));
   system.gpus_per_thread = m.gpus_per_thread.value_or(1);
-  TT_TRY(tune::CalibrationCase c, tune::nccl_calibration_case(file, run, std::move(system)));
+  TT_TRY(tune::CalibrationCase c, tune::nccl_calibration_case(file, m, std::move(system)));
   TT_TRY(c.options, make_nccl_options(ver, algo_list, ""));
   return c;
 }
 
-// Run i's other rows on its cluster (whose link parameters are the fit's start).
+// Run i's other rows (`m`: the run with only them) on its cluster (whose link parameters are
+// the fit's start).
 Expected<tune::LinkFitCase> make_link_case(const CalibrationRuns& a, std::size_t i,
-                                           const rt::Measurement& m, const tune::MeasuredRun& run,
-                                           const std::string& file) {
+                                           const rt::Measurement& m, const std::string& file) {
   const std::size_t runs = a.logs.size() + a.measured.size();
   TT_TRY(const RunCluster rc, run_cluster(a, i, runs));
   TT_TRY(const topo::ClusterSpec probe, resolve_cluster_spec(rc.instance, 1, rc.cluster));
   TT_TRY(const int dflt_nodes, nodes_of(m, std::nullopt, probe.instance.num_gpus));
   TT_TRY(const int nodes, nth(a.nodes, i, runs, "--nodes", dflt_nodes));
   TT_TRY(topo::ClusterSpec cluster, resolve_cluster_spec(rc.instance, nodes, rc.cluster));
-  TT_TRY(tune::LinkFitCase c, tune::link_calibration_case(file, run, std::move(cluster)));
+  TT_TRY(tune::LinkFitCase c, tune::link_calibration_case(file, m, std::move(cluster)));
   TT_TRY(c.memory, simulation_budget());
   return c;
 }
@@ -80,13 +79,13 @@ Expected<CalibrationCases> load_calibration_cases(const CalibrationRuns& a) {
     TT_TRY(const std::optional<sched::Collective> coll, parse_collective_flag(coll_text));
     TT_TRY(const rt::Measurement m,
            load_measurement(is_log ? file : "", is_log ? "" : file, coll).context(file));
-    const auto [nccl, links] = tune::split_by_model(measured_run(m));
+    const auto [nccl, links] = tune::split_by_model(m);
     if (!nccl.rows.empty()) {
-      TT_TRY(tune::CalibrationCase c, make_case(a, i, m, nccl, file));
+      TT_TRY(tune::CalibrationCase c, make_case(a, i, nccl, file));
       cases.nccl.push_back(std::move(c));
     }
     if (!links.rows.empty()) {
-      TT_TRY(tune::LinkFitCase c, make_link_case(a, i, m, links, file).context(file));
+      TT_TRY(tune::LinkFitCase c, make_link_case(a, i, links, file).context(file));
       cases.links.push_back(std::move(c));
     }
   }

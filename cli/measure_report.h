@@ -8,8 +8,8 @@
 
 #include "cli/output_format.h"
 #include "cli/reporter.h"
+#include "measurement/measurement.h"
 #include "runtime/measure_loop.h"
-#include "runtime/measurement.h"
 
 namespace topotune::cli {
 

@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "core/input_file.h"
-#include "runtime/nccl_tests_parser.h"
+#include "measurement/nccl_tests_parser.h"
 #include "topology/cluster_spec.h"
 
 namespace topotune::cli {
@@ -86,18 +86,6 @@ Expected<int> nodes_of(const rt::Measurement& m, std::optional<int> nodes, int g
   if (m.nodes) return *m.nodes;
   if (gpus_per_node > 0 && m.ranks % gpus_per_node == 0) return m.ranks / gpus_per_node;
   return fail(Errc::InvalidArgument, "cannot tell the node count from the log: give --nodes");
-}
-
-tune::MeasuredRun measured_run(const rt::Measurement& m) {
-  tune::MeasuredRun run;
-  run.collective = m.collective;
-  run.ranks = m.ranks;
-  run.channels = m.channels.value_or(1);
-  run.chunks = m.chunks.value_or(1);
-  for (const rt::MeasurementRow& r : m.rows) {
-    run.rows.push_back({r.algorithm, Bytes(r.bytes), r.dtype, r.time_us});
-  }
-  return run;
 }
 
 Expected<std::optional<sched::Collective>> parse_collective_flag(const std::string& text) {

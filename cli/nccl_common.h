@@ -11,10 +11,9 @@
 #include "algorithms/nccl/nccl_predictor.h"
 #include "algorithms/nccl/nccl_system.h"
 #include "calibration/calibration_file.h"
-#include "calibration/validation.h"
 #include "cli/cluster_flags.h"
 #include "core/expected.h"
-#include "runtime/measurement.h"
+#include "measurement/measurement.h"
 #include "topology/cluster_spec.h"
 
 namespace topotune::cli {
@@ -29,9 +28,6 @@ Expected<algo::NcclOptions> make_nccl_options(const std::string& version, const 
 
 /// Number of nodes a measurement ran on: explicit, else the log's host count, else ranks/gpus.
 Expected<int> nodes_of(const rt::Measurement& m, std::optional<int> nodes, int gpus_per_node);
-
-/// The measurement as autotune's comparison and fits take it (autotune may not see runtime).
-tune::MeasuredRun measured_run(const rt::Measurement& m);
 
 /// The help text of every command's --collective (predict, validate, calibrate): one grammar,
 /// sched::parse_collective's.

@@ -62,9 +62,9 @@ Expected<void> run_validate(const ValidateArgs& a, std::ostream& out) {
   TT_TRY(const algo::NcclModelParams params, tune::load_nccl_model(a.calibration));
   TT_TRY_VOID(tune::apply_calibration_file(a.calibration, cluster).context("--calibration"));
   const algo::NcclPredictor predictor(sys, params, opts);
-  const tune::MeasuredRun run = measured_run(m);
-  tune::RowPredictor models(predictor, cluster, run.channels, run.chunks, simulation_budget);
-  TT_TRY(std::vector<tune::ValidationRow> rows, tune::compare_run(run, models));
+  tune::RowPredictor models(predictor, cluster, m.channels.value_or(1), m.chunks.value_or(1),
+                            simulation_budget);
+  TT_TRY(std::vector<tune::ValidationRow> rows, tune::compare_run(m, models));
   ValidateReport report;
   report.rows = std::move(rows);
   if (!a.plot.empty()) {  // the plot is written before the report is printed

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "runtime/measurement.h"
+#include "measurement/measurement.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace rt = topotune::rt;

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "runtime/measurement.h"
-#include "runtime/nccl_tests_parser.h"
+#include "measurement/measurement.h"
+#include "measurement/nccl_tests_parser.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

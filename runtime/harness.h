@@ -10,8 +10,8 @@
 #include <string>
 
 #include "core/expected.h"
+#include "measurement/measurement.h"
 #include "runtime/candidate.h"
-#include "runtime/measurement.h"
 
 namespace topotune::rt {
 

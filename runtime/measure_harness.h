@@ -18,8 +18,8 @@
 
 #include "algorithms/schedule/collective_spec.h"
 #include "core/expected.h"
+#include "measurement/measurement.h"
 #include "runtime/harness.h"
-#include "runtime/measurement.h"
 #include "runtime/transport.h"
 
 namespace topotune::rt {

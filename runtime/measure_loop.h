@@ -16,9 +16,9 @@
 
 #include "core/expected.h"
 #include "core/units.h"
+#include "measurement/measurement.h"
 #include "runtime/candidate.h"
 #include "runtime/harness.h"
-#include "runtime/measurement.h"
 #include "runtime/watchdog.h"
 
 namespace topotune::rt {

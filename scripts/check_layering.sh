@@ -11,15 +11,16 @@ declare -A allowed=(
   [algorithms/schedule]="core algorithms/schedule"
   [algorithms]="core topology algorithms"
   [simulator]="core topology algorithms/schedule simulator"
-  [runtime]="core algorithms/schedule runtime"
+  [measurement]="core algorithms/schedule measurement"
+  [runtime]="core algorithms/schedule measurement runtime"
   [timing]="core topology algorithms simulator timing"
-  [calibration]="core topology algorithms simulator timing calibration"
+  [calibration]="core topology algorithms simulator timing measurement calibration"
   [planning]="core topology algorithms simulator timing planning"
   [emulation]="core topology emulation"
-  [cli]="core topology algorithms simulator timing calibration planning runtime emulation cli"
+  [cli]="core topology algorithms simulator timing calibration planning measurement runtime emulation cli"
   [tuner_plugin]="tuner_plugin"
 )
-modules="core topology algorithms/schedule algorithms simulator runtime timing calibration planning emulation cli tuner_plugin"
+modules="core topology algorithms/schedule algorithms simulator measurement runtime timing calibration planning emulation cli tuner_plugin"
 status=0
 # The folders above are ARCHITECTURE.md's: its module table has one row per folder that builds a
 # library (first cell the folder, second the library; rows whose library is "—" hold none).

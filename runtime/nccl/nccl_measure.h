@@ -19,8 +19,8 @@
 
 #include "algorithms/schedule/collective_spec.h"
 #include "core/expected.h"
+#include "measurement/measurement.h"
 #include "runtime/candidate.h"
-#include "runtime/measurement.h"
 #include "runtime/nccl/nccl_allreduce.h"
 #include "runtime/nccl/nccl_transport.h"
 

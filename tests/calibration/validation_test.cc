@@ -36,10 +36,25 @@ struct Fixture {
   }
 };
 
-MeasuredRun run_of(std::vector<LinkFitPoint> rows) {
-  MeasuredRun run;
+/// One measured row: what `measure` writes for (algorithm, size) in `time_us`.
+struct Row {
+  std::string algorithm;
+  Bytes bytes;
+  sched::DataType dtype;
+  double time_us;
+};
+
+rt::Measurement run_of(const std::vector<Row>& rows) {
+  rt::Measurement run;
   run.ranks = 8;
-  run.rows = std::move(rows);
+  for (const Row& r : rows) {
+    rt::MeasurementRow m;
+    m.algorithm = r.algorithm;
+    m.bytes = r.bytes.value;
+    m.dtype = r.dtype;
+    m.time_us = r.time_us;
+    run.rows.push_back(std::move(m));
+  }
   return run;
 }
 

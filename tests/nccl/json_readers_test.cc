@@ -11,9 +11,9 @@
 #include "algorithms/nccl/nccl_params.h"
 #include "algorithms/schedule/schedule_json.h"
 #include "calibration/link_calibration.h"
+#include "measurement/measurement.h"
 #include "planning/model_profile.h"
 #include "planning/plan.h"
-#include "runtime/measurement.h"
 #include "tests/lib/nested_json.h"
 #include "topology/cluster_spec.h"
 

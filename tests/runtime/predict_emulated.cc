@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "core/quantity_parse.h"
-#include "runtime/measurement.h"
+#include "measurement/measurement.h"
 #include "timing/schedule_predictor.h"
 #include "topology/cluster_spec.h"
 #include "topology/topology.h"

@@ -1,4 +1,4 @@
-#include "runtime/measurement.h"
+#include "measurement/measurement.h"
 
 #include <cmath>
 #include <cstdint>

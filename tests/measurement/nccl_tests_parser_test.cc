@@ -1,7 +1,7 @@
 // nccl-tests log parser: real-looking logs (modern and 2.4-era layouts, launcher prefixes),
 // damaged logs (errors name the line), and what is inferred (ranks, nodes, version, -g).
 
-#include "runtime/nccl_tests_parser.h"
+#include "measurement/nccl_tests_parser.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "runtime/nccl_tests_parser.h"
+#include "measurement/nccl_tests_parser.h"
 
 #include <algorithm>
 #include <cctype>

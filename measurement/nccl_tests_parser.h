@@ -17,7 +17,7 @@
 
 #include "algorithms/schedule/collective_spec.h"
 #include "core/expected.h"
-#include "runtime/measurement.h"
+#include "measurement/measurement.h"
 
 namespace topotune::rt {
 
