@@ -1,7 +1,7 @@
 #pragma once
 // measure's rows on the reporters (cli/reporter.h): nccl-tests' columns in the table, the same
 // fields in CSV, printed by rank 0 as each point is measured. The JSON is the measurement
-// document (runtime/measurement.h), written at the end.
+// document (measurement/measurement.h), written at the end.
 
 #include <memory>
 #include <ostream>
