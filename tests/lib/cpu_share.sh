@@ -1,9 +1,11 @@
-# Sourced by the emulated checks (tests/lib/emulated_lib.sh, tests/runtime/emulated_test.sh).
+# Sourced by the emulated PyTorch checks (tests/lib/emulated_lib.sh).
 # What the machine's CPUs did while a measured phase ran, so that time taken by other work is
 # reported as contention, not as a model error. cpu_mark FILE records the moment: wall clock,
 # /proc/stat's busy jiffies (user, nice, system, irq, softirq, steal) and the CPU time of this
 # shell's finished children (bash's `times`, which must run in this shell, not a subshell:
-# the ranks are its children once waited for). cpu_record BEFORE AFTER OUT writes the phase's
+# the ranks are its children once waited for). Only for ranks this shell starts and waits for:
+# processes mpirun daemonizes (emulated_cluster's `emulate run`) are not its children, and
+# their CPU would read as other work. cpu_record BEFORE AFTER OUT writes the phase's
 # cpu.json: wall seconds, CPUs, the busy CPU seconds, ours (the ranks and their kernel work in
 # their context) and other work's, and other work's share of the machine's capacity.
 cpu_mark() {

@@ -44,20 +44,7 @@ def main():
     ap.add_argument("--tie", type=float, default=0.01)
     ap.add_argument("--plan-first", default="")
     ap.add_argument("--name", default="")
-    ap.add_argument("--cpu", default="",
-                    help="cpu.json of the measured phase (tests/lib/cpu_share.sh): where other "
-                         "work took more than 15 %% of the machine, a missed timing bound is "
-                         "CONTENDED, and if that is the only kind of miss the exit status is 77")
     a = ap.parse_args()
-    share = 0.0
-    if a.cpu:
-        with open(a.cpu) as f:
-            c = json.load(f)
-        share = c["other_share"]
-        print(f"CPU: {c['wall_s']:.0f} s on {c['cpus']} CPUs; measure used {c['ours_cpu_s']:.0f} "
-              f"CPU s, other work {c['other_cpu_s']:.0f} CPU s ({100 * share:.0f} % of the "
-              f"machine; contended above 15 %)")
-    contended = share > 0.15
     meas, pred = rows_by_key(a.measured), rows_by_key(a.predicted)
     keys = sorted(k for k in meas if k in pred)
     if not keys:
@@ -72,11 +59,11 @@ def main():
         spread = f"{m.get('time_us_p10', 0) / 1e3:.1f}-{m.get('time_us_p90', 0) / 1e3:.1f}"
         print(f"| {k[0]} | {k[1] >> 20} MiB | {p['time_us'] / 1e3:.1f} | {m['time_us'] / 1e3:.1f} "
               f"| {spread} | {ratio:.3f} | {m.get('errors', 0)} |")
-    wrong, timing_ok = False, True
+    ok = True
     for k in keys:
         if meas[k].get("errors", 0):
             print(f"FAIL: {k[0]} {k[1]} B: {meas[k]['errors']} wrong elements")
-            wrong = True
+            ok = False
     algos = sorted({k[0] for k in keys})
     for algo in algos:
         errs = [abs(meas[k]["time_us"] / pred[k]["time_us"] - 1) for k in keys
@@ -85,8 +72,8 @@ def main():
             continue
         tol = a.mpi_tolerance if algo == "mpi" else a.tolerance
         med = statistics.median(errs)
-        verdict = "PASS" if med <= tol else ("CONTENDED" if contended else "FAIL")
-        timing_ok &= med <= tol
+        verdict = "PASS" if med <= tol else "FAIL"
+        ok &= med <= tol
         print(f"{verdict}: {algo}: median |error| {med:.3f} for sizes >= {a.min_bytes >> 20} MiB "
               f"(tolerance {tol:.2f})")
     for size in sorted({k[1] for k in keys if k[1] >= a.min_bytes}):
@@ -96,21 +83,17 @@ def main():
         best_pred = min(tied, key=lambda k: meas[k]["time_us"])
         best_meas = min(meas[k]["time_us"] for k in here)
         slack = meas[best_pred]["time_us"] / best_meas - 1
-        verdict = "PASS" if slack <= a.rank_slack else ("CONTENDED" if contended else "FAIL")
-        timing_ok &= slack <= a.rank_slack
+        verdict = "PASS" if slack <= a.rank_slack else "FAIL"
+        ok &= slack <= a.rank_slack
         names = "/".join(k[0] for k in tied)
         print(f"{verdict}: {size >> 20} MiB: predicted fastest {names} is measured "
               f"{slack * 100:.1f}% over the measured fastest (slack {a.rank_slack * 100:.0f}%)")
     if a.plan_first:
-        timing_ok &= check_plan_first(a.plan_first, meas, pred, a.rank_slack, a.tie, contended)
-    if wrong:
-        return 1
-    if timing_ok:
-        return 0
-    return 77 if contended else 1
+        ok &= check_plan_first(a.plan_first, meas, pred, a.rank_slack, a.tie)
+    return 0 if ok else 1
 
 
-def check_plan_first(path, meas, pred, rank_slack, tie, contended=False):
+def check_plan_first(path, meas, pred, rank_slack, tie):
     with open(path) as f:
         first = json.load(f)
     if not first:
@@ -129,7 +112,7 @@ def check_plan_first(path, meas, pred, rank_slack, tie, contended=False):
         tied = [k for k in here if abs(pred[k]["time_us"] / mine - 1) <= tie]
         checked = min(meas[k]["time_us"] for k in tied)
         slack = checked / min(meas[k]["time_us"] for k in here) - 1
-        verdict = "PASS" if slack <= rank_slack else ("CONTENDED" if contended else "FAIL")
+        verdict = "PASS" if slack <= rank_slack else "FAIL"
         ok &= slack <= rank_slack
         others = "/".join(k[0] for k in tied if k != key)
         ties = f" (tied in prediction with {others}: the best-measured of them)" if others else ""
