@@ -21,6 +21,11 @@ constexpr int kFp32 = 4;
 // v (16 bytes), writes master, m, v and the bf16 copy (14 bytes). [derived]
 constexpr double kAdamBytesPerParam = 30;
 
+// `bands`' figures for collective `c` (its table group), as an error function.
+CollectiveError band_error(const ClusterBands& bands, sched::Collective c) {
+  return [b = bands.with_collective(c)](Bytes bytes) { return b.figure(bytes).error; };
+}
+
 // The NCCL predictor of one group, as a collective timer, and the error band of its kind of
 // communicator (its NIC class and node count: a node group's collectives take the one-node
 // figures).
@@ -37,7 +42,7 @@ struct Group {
     };
   }
   CollectiveError error(sched::Collective c) const {
-    return [bands = ClusterBands(system, version, c)](Bytes b) { return bands.figure(b).error; };
+    return band_error(ClusterBands(system, version, c), c);
   }
 };
 
@@ -59,11 +64,6 @@ struct GroupTimers {
   CollectiveError node_allgather_error, node_reduce_scatter_error;
   CollectiveError replica_allreduce_error;
 };
-
-// `bands`' figures for collective `c` (its table group), as an error function.
-CollectiveError band_error(const ClusterBands& bands, sched::Collective c) {
-  return [b = bands.with_collective(c)](Bytes bytes) { return b.figure(bytes).error; };
-}
 
 // The planner's fixed inputs and the three groups' timers.
 struct Context {
