@@ -13,6 +13,7 @@ packages=(
   libsimgrid-dev                  # independent max-min simulator: the simulator's cross-check
   iproute2 procps util-linux      # emulated clusters: ip netns, tc, unshare
   python3-torch python3-torchvision  # python/topotune (PyTorch 1.13.1, torchvision 0.14)
+  mypy                            # python/topotune's annotations (tests/ddp/types_test.py)
 )
 missing=()
 for p in "${packages[@]}"; do

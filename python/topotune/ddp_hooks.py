@@ -32,11 +32,22 @@ Composes with PyTorch's compression wrappers:
 """
 import queue
 import threading
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Tuple
 
 import torch
 import torch.distributed as dist
 
+if TYPE_CHECKING:  # PyTorch 1.13 declares it here, not in torch.distributed's stubs
+    from torch._C._distributed_c10d import ProcessGroup
+
 __all__ = ["HierarchicalState", "hierarchical_allreduce_hook", "register"]
+
+# Annotations here are evaluated (no `from __future__ import annotations`): DDP's
+# register_comm_hook compares the hook's to dist.GradBucket and torch.futures.Future[Tensor]
+# and refuses any other (torch/nn/parallel/distributed.py, _check_comm_hook).
+
+# A future of the averaged bucket: what DDP's comm hooks return.
+Future = torch.futures.Future[torch.Tensor]
 
 
 class HierarchicalState:
@@ -46,7 +57,8 @@ class HierarchicalState:
     be a multiple of it. Call on every rank, in the same order as other new_group calls.
     """
 
-    def __init__(self, ranks_per_node, process_group=None):
+    def __init__(self, ranks_per_node: int,
+                 process_group: "Optional[ProcessGroup]" = None) -> None:
         if process_group is not None and process_group is not dist.group.WORLD:
             raise ValueError("HierarchicalState spans the default (world) process group only")
         world = dist.get_world_size()
@@ -60,8 +72,8 @@ class HierarchicalState:
         self.node = rank // ranks_per_node
         self.local_rank = rank % ranks_per_node
         self.node_ranks = [self.node * ranks_per_node + l for l in range(ranks_per_node)]
-        self.node_group = None
-        self.rail_group = None
+        self.node_group: Optional[ProcessGroup] = None
+        self.rail_group: Optional[ProcessGroup] = None
         # new_group is collective over the whole world: every rank creates every group.
         for n in range(self.nodes):
             ranks = [n * ranks_per_node + l for l in range(ranks_per_node)]
@@ -74,31 +86,32 @@ class HierarchicalState:
             if l == self.local_rank:
                 self.rail_group = group
         self.backend = dist.get_backend()
-        self._queue = None
-        self._thread = None
+        self._queue: Optional[queue.Queue[Tuple[torch.Tensor, Future]]] = None
+        self._thread: Optional[threading.Thread] = None
 
     # -- gloo: one worker thread runs the buckets in order -------------------------------
-    def _submit(self, tensor):
-        if self._thread is None:
+    def _submit(self, tensor: torch.Tensor) -> Future:
+        if self._queue is None or self._thread is None:
             self._queue = queue.Queue()
             self._thread = threading.Thread(target=self._work, daemon=True,
                                             name="topotune-hierarchical")
             self._thread.start()
-        fut = torch.futures.Future()
+        fut: Future = torch.futures.Future()
         self._queue.put((tensor, fut))
         return fut
 
-    def _work(self):
+    def _work(self) -> None:
+        assert self._queue is not None  # set before the thread starts
         while True:
             tensor, fut = self._queue.get()
             try:
                 allreduce_blocking(self, tensor)
                 fut.set_result(tensor)
             except Exception as e:  # handed to DDP, which raises it in the training loop
-                fut.set_exception(e)
+                fut.set_exception(e)  # type: ignore[arg-type]  # PyTorch 1.13 stub types it T
 
 
-def _padded(state, flat):
+def _padded(state: HierarchicalState, flat: torch.Tensor) -> Tuple[torch.Tensor, int]:
     """flat (1-D) padded with zeros to a multiple of G, and the shard length."""
     g = state.ranks_per_node
     shard = (flat.numel() + g - 1) // g
@@ -109,7 +122,7 @@ def _padded(state, flat):
     return out, shard
 
 
-def ring_reduce_scatter(state, buf, shard):
+def ring_reduce_scatter(state: HierarchicalState, buf: torch.Tensor, shard: int) -> torch.Tensor:
     """In-place ring reduce-scatter of buf (G shards of `shard` elements) over the host.
 
     Step s (0..G-2): local rank i sends shard (i-s-1) mod G to i+1 and adds shard (i-s-2) mod G
@@ -129,7 +142,7 @@ def ring_reduce_scatter(state, buf, shard):
     return chunks[i]
 
 
-def allreduce_blocking(state, tensor):
+def allreduce_blocking(state: HierarchicalState, tensor: torch.Tensor) -> None:
     """Averages tensor (1-D) over the world in place: steps 1-3, blocking (gloo)."""
     tensor.div_(state.world_size)
     if state.ranks_per_node == 1:
@@ -143,13 +156,13 @@ def allreduce_blocking(state, tensor):
         dist.all_reduce(own, group=state.rail_group)
     else:
         own = mine
-    outputs = list(buf.view(state.ranks_per_node, shard).unbind(0))
+    outputs: List[torch.Tensor] = list(buf.view(state.ranks_per_node, shard).unbind(0))
     dist.all_gather(outputs, own, group=state.node_group)
     if buf is not tensor:
         tensor.copy_(buf[: tensor.numel()])
 
 
-def _allreduce_nccl(state, tensor):
+def _allreduce_nccl(state: HierarchicalState, tensor: torch.Tensor) -> Future:
     """Steps 1-3 issued asynchronously (NCCL runs one group's operations in issue order)."""
     tensor.div_(state.world_size)
     if state.ranks_per_node == 1:
@@ -157,19 +170,21 @@ def _allreduce_nccl(state, tensor):
             .then(lambda fut: tensor)
     buf, shard = _padded(state, tensor)
     own = torch.empty(shard, dtype=buf.dtype, device=buf.device)
-    dist._reduce_scatter_base(own, buf, group=state.node_group)
+    dist._reduce_scatter_base(own, buf, group=state.node_group)  # type: ignore[attr-defined]
     if state.rail_group is not None:
         dist.all_reduce(own, group=state.rail_group)
-    work = dist._all_gather_base(buf, own, group=state.node_group, async_op=True)
+    work = dist._all_gather_base(  # type: ignore[attr-defined]
+        buf, own, group=state.node_group, async_op=True)
 
-    def unpad(fut):
+    def unpad(fut: Future) -> torch.Tensor:
         if buf is not tensor:
             tensor.copy_(buf[: tensor.numel()])
         return tensor
     return work.get_future().then(unpad)
 
 
-def hierarchical_allreduce_hook(state, bucket):
+def hierarchical_allreduce_hook(state: HierarchicalState,
+                                bucket: dist.GradBucket) -> Future:  # type: ignore[name-defined]
     """DDP comm hook: the bucket averaged over the world by hierarchical allreduce.
 
     Register with `ddp.register_comm_hook(HierarchicalState(G), hierarchical_allreduce_hook)`
@@ -187,19 +202,20 @@ def hierarchical_allreduce_hook(state, bucket):
     return state._submit(tensor)
 
 
-def register(ddp_model, ranks_per_node, compression=None):
+def register(ddp_model: torch.nn.parallel.DistributedDataParallel, ranks_per_node: int,
+             compression: Optional[str] = None) -> HierarchicalState:
     """Registers the hierarchical hook on a DDP model; returns its state.
 
     compression: None, "fp16" or "bf16" (PyTorch's fp16/bf16_compress_wrapper around the hook).
     """
     from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
     state = HierarchicalState(ranks_per_node)
-    hook = hierarchical_allreduce_hook
+    hook: Callable[[HierarchicalState, Any], Future] = hierarchical_allreduce_hook
     if compression == "fp16":
         hook = default_hooks.fp16_compress_wrapper(hook)
     elif compression == "bf16":
         hook = default_hooks.bf16_compress_wrapper(hook)
     elif compression is not None:
         raise ValueError(f"compression must be None, 'fp16' or 'bf16', got {compression!r}")
-    ddp_model.register_comm_hook(state, hook)
+    ddp_model.register_comm_hook(state, hook)  # type: ignore[operator]  # Module.__getattr__
     return state

@@ -17,21 +17,28 @@ docs/output-files.md), for the Python tools (python3 -m topotune.profile --out):
 
 Refusals and failures raise OutputError with the path and the reason in its message.
 """
+from __future__ import annotations
+
 import contextlib
 import os
 import secrets
 import signal
 import stat
 import threading
+from types import FrameType
+from typing import Any, Callable, Iterator, Optional, Tuple, Union
 
 __all__ = ["OutputError", "check_output_path", "write_file_atomically"]
+
+# What signal.signal returns and takes: a handler, SIG_DFL/SIG_IGN, or None (not set from Python).
+_Handler = Union[Callable[[int, Optional[FrameType]], Any], int, signal.Handlers, None]
 
 
 class OutputError(Exception):
     """A refused output path or a failed write; str() is a one-line message."""
 
 
-def _kind(mode):
+def _kind(mode: int) -> str:
     if stat.S_ISCHR(mode):
         return "a character device"
     if stat.S_ISBLK(mode):
@@ -43,7 +50,7 @@ def _kind(mode):
     return "not a regular file"
 
 
-def _check_target(path):
+def _check_target(path: str) -> Optional[os.stat_result]:
     """The target's stat if it is a regular file we may replace, None if it is absent."""
     try:
         st = os.lstat(path)
@@ -64,7 +71,7 @@ def _check_target(path):
     return st
 
 
-def check_output_path(path):
+def check_output_path(path: str) -> Optional[os.stat_result]:
     """Checks, before any work, that `path` may be written by write_file_atomically."""
     if not path:
         raise OutputError("the output path is empty")
@@ -81,7 +88,7 @@ def check_output_path(path):
     return existing
 
 
-def _create_temp(path):
+def _create_temp(path: str) -> Tuple[int, str]:
     """(fd, name) of a new temp file next to `path`, created exclusively, never through a link."""
     parent = os.path.dirname(path) or "."
     base = "." + os.path.basename(path)[:200] + ".tmp."
@@ -98,7 +105,7 @@ def _create_temp(path):
     raise OutputError(f"cannot write '{path}': no free temporary file name")
 
 
-def write_file_atomically(path, text):
+def write_file_atomically(path: str, text: str) -> None:
     """Writes `text` (UTF-8) to `path`: exclusive temp file, fsync, rename; see above."""
     existing = check_output_path(path)
     umask = os.umask(0)
@@ -115,7 +122,7 @@ def write_file_atomically(path, text):
         _write_and_rename(path, text, mode, fd, tmp)
 
 
-def _write_and_rename(path, text, mode, fd, tmp):
+def _write_and_rename(path: str, text: str, mode: int, fd: int, tmp: str) -> None:
     try:
         try:
             data = text.encode()
@@ -137,17 +144,17 @@ def _write_and_rename(path, text, mode, fd, tmp):
 
 
 @contextlib.contextmanager
-def _temp_removed_on_termination():
+def _temp_removed_on_termination() -> Iterator[Callable[[str], None]]:
     """Yields register(tmp); until the block ends, SIGTERM/SIGHUP remove `tmp` and re-raise."""
-    temps = []
+    temps: list[str] = []
 
-    def on_signal(signum, _frame):
+    def on_signal(signum: int, _frame: Optional[FrameType]) -> None:
         for tmp in temps:
             _unlink_quietly(tmp)
         signal.signal(signum, signal.SIG_DFL)
         os.kill(os.getpid(), signum)
 
-    installed = {}
+    installed: dict[int, _Handler] = {}
     if threading.current_thread() is threading.main_thread():
         for signum in (signal.SIGTERM, signal.SIGHUP):
             # An ignored or handled signal stays as its owner set it.
@@ -156,11 +163,11 @@ def _temp_removed_on_termination():
     try:
         yield temps.append
     finally:
-        for signum, previous in installed.items():
-            signal.signal(signum, previous)
+        for installed_signum, previous in installed.items():
+            signal.signal(installed_signum, previous)
 
 
-def _unlink_quietly(path):
+def _unlink_quietly(path: str) -> None:
     try:
         os.unlink(path)
     except OSError:

@@ -37,6 +37,8 @@ reported as backward_tail_s / forward_tail_s. On CUDA every hook synchronizes th
 that times are those of the kernels, not of their launch (this serializes the host; the
 per-layer sums are what the planner needs).
 """
+from __future__ import annotations
+
 import argparse
 import importlib
 import json
@@ -44,6 +46,7 @@ import statistics
 import string
 import sys
 import time
+from typing import Any, Callable, Dict, List, NoReturn, Optional, Sequence, Tuple
 
 import torch
 
@@ -54,17 +57,17 @@ class ProfileError(Exception):
     """Bad input (a model that cannot be loaded or built): one line, exit status 2."""
 
 
-def die(message):
+def die(message: object) -> NoReturn:
     """topotune's shape of error: one line on stderr, exit status 2."""
     print(f"topotune.profile: error: {' '.join(str(message).split())}", file=sys.stderr)
     sys.exit(2)
 
 
-def one_line(e):
+def one_line(e: BaseException) -> str:
     return f"{type(e).__name__}: {' '.join(str(e).split())}"
 
 
-def call_factory(factory, spec):
+def call_factory(factory: object, spec: str) -> torch.nn.Module:
     """The model the factory returns; any exception it raises is the input's fault."""
     if not callable(factory):
         raise ProfileError(f"{spec}: {type(factory).__name__} object is not callable")
@@ -78,7 +81,7 @@ def call_factory(factory, spec):
     return model
 
 
-def load_model(spec):
+def load_model(spec: str) -> Tuple[torch.nn.Module, str]:
     """(model, description) for torchvision:NAME, NAME, or package.module:factory (which
     imports package.module and calls factory: it runs that code, as importing it would)."""
     if spec.startswith("torchvision:") or ":" not in spec:
@@ -101,13 +104,14 @@ def load_model(spec):
     return call_factory(factory, spec), f"{spec}()"
 
 
-def make_input(model, batch, device, shape):
-    if hasattr(model, "example_input"):
-        return model.example_input(batch, device)
+def make_input(model: torch.nn.Module, batch: int, device: str, shape: Sequence[int]) -> Any:
+    if hasattr(model, "example_input"):  # the model's own input builder
+        example_input: Callable[..., Any] = getattr(model, "example_input")
+        return example_input(batch, device)
     return torch.randn(batch, *shape, device=device)
 
 
-def scalar_loss(out):
+def scalar_loss(out: Any) -> Any:
     if isinstance(out, torch.Tensor):
         return out.float().mean()
     if isinstance(out, dict):
@@ -118,14 +122,15 @@ def scalar_loss(out):
 class Recorder:
     """Hooks that record forward order, forward ends and gradient-ready times."""
 
-    def __init__(self, model, device):
+    def __init__(self, model: torch.nn.Module, device: str) -> None:
         self.cuda = torch.device(device).type == "cuda"
         self.owners = [(name, m) for name, m in model.named_modules()
                        if any(True for _ in m.parameters(recurse=False))]
-        self.order = []  # owner indices in first-call order
-        self.fwd_end = {}  # owner index -> time
-        self.grad_ready = {}  # parameter index -> time
-        self.flops = {}  # owner index -> forward FLOPs of the whole batch (first call)
+        self.order: List[int] = []  # owner indices in first-call order
+        self.fwd_end: Dict[int, float] = {}  # owner index -> time
+        self.grad_ready: Dict[int, float] = {}  # parameter index -> time
+        # owner index -> forward FLOPs of the whole batch (first call)
+        self.flops: Dict[int, int] = {}
         self.t0 = 0.0
         for i, (_, m) in enumerate(self.owners):
             m.register_forward_pre_hook(self._pre(i))
@@ -135,37 +140,37 @@ class Recorder:
             if p.requires_grad:
                 p.register_hook(self._grad(k))
 
-    def now(self):
+    def now(self) -> float:
         if self.cuda:
             torch.cuda.synchronize()
         return time.perf_counter() - self.t0
 
-    def _pre(self, i):
-        def hook(module, inputs):
+    def _pre(self, i: int) -> Callable[[torch.nn.Module, Any], None]:
+        def hook(module: torch.nn.Module, inputs: Any) -> None:
             if i not in self.order:
                 self.order.append(i)
         return hook
 
-    def _post(self, i):
-        def hook(module, inputs, output):
+    def _post(self, i: int) -> Callable[[torch.nn.Module, Any, Any], None]:
+        def hook(module: torch.nn.Module, inputs: Any, output: Any) -> None:
             self.fwd_end[i] = self.now()
             if i not in self.flops:
                 self.flops[i] = module_flops(module, output)
         return hook
 
-    def _grad(self, k):
-        def hook(grad):
+    def _grad(self, k: int) -> Callable[[torch.Tensor], None]:
+        def hook(grad: torch.Tensor) -> None:
             self.grad_ready[k] = self.now()
         return hook
 
-    def start(self):
+    def start(self) -> None:
         self.fwd_end, self.grad_ready = {}, {}
         if self.cuda:
             torch.cuda.synchronize()
         self.t0 = time.perf_counter()
 
 
-def module_flops(module, output):
+def module_flops(module: torch.nn.Module, output: Any) -> int:
     """Forward FLOPs (2 x multiply-adds) of one call of a convolution or linear layer, for the
     whole batch, as docs/model-profile.md counts them; 0 for every other module (norms,
     embeddings: memory-bound, not counted). Attention matmuls own no parameter and are not
@@ -182,7 +187,7 @@ def module_flops(module, output):
     return 0
 
 
-def device_name(device):
+def device_name(device: str) -> str:
     """The accelerator's name where torch knows it ("NVIDIA H200"), else the device type."""
     dev = torch.device(device)
     if dev.type == "cuda":
@@ -190,17 +195,22 @@ def device_name(device):
     return dev.type
 
 
-def layer_of_params(rec):
+def layer_of_params(rec: Recorder) -> List[int]:
     """For each parameter: the position (in forward order) of the first layer that owns it."""
     position = {owner: pos for pos, owner in enumerate(rec.order)}
-    by_id = {}
+    by_id: Dict[int, List[int]] = {}
     for i, (_, m) in enumerate(rec.owners):
         for p in m.parameters(recurse=False):
             by_id.setdefault(id(p), []).append(position.get(i, len(position) + i))
     return [min(by_id[id(p)]) for _, p in rec.params]
 
 
-def measure(model, x, rec, steps, warmup, progress=None):
+# progress(step, total, warm, forward_s, backward_s), called after each profiling step.
+Progress = Callable[[int, int, bool, float, float], None]
+
+
+def measure(model: torch.nn.Module, x: Any, rec: Recorder, steps: int, warmup: int,
+            progress: Optional[Progress] = None) -> List[Dict[str, Any]]:
     """Per step: forward time, layer forward ends, parameter ready times, backward end.
     `progress(step, total, warm, forward_s, backward_s)` is called after each step."""
     runs = []
@@ -221,16 +231,19 @@ def measure(model, x, rec, steps, warmup, progress=None):
     return runs
 
 
-def envelope(values):
+def envelope(values: Sequence[float]) -> List[float]:
     """Running maximum: a non-decreasing sequence."""
-    out, top = [], 0.0
+    out: List[float] = []
+    top = 0.0
     for v in values:
         top = max(top, v)
         out.append(top)
     return out
 
 
-def build_profile(spec, batch, device, shape, steps, warmup, name=None, progress=None):
+def build_profile(spec: str, batch: int, device: str, shape: Sequence[int], steps: int,
+                  warmup: int, name: Optional[str] = None,
+                  progress: Optional[Progress] = None) -> Dict[str, Any]:
     model, source = load_model(spec)
     try:
         model.to(device).train()
@@ -264,7 +277,7 @@ def build_profile(spec, batch, device, shape, steps, warmup, name=None, progress
     for (pname, p), pos in zip(rec.params, layer_pos):
         if p.numel() == 0:
             continue
-        entry = {"name": pname, "numel": p.numel(), "layer": pos}
+        entry: Dict[str, Any] = {"name": pname, "numel": p.numel(), "layer": pos}
         if not p.requires_grad:
             entry["trainable"] = False
         params.append(entry)
@@ -299,7 +312,7 @@ NAME_CHARACTERS = frozenset(string.ascii_letters + string.digits + " ._-+:/(),")
 MAX_NAME_LENGTH = 128
 
 
-def name_problem(name):
+def name_problem(name: str) -> Optional[str]:
     """Why `name` cannot be a profile name (None when it can), as core/name_check.h rules."""
     shown = repr(name[:80])
     if not name:
@@ -313,14 +326,15 @@ def name_problem(name):
     return None
 
 
-def progress_line(step, total, warm, forward_s, backward_s):
+def progress_line(step: int, total: int, warm: bool, forward_s: float,
+                  backward_s: float) -> None:
     """One line per step on stderr: a long profile says where it is."""
     kind = "warm-up" if warm else "measured"
     print(f"topotune.profile: step {step}/{total} ({kind}): forward {forward_s * 1e3:.1f} ms, "
           f"backward {backward_s * 1e3:.1f} ms", file=sys.stderr, flush=True)
 
 
-def main(argv=None):
+def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="python3 -m topotune.profile", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("model", help="torchvision:NAME or package.module:factory (imports the "

@@ -42,6 +42,7 @@ def main():
         names = set(zipfile.ZipFile(wheel).namelist())
         for module in ("__init__", "ddp_hooks", "output_file", "profiler", "profile"):
             assert f"topotune/{module}.py" in names, (module, sorted(names))
+        assert "topotune/py.typed" in names, sorted(names)  # PEP 561 marker
         site = os.path.join(tmp, "site")
         run(sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", site, wheel,
             env=env)
