@@ -28,6 +28,7 @@
 #include "core/quantity_parse.h"
 #include "runtime/measure_loop.h"
 #include "runtime/mpi_transport.h"
+#include "runtime/process_cpu.h"
 #include "topology/cluster_spec.h"
 
 namespace topotune::cli {
@@ -198,6 +199,7 @@ Expected<void> run_measure(const MeasureArgs& a, std::ostream& out) {
   hooks.on_fatal = [me](const Error& e) { abort_job(me, e); };
   TT_TRY(m.rows, rt::run_measure_loop(*backend.harness, watchdog, {algos, sizes},
                                       backend.make_candidate, hooks));
+  TT_TRY(m.ranks_cpu_s, transport.sum_over_ranks(rt::process_cpu_time().value));
   if (me != 0) return {};
   if (!a.out.empty()) TT_TRY_VOID(write_file_atomically(a.out, rt::to_json(m)).context("--out"));
   if (reporter) reporter->end();

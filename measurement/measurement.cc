@@ -107,6 +107,9 @@ Expected<void> check_measurement_header(const Measurement& m) {
       return out_of(key_max.first, **value, key_max.second);
     }
   }
+  if (m.ranks_cpu_s && !(*m.ranks_cpu_s >= 0 && *m.ranks_cpu_s <= kMaxMeasuredCpuSeconds)) {
+    return fail(Errc::ParseError, "ranks_cpu_s must be in [0, 1e9] seconds");
+  }
   return {};
 }
 
@@ -148,6 +151,7 @@ std::string to_json(const Measurement& m) {
   put_optional(j, "gpus_per_thread", m.gpus_per_thread);
   put_optional(j, "channels", m.channels);
   put_optional(j, "chunks", m.chunks);
+  put_optional(j, "ranks_cpu_s", m.ranks_cpu_s);
   json rows = json::array();
   for (const MeasurementRow& r : m.rows) rows.push_back(row_to_json(r));
   j["rows"] = std::move(rows);
@@ -182,6 +186,7 @@ Expected<Measurement> measurement_from_json(const std::string& text, const std::
     m.gpus_per_thread = get_optional<int>(j, "gpus_per_thread");
     m.channels = get_optional<int>(j, "channels");
     m.chunks = get_optional<int>(j, "chunks");
+    m.ranks_cpu_s = get_optional<double>(j, "ranks_cpu_s");
     TT_TRY_VOID(check_measurement_header(m).context(origin));
     const json& rows = j.at("rows");
     if (!rows.is_array() || rows.size() > kMaxMeasuredRows) {

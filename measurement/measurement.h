@@ -25,6 +25,8 @@ inline constexpr int kMaxMeasuredChunks = 65536;
 inline constexpr std::size_t kMaxMeasuredRows = std::size_t{1} << 20;
 inline constexpr std::int64_t kMaxMeasuredBytes = std::int64_t{1} << 40;
 inline constexpr double kMaxMeasuredTimeUs = 1e12;
+/// The largest CPU time a measurement may state (about 30 CPU-years).
+inline constexpr double kMaxMeasuredCpuSeconds = 1e9;
 /// The resolution of a measured time (1 ns): a positive time below it is no measurement, and
 /// a denormal one (5e-324 us) makes bandwidths inf. A row that moved bytes needs at least it.
 inline constexpr double kMinMeasuredTimeUs = 1e-3;
@@ -32,7 +34,8 @@ inline constexpr double kMinMeasuredTimeUs = 1e-3;
 struct MeasurementRow;
 struct Measurement;
 /// Fails unless the header's counts are within what topotune can schedule: ranks, nodes, GPUs
-/// per node and per thread in [1, 2^20], channels in [1, 1024], chunks in [1, 65536]. Every
+/// per node and per thread in [1, 2^20], channels in [1, 1024], chunks in [1, 65536]; and
+/// ranks_cpu_s, when given, in [0, kMaxMeasuredCpuSeconds]. Every
 /// reader applies it (the JSON reader and the nccl-tests parser), so what one reads the other
 /// reads back.
 Expected<void> check_measurement_header(const Measurement& m);
@@ -73,6 +76,10 @@ struct Measurement {
   /// absent means 1. validate regenerates the same schedules from them.
   std::optional<int> channels;
   std::optional<int> chunks;
+  /// `topotune measure`: CPU seconds (user + system) every rank's process used, summed, from
+  /// its start to the end of the runs (getrusage). A check compares it with what the machine's
+  /// CPUs did meanwhile, so that time other work took is reported as contention.
+  std::optional<double> ranks_cpu_s;
   /// GPU names of an nccl-tests log's Rank lines ("NVIDIA H100 80GB HBM3"), distinct, in
   /// first-seen order; empty when the log has none. Not part of the JSON schema.
   std::vector<std::string> gpu_names;

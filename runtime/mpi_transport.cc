@@ -197,6 +197,12 @@ Expected<double> MpiTransport::max_over_ranks(double value) {
   return result;
 }
 
+Expected<double> MpiTransport::sum_over_ranks(double value) {
+  double result = 0;
+  TT_MPI(MPI_Allreduce(&value, &result, 1, MPI_DOUBLE, MPI_SUM, comm_));
+  return result;
+}
+
 Expected<std::vector<std::string>> MpiTransport::processor_names() {
   char mine[MPI_MAX_PROCESSOR_NAME] = {};
   int len = 0;

@@ -72,6 +72,8 @@ class MpiTransport final : public Transport {
   [[nodiscard]] Expected<void> allreduce(BufferView data, sched::DataType dtype);
   /// Max of one value over all ranks (timing: an iteration lasts as long as its slowest rank).
   [[nodiscard]] Expected<double> max_over_ranks(double value);
+  /// Sum of one value over all ranks (collective).
+  [[nodiscard]] Expected<double> sum_over_ranks(double value);
   /// Every rank's MPI_Get_processor_name, indexed by rank (collective).
   [[nodiscard]] Expected<std::vector<std::string>> processor_names();
 

@@ -30,8 +30,10 @@ import os
 import statistics
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from cpu_contention import CONTENDED, contention, verdict  # noqa: E402
+
 BOUND, PLAN_WITHIN, SEPARATE, TIE = 0.10, 0.05, 0.20, 0.001
-CONTENDED = 0.15
 LABEL = {"gloo": "ring", "hier": "hierarchical(ring)"}
 FAMILY = {"gloo": "ring", "hier": "hierarchical"}
 
@@ -44,30 +46,11 @@ def predicted(d, algo, cap):
     return rows[0]["step_time_s"] if rows else None
 
 
-def contention(d):
-    """Other work's share of the machine's CPU during the sweep (0 when not recorded), and a
-    line saying so."""
-    try:
-        with open(os.path.join(d, "cpu.json")) as f:
-            c = json.load(f)
-    except OSError:
-        return 0.0, "CPU: not recorded"
-    return c["other_share"], (
-        f"CPU: {c['wall_s']:.0f} s on {c['cpus']} CPUs; the ranks used {c['ours_cpu_s']:.0f} "
-        f"CPU s, other work {c['other_cpu_s']:.0f} CPU s ({100 * c['other_share']:.0f} % of "
-        f"the machine; contended above {100 * CONTENDED:.0f} %)")
-
-
-def verdict(good, contended):
-    """PASS, FAIL, or CONTENDED for a timing bound missed while other work took the CPUs."""
-    return "PASS" if good else ("CONTENDED" if contended else "FAIL")
-
-
 def check_cluster(results, cfg, out):
     d = os.path.join(results, "c" + cfg.replace("@", "-").replace(":", "-"))
     with open(os.path.join(d, "measured.json")) as f:
         m = json.load(f)
-    share, cpu_line = contention(d)
+    share, cpu_line = contention(os.path.join(d, "cpu.json"))
     contended = share > CONTENDED
     out.append(f"NOTE: {cfg}: {cpu_line}")
     rows = []

@@ -292,5 +292,21 @@ TEST(MeasurementJson, IntegerFieldsMustBeIntegersInRange) {
   }
 }
 
+TEST(MeasurementJson, RanksCpuSecondsRoundTripAndStayInRange) {
+  Measurement m = parse_nccl_tests(kModern, {}).value();
+  EXPECT_EQ(to_json(m).find("ranks_cpu_s"), std::string::npos);  // absent unless measured
+  m.ranks_cpu_s = 12.5;
+  const Measurement back = measurement_from_json(to_json(m), "x").value();
+  ASSERT_TRUE(back.ranks_cpu_s.has_value());
+  EXPECT_DOUBLE_EQ(*back.ranks_cpu_s, 12.5);
+  for (double bad : {-1.0, 2e9}) {
+    m.ranks_cpu_s = bad;
+    const auto r = measurement_from_json(to_json(m), "x");
+    ASSERT_FALSE(r.has_value()) << bad;
+    EXPECT_NE(r.error().message.find("ranks_cpu_s must be in"), std::string::npos)
+        << r.error().message;
+  }
+}
+
 }  // namespace
 }  // namespace topotune::rt
