@@ -36,12 +36,52 @@ TEST(Catalog, EveryInstanceLoadsAndBuildsAtOneAndFourHosts) {
 TEST(Catalog, IssueListIsPresent) {
   const std::vector<std::string> names = list_instances();
   const std::set<std::string> have(names.begin(), names.end());
-  for (const char* n :
-       {"p3.16xlarge", "p3dn.24xlarge", "p4d.24xlarge", "p4de.24xlarge", "p5.48xlarge",
-        "p5e.48xlarge", "p5en.48xlarge", "p6-b200.48xlarge", "g4dn.12xlarge", "g5.48xlarge",
-        "dgx-a100", "dgx-h100", "dgx-h200", "gb200-nvl72", "a4x-highgpu-4g",
-        "Standard_ND128isr_NDR_GB200_v6", "p6e-gb200.36xlarge"})
+  for (const char* n : {"p3.16xlarge",
+                        "p3dn.24xlarge",
+                        "p4d.24xlarge",
+                        "p4de.24xlarge",
+                        "p5.48xlarge",
+                        "p5e.48xlarge",
+                        "p5en.48xlarge",
+                        "p6-b200.48xlarge",
+                        "g4dn.12xlarge",
+                        "g5.48xlarge",
+                        "dgx-a100",
+                        "dgx-h100",
+                        "dgx-h200",
+                        "gb200-nvl72",
+                        "a4x-highgpu-4g",
+                        "Standard_ND128isr_NDR_GB200_v6",
+                        "p6e-gb200.36xlarge",
+                        "gb300-nvl72",
+                        "a4x-maxgpu-4g-metal",
+                        "p6-b300.48xlarge"})
     EXPECT_TRUE(have.count(n)) << n;
+}
+
+// The Blackwell Ultra entries against their Blackwell predecessors, as AWS ("2 times more
+// networking bandwidth") and GCP (3,200 vs 1,600 Gbps) state it: twice the scale-out bandwidth
+// per GPU, the same NVLink per GPU, and the rack-scale ones one 18-host NVLink domain.
+TEST(Catalog, BlackwellUltraDoublesScaleOutPerGpu) {
+  auto per_gpu_net = [](const InstanceSpec& in) {
+    return in.nic_bandwidth.value * in.num_nics / in.num_gpus;
+  };
+  auto per_gpu_nvlink = [](const InstanceSpec& in) {
+    return in.nvlink_bandwidth_per_link.value * in.nvlinks_per_gpu;
+  };
+  const std::pair<const char*, const char*> pairs[] = {{"gb300-nvl72", "gb200-nvl72"},
+                                                       {"a4x-maxgpu-4g-metal", "a4x-highgpu-4g"},
+                                                       {"p6-b300.48xlarge", "p6-b200.48xlarge"}};
+  for (const auto& [ultra, base] : pairs) {
+    auto u = find_instance(ultra);
+    auto b = find_instance(base);
+    ASSERT_TRUE(u) << ultra;
+    ASSERT_TRUE(b) << base;
+    EXPECT_DOUBLE_EQ(per_gpu_net(*u), 2 * per_gpu_net(*b)) << ultra;
+    EXPECT_DOUBLE_EQ(per_gpu_nvlink(*u), per_gpu_nvlink(*b)) << ultra;
+    EXPECT_EQ(u->nvlink_domain_hosts, b->nvlink_domain_hosts) << ultra;
+    EXPECT_EQ(u->transport, b->transport) << ultra;
+  }
 }
 
 // SM counts (what NCCL's channels take from compute) as NVIDIA's whitepapers give them;
