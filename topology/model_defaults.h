@@ -14,6 +14,15 @@ namespace topotune::topo {
 
 /// PCIe link of a GPU or NIC when unknown: Gen3 x16, 8 GT/s x 16 lanes x 128/130 / 8 bits.
 inline constexpr double kDefaultPcieGBps = 15.75;
+
+/// The PCIe links of `in` when its figure is unknown: Gen3 x16, or the NIC's line rate where
+/// that is faster. A NIC sold at 200-800 Gb/s sits on a link that carries its rate (else the
+/// rate could not be reached), and GPUDirect RDMA moves the same bytes over the GPU's link:
+/// without that floor a 400 Gb/s NIC (50 GB/s) would be timed at 15.75 GB/s by the simulator.
+inline BytesPerSec default_pcie_bandwidth(const InstanceSpec& in) {
+  const BytesPerSec gen3 = gbyte_per_sec(kDefaultPcieGBps);
+  return in.nic_bandwidth.value > gen3.value ? in.nic_bandwidth : gen3;
+}
 /// Socket-to-socket link (QPI/UPI/xGMI) when unknown: assumed 20 GB/s per direction.
 inline constexpr double kDefaultCpuInterconnectGBps = 20.0;
 /// Host-memory sum-reduction throughput of one socket when unknown: assumed 10 GB/s.

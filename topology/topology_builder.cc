@@ -78,7 +78,7 @@ void TopologyBuilder::add_host(int h) {
 void TopologyBuilder::add_host_pcie(int h, int base) {
   const InstanceSpec& in = inst();
   const std::string p = "h" + std::to_string(h) + "/";
-  const BytesPerSec pcie = in.pcie_bandwidth.value_or(gbyte_per_sec(kDefaultPcieGBps));
+  const BytesPerSec pcie = in.pcie_bandwidth.value_or(default_pcie_bandwidth(in));
   const int sw_base = static_cast<int>(impl_->devices.size());
   for (std::size_t s = 0; s < in.pcie_switches.size(); ++s)
     add_device(DeviceKind::PcieSwitch, h, static_cast<int>(s), p + "pcie" + std::to_string(s));

@@ -46,6 +46,34 @@ TEST(Builder, P4dFourHostsCounts) {
   EXPECT_DOUBLE_EQ(topo->host_nic_bandwidth().value, 50e9);
 }
 
+// Every PCIe link's rate, or -1 when they differ.
+double pcie_rate(const Topology& t) {
+  double rate = 0;
+  for (std::size_t i = 0; i < t.num_links(); ++i) {
+    const Link& l = t.link(LinkId(static_cast<std::int32_t>(i)));
+    if (l.kind != LinkKind::Pcie) continue;
+    if (rate != 0 && rate != l.nominal.value) return -1;
+    rate = l.nominal.value;
+  }
+  return rate;
+}
+
+TEST(Builder, UnknownPcieCarriesTheNicLineRate) {
+  InstanceSpec s = testing::p4d_like();
+  s.pcie_bandwidth.reset();  // unknown: Gen3 x16 (15.75 GB/s) unless the NIC is faster
+  auto slow_nic = build_topology(cluster_of(s, 2, Placement::Cluster));
+  ASSERT_TRUE(slow_nic);
+  EXPECT_DOUBLE_EQ(pcie_rate(*slow_nic), 15.75e9);  // 100 Gb/s = 12.5 GB/s < Gen3 x16
+  s.nic_bandwidth = gbit_per_sec(400);
+  auto fast_nic = build_topology(cluster_of(s, 2, Placement::Cluster));
+  ASSERT_TRUE(fast_nic);
+  EXPECT_DOUBLE_EQ(pcie_rate(*fast_nic), 50e9);  // 400 Gb/s: the link carries the NIC's rate
+  s.pcie_bandwidth = gbyte_per_sec(31.5);        // a stated figure wins
+  auto stated = build_topology(cluster_of(s, 2, Placement::Cluster));
+  ASSERT_TRUE(stated);
+  EXPECT_DOUBLE_EQ(pcie_rate(*stated), 31.5e9);
+}
+
 TEST(Builder, EveryLinkIsInItsSourceOutLinksOnce) {
   auto topo = build_topology(cluster_of(testing::p4d_like(), 3, Placement::Partition));
   ASSERT_TRUE(topo);
