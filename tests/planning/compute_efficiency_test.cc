@@ -40,15 +40,15 @@ TEST(ComputeEfficiency, FitMovesWithTheGpusBalance) {
 }
 
 TEST(ComputeEfficiency, UnknownBandwidthFallsBackToTheStatedDefault) {
-  EXPECT_EQ(family_efficiency(ModelFamily::Transformer, TrainingPrecision::Fp32, 19.5e12,
-                              std::nullopt),
-            std::nullopt);
+  EXPECT_EQ(
+      family_efficiency(ModelFamily::Transformer, TrainingPrecision::Fp32, 19.5e12, std::nullopt),
+      std::nullopt);
   EXPECT_EQ(default_efficiency(std::nullopt, ModelFamily::Transformer, TrainingPrecision::Fp32,
                                19.5e12, std::nullopt),
             kDefaultComputeEfficiency);
   // No peak (a profile timed by its measured times): nothing to place the roofline on.
-  EXPECT_EQ(default_efficiency(std::nullopt, ModelFamily::Convnet, TrainingPrecision::AmpBf16,
-                               0, BytesPerSec(3350e9)),
+  EXPECT_EQ(default_efficiency(std::nullopt, ModelFamily::Convnet, TrainingPrecision::AmpBf16, 0,
+                               BytesPerSec(3350e9)),
             kDefaultComputeEfficiency);
   // The profile's own figure wins over the fit; no family is the default.
   EXPECT_EQ(default_efficiency(0.3, ModelFamily::Convnet, TrainingPrecision::AmpBf16, 989.5e12,
