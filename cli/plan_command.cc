@@ -193,7 +193,7 @@ CommandRun setup_plan(CLI::App& sub) {
       "topotune's rings on the flow simulator, as gloo runs them; docs/planner.md)");
   sub.add_option("--compute-efficiency", a->efficiency,
                  "achieved share of the precision's peak (default: the profile's, else its "
-                 "family's fit on published throughput, docs/planner.md, else 0.4)");
+                 "family's roofline fit on published throughput, docs/planner.md, else 0.4)");
   sub.add_option("--peak-tflops", a->peak_tflops,
                  "override the GPU's dense peak for the precision (TFLOP/s)");
   sub.add_option("--calibration", a->calibration,

@@ -1,6 +1,7 @@
 #include "cli/plan_report.h"
 
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -65,13 +66,16 @@ std::string efficiency_words(const tune::PlanInputs& in) {
   if (in.model.compute_efficiency && *in.model.compute_efficiency == c.efficiency) {
     return "the profile's compute_efficiency";
   }
+  const std::optional<BytesPerSec> bandwidth = in.cluster.instance.gpu.memory_bandwidth;
   if (in.model.family && c.precision &&
-      tune::family_efficiency(*in.model.family, *c.precision) == c.efficiency) {
+      tune::family_efficiency(*in.model.family, *c.precision, c.peak_flops, bandwidth) ==
+          c.efficiency) {
     return std::string(tune::model_family_name(*in.model.family)) +
-           " fit on published throughput; --compute-efficiency overrides";
+           " roofline fit on published throughput; --compute-efficiency overrides";
   }
-  if (!in.model.family && c.efficiency == tune::kDefaultComputeEfficiency) {
-    return "unfitted default: the profile names no family";
+  if (c.efficiency == tune::kDefaultComputeEfficiency) {
+    if (!in.model.family) return "unfitted default: the profile names no family";
+    if (!bandwidth) return "unfitted default: the catalog has no memory bandwidth for this GPU";
   }
   return "--compute-efficiency";
 }

@@ -2,20 +2,22 @@
 
 #include <optional>
 
+#include "core/assert.h"
 #include "core/enum_names.h"
 
 namespace topotune::tune {
 namespace {
 
 // Fits from data/compute_throughput.json (scripts/compute_accuracy.py checks these values):
-// one row each, so the fit is that row's efficiency, rounded to 3 digits.
-//   convnet fp32: V100 ResNet-50 FP32 367 img/s; tf32: A100 938; amp: A100 2470.
+// one row each, so the fit is that row's (1 / efficiency - 1) x bandwidth / peak, rounded to 3
+// significant digits.
+//   convnet fp32: V100 ResNet-50 FP32 367 img/s; tf32: A100 80GB 938; amp: A100 80GB 2470.
 //   transformer fp32: V100 BERT-large seq 128 FP32 50 seq/s; tf32: A100 317; amp: A100 580.
 struct FamilyFit {
-  double fp32, tf32, amp;
+  double fp32, tf32, amp;  ///< bytes per training FLOP
 };
-constexpr FamilyFit kConvnet{0.574, 0.148, 0.194};
-constexpr FamilyFit kTransformer{0.754, 0.481, 0.440};
+constexpr FamilyFit kConvnet{0.0426, 0.0755, 0.0271};
+constexpr FamilyFit kTransformer{0.0187, 0.0141, 0.00831};
 
 constexpr auto kFamilyNames = enum_names<ModelFamily>(
     {{ModelFamily::Convnet, "convnet"}, {ModelFamily::Transformer, "transformer"}});
@@ -32,7 +34,7 @@ Expected<ModelFamily> parse_model_family(const std::string& name) {
                                     name + "\"");
 }
 
-double family_efficiency(ModelFamily family, TrainingPrecision precision) {
+double family_bytes_per_flop(ModelFamily family, TrainingPrecision precision) {
   const FamilyFit& fit = family == ModelFamily::Convnet ? kConvnet : kTransformer;
   switch (precision) {
     case TrainingPrecision::Fp32:
@@ -46,10 +48,28 @@ double family_efficiency(ModelFamily family, TrainingPrecision precision) {
   return fit.amp;
 }
 
+double roofline_efficiency(double bytes_per_flop, double peak_flops, BytesPerSec bandwidth) {
+  TT_ASSERT(peak_flops > 0 && bandwidth.value > 0 && bytes_per_flop >= 0,
+            "roofline needs a positive peak and bandwidth");
+  return 1.0 / (1.0 + bytes_per_flop * peak_flops / bandwidth.value);
+}
+
+std::optional<double> family_efficiency(ModelFamily family, TrainingPrecision precision,
+                                        double peak_flops, std::optional<BytesPerSec> bandwidth) {
+  if (!bandwidth || !(bandwidth->value > 0) || !(peak_flops > 0)) return std::nullopt;
+  return roofline_efficiency(family_bytes_per_flop(family, precision), peak_flops, *bandwidth);
+}
+
 double default_efficiency(std::optional<double> profile_efficiency,
-                          std::optional<ModelFamily> family, TrainingPrecision precision) {
+                          std::optional<ModelFamily> family, TrainingPrecision precision,
+                          double peak_flops, std::optional<BytesPerSec> bandwidth) {
   if (profile_efficiency) return *profile_efficiency;
-  if (family) return family_efficiency(*family, precision);
+  if (family) {
+    if (const std::optional<double> e =
+            family_efficiency(*family, precision, peak_flops, bandwidth)) {
+      return *e;
+    }
+  }
   return kDefaultComputeEfficiency;
 }
 

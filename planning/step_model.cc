@@ -37,8 +37,11 @@ Expected<void> resolve_compute(ComputeParams& compute, const ModelProfile& model
     }
   }
   if (compute.efficiency <= 0) {
+    // The family's fit is a roofline: it needs the peak this plan computes at and the GPU's
+    // memory bandwidth (compute_efficiency.h).
     compute.efficiency =
-        default_efficiency(model.compute_efficiency, model.family, *compute.precision);
+        default_efficiency(model.compute_efficiency, model.family, *compute.precision,
+                           compute.peak_flops, gpu.memory_bandwidth);
   }
   return {};
 }
