@@ -71,11 +71,14 @@ std::string efficiency_words(const tune::PlanInputs& in) {
       tune::family_efficiency(*in.model.family, *c.precision, c.peak_flops, bandwidth) ==
           c.efficiency) {
     return std::string(tune::model_family_name(*in.model.family)) +
-           " roofline fit on published throughput; --compute-efficiency overrides";
+           " roofline fit on published throughput" +
+           (bandwidth ? ""
+                      : ", at the fit GPUs' balance: the catalog has no memory bandwidth "
+                        "for this GPU") +
+           "; --compute-efficiency overrides";
   }
-  if (c.efficiency == tune::kDefaultComputeEfficiency) {
-    if (!in.model.family) return "unfitted default: the profile names no family";
-    if (!bandwidth) return "unfitted default: the catalog has no memory bandwidth for this GPU";
+  if (c.efficiency == tune::kDefaultComputeEfficiency && !in.model.family) {
+    return "unfitted default: the profile names no family";
   }
   return "--compute-efficiency";
 }

@@ -18,6 +18,23 @@ struct FamilyFit {
 };
 constexpr FamilyFit kConvnet{0.0426, 0.0755, 0.0271};
 constexpr FamilyFit kTransformer{0.0187, 0.0141, 0.00831};
+// Peak FLOP per byte of HBM bandwidth of the GPUs the fits were made on, per precision (the
+// catalog's figures, 3 significant digits): amp 312 TFLOPS / 2039 GB/s and tf32 156 / 2039 (A100
+// SXM4 80GB, p4de.24xlarge); fp32 15.7 / 900 (V100 SXM2, p3.16xlarge and p3dn.24xlarge).
+constexpr FamilyFit kFitGpuFlopsPerByte{17.4, 76.5, 153.0};
+
+double pick(const FamilyFit& fit, TrainingPrecision precision) {
+  switch (precision) {
+    case TrainingPrecision::Fp32:
+      return fit.fp32;
+    case TrainingPrecision::Tf32:
+      return fit.tf32;
+    case TrainingPrecision::AmpFp16:
+    case TrainingPrecision::AmpBf16:
+      return fit.amp;
+  }
+  return fit.amp;
+}
 
 constexpr auto kFamilyNames = enum_names<ModelFamily>(
     {{ModelFamily::Convnet, "convnet"}, {ModelFamily::Transformer, "transformer"}});
@@ -35,17 +52,7 @@ Expected<ModelFamily> parse_model_family(const std::string& name) {
 }
 
 double family_bytes_per_flop(ModelFamily family, TrainingPrecision precision) {
-  const FamilyFit& fit = family == ModelFamily::Convnet ? kConvnet : kTransformer;
-  switch (precision) {
-    case TrainingPrecision::Fp32:
-      return fit.fp32;
-    case TrainingPrecision::Tf32:
-      return fit.tf32;
-    case TrainingPrecision::AmpFp16:
-    case TrainingPrecision::AmpBf16:
-      return fit.amp;
-  }
-  return fit.amp;
+  return pick(family == ModelFamily::Convnet ? kConvnet : kTransformer, precision);
 }
 
 double roofline_efficiency(double bytes_per_flop, double peak_flops, BytesPerSec bandwidth) {
@@ -56,7 +63,13 @@ double roofline_efficiency(double bytes_per_flop, double peak_flops, BytesPerSec
 
 std::optional<double> family_efficiency(ModelFamily family, TrainingPrecision precision,
                                         double peak_flops, std::optional<BytesPerSec> bandwidth) {
-  if (!bandwidth || !(bandwidth->value > 0) || !(peak_flops > 0)) return std::nullopt;
+  if (!(peak_flops > 0)) return std::nullopt;
+  if (!bandwidth || !(bandwidth->value > 0)) {
+    // No bandwidth to place the fit on: the GPU is taken to have the fit GPUs' balance.
+    const double flops_per_byte = pick(kFitGpuFlopsPerByte, precision);
+    return roofline_efficiency(family_bytes_per_flop(family, precision), flops_per_byte,
+                               BytesPerSec(1.0));
+  }
   return roofline_efficiency(family_bytes_per_flop(family, precision), peak_flops, *bandwidth);
 }
 

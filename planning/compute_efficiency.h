@@ -46,14 +46,14 @@ double family_bytes_per_flop(ModelFamily family, TrainingPrecision precision);
 double roofline_efficiency(double bytes_per_flop, double peak_flops, BytesPerSec bandwidth);
 
 /// `family`'s fitted efficiency on a GPU with this precision peak (FLOP/s) and HBM bandwidth;
-/// nullopt when the bandwidth is unknown or the peak is not positive (no roofline to place
-/// the fit on).
+/// with the bandwidth unknown, the efficiency on the GPUs the fit was made on (their peak per
+/// byte of bandwidth), which is the family's published efficiency there, not the unfitted
+/// default; nullopt when the peak is not positive (no roofline to place the fit on).
 std::optional<double> family_efficiency(ModelFamily family, TrainingPrecision precision,
                                         double peak_flops, std::optional<BytesPerSec> bandwidth);
 
-/// The efficiency for a profile of unknown family, or on a GPU whose bandwidth the catalog
-/// does not know: a stated guess, not a fit (MLPerf-class mixed-precision runs report 40-55 %
-/// of the tensor peak), which the plan says it used.
+/// The efficiency for a profile of unknown family: a stated guess, not a fit (MLPerf-class
+/// mixed-precision runs report 40-55 % of the tensor peak), which the plan says it used.
 inline constexpr double kDefaultComputeEfficiency = 0.4;
 
 /// The efficiency a plan uses when --compute-efficiency is not given: the profile's own

@@ -16,7 +16,10 @@ alone), and each row's predicted samples/s is compared with the published one.
 
 Fails (exit 1) when the plan's efficiency (inputs.compute.efficiency) differs from the
 roofline of the fit here on that row's GPU (a constant of compute_efficiency.h that no longer
-matches its fit), or when a fit row is off by more than 15 % (the acceptance). Held-out rows
+matches its fit), or when a fit row is off by more than 15 % (the acceptance). On a GPU whose
+memory bandwidth the catalog does not know (UNKNOWN_BANDWIDTH_INSTANCE), the plan must use the
+fit's roofline at the fit GPUs' own balance (peak FLOP per byte of bandwidth, the mean over
+the fit rows of each precision, 3 significant digits): checked for every (family, precision). Held-out rows
 are printed, not judged: they are what the fit is worth.
 
   python3 scripts/compute_accuracy.py [--topotune build/cli/topotune] [--markdown]
@@ -32,6 +35,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ACCEPT = 0.15
 TOLERANCE = 1e-4  # relative: the plan prints 6 digits of an efficiency computed from the
 #                  same rounded constant
+UNKNOWN_BANDWIDTH_INSTANCE = "g5.48xlarge"  # A10G: no vendor memory bandwidth in the catalog
+FAMILY_MODEL = {"convnet": "resnet50", "transformer": "bert-large"}
+PRECISION_OF_KEY = {"amp": "amp-fp16", "tf32": "tf32", "fp32": "fp32"}
 
 
 def load(path):
@@ -91,6 +97,37 @@ def plan(topotune, row):
     return json.loads(run.stdout)
 
 
+def unknown_bandwidth_problems(topotune, rows, fit):
+    """The fallback on a GPU of unknown bandwidth: the fit at the fit GPUs' balance."""
+    gpu = load(f"data/instances/{UNKNOWN_BANDWIDTH_INSTANCE}.json")["gpu"]
+    if "value" in gpu.get("memory_bandwidth_GBps", {}):
+        return [f"{UNKNOWN_BANDWIDTH_INSTANCE} now has a memory bandwidth: pick another GPU"]
+    balance = {}
+    for r in rows:
+        if r["role"] == "fit":
+            key = fit_key(None, r["precision"])[1]
+            balance.setdefault(key, []).append(
+                peak_tflops(r["instance"], r["precision"]) * 1e3 / bandwidth_gbps(r["instance"]))
+    problems = []
+    for (family, key), mu in sorted(fit.items()):
+        ratio = sig3(statistics.mean(balance[key]))
+        want = 1 / (1 + mu * ratio)
+        cmd = [topotune, "plan", "--instance", UNKNOWN_BANDWIDTH_INSTANCE, "--nodes", "1",
+               "--model", FAMILY_MODEL[family], "--precision", PRECISION_OF_KEY[key],
+               "--peak-tflops", "100", "--batch-per-gpu", "8", "--backend", "mpi",
+               "--format", "json"]
+        run = subprocess.run(cmd, capture_output=True, text=True)
+        if run.returncode != 0:
+            problems.append(f"{' '.join(cmd)}: exit {run.returncode}: {run.stderr.strip()}")
+            continue
+        used = json.loads(run.stdout)["inputs"]["compute"]["efficiency"]
+        if abs(used / want - 1) > TOLERANCE:
+            problems.append(f"{family} {key} on a GPU of unknown bandwidth: the plan used "
+                            f"efficiency {used}, the fit at the fit GPUs' balance ({ratio} "
+                            f"FLOP/byte) gives {want:.6g}")
+    return problems
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--topotune", default=os.path.join(ROOT, "build", "cli", "topotune"))
@@ -129,6 +166,7 @@ def main():
                      f"{r['samples_per_s']:g} | {efficiency(r):.3f} | "
                      f"{bytes_per_flop(r):.3g} | {r['role']} | {used:.3f} | "
                      f"{predicted:.0f} | {err:+.1%} |")
+    problems += unknown_bandwidth_problems(a.topotune, rows, fit)
     print("\n".join(lines))
     if not a.markdown:
         print("\nfits (family, precision: bytes per training FLOP): " +

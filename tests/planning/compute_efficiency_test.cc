@@ -39,13 +39,21 @@ TEST(ComputeEfficiency, FitMovesWithTheGpusBalance) {
             family_bytes_per_flop(ModelFamily::Transformer, TrainingPrecision::AmpBf16));
 }
 
-TEST(ComputeEfficiency, UnknownBandwidthFallsBackToTheStatedDefault) {
-  EXPECT_EQ(
-      family_efficiency(ModelFamily::Transformer, TrainingPrecision::Fp32, 19.5e12, std::nullopt),
-      std::nullopt);
+TEST(ComputeEfficiency, UnknownBandwidthTakesTheFitGpusEfficiency) {
+  // Transformer fp32 (0.0187 bytes/FLOP) on a GPU of unknown bandwidth: the fit GPUs' balance,
+  // V100 SXM2's 15.7 TFLOPS / 900 GB/s = 17.4 FLOP/byte: 1 / (1 + 0.0187 x 17.4) = 0.75451,
+  // the published V100 BERT-large fp32 row's efficiency (0.754), whatever this GPU's peak.
+  const std::optional<double> e =
+      family_efficiency(ModelFamily::Transformer, TrainingPrecision::Fp32, 19.5e12, std::nullopt);
+  ASSERT_TRUE(e);
+  EXPECT_NEAR(*e, 0.75451, 1e-5);
   EXPECT_EQ(default_efficiency(std::nullopt, ModelFamily::Transformer, TrainingPrecision::Fp32,
                                19.5e12, std::nullopt),
-            kDefaultComputeEfficiency);
+            *e);
+  // Convnet amp at the A100 80GB's 153.0 FLOP/byte: 1 / (1 + 0.0271 x 153.0) = 0.19431.
+  EXPECT_NEAR(
+      *family_efficiency(ModelFamily::Convnet, TrainingPrecision::AmpBf16, 125e12, std::nullopt),
+      0.19431, 1e-5);
   // No peak (a profile timed by its measured times): nothing to place the roofline on.
   EXPECT_EQ(default_efficiency(std::nullopt, ModelFamily::Convnet, TrainingPrecision::AmpBf16, 0,
                                BytesPerSec(3350e9)),
