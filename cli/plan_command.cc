@@ -38,8 +38,8 @@ Expected<void> check_flags(const CLI::App& app) {
   }
   for (const char* f :
        {"--instance", "--nodes", "--placement", "--cluster", "--model", "--batch-per-gpu",
-        "--dtype", "--algos", "--backend", "--framework", "--compute-efficiency", "--peak-tflops",
-        "--precision", "--timing", "--calibration", "--nccl-version", "--keep"}) {
+        "--seq-len", "--dtype", "--algos", "--backend", "--framework", "--compute-efficiency",
+        "--peak-tflops", "--precision", "--timing", "--calibration", "--nccl-version", "--keep"}) {
     if (given("--replay") && given(f)) {
       return fail(Errc::InvalidArgument, std::string(f) +
                                              " would be ignored with --replay "
@@ -152,6 +152,11 @@ CommandRun setup_plan(CLI::App& sub) {
   sub.add_option("--batch-per-gpu", a->batch,
                  "samples per GPU per step (default: the profile's measured batch, else 32; "
                  "the plan says which)");
+  sub.add_option("--seq-len", a->seq_len,
+                 "tokens per sample for a transformer profile that states its shape (the "
+                 "built-in llama-3.x and gpt2-xl do): its linear layers' FLOPs scale with the "
+                 "length, attention's with its square, activations with it (default: the "
+                 "profile's own length)");
   sub.add_option("--precision", a->precision,
                  "what the job trains in: fp32, tf32, amp-fp16, amp-bf16 (default: amp-bf16 "
                  "where the GPU computes bf16 natively, else amp-fp16 with tensor cores, else "

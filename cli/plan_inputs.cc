@@ -91,6 +91,10 @@ Expected<tune::PlanInputs> plan_inputs_from_args(const PlanArgs& a) {
     TT_TRY(in.nccl_version, algo::parse_nccl_version(a.nccl_version).context("--nccl-version"));
   }
   TT_TRY(in.model, tune::load_model_profile(a.model));
+  // The rescaled profile is the one the plan records: a replay needs no --seq-len.
+  if (a.seq_len != 0) {
+    TT_TRY(in.model, tune::at_sequence_length(in.model, a.seq_len));
+  }
   TT_TRY_VOID(set_compute(a, in));
   // inf or 1e300 would write a plan its own --replay refuses; 1e-320 would make steps inf.
   if (a.peak_tflops != 0 && !(a.peak_tflops >= tune::kMinPeakFlops / 1e12 &&

@@ -19,6 +19,7 @@ struct PlanArgs {
   std::string model = tune::kDefaultModel;
   int batch = tune::kDefaultBatchPerGpu;  ///< --batch-per-gpu, used when batch_given
   bool batch_given = false;               ///< false: the profile's measured batch, else `batch`
+  std::int64_t seq_len = 0;               ///< --seq-len: tokens per sample (0: the profile's own)
   std::string dtype = "auto";
   std::string algos;
   std::string buckets;

@@ -249,4 +249,46 @@ Expected<ModelProfile> load_model_profile(const std::string& name_or_path) {
                                   "; or give a profile FILE.json, see docs/model-profile.md)");
 }
 
+Expected<ModelProfile> at_sequence_length(const ModelProfile& model, std::int64_t seq_len) {
+  const std::string flag = "--seq-len " + std::to_string(seq_len);
+  if (seq_len < 1 || seq_len > kMaxSequenceLength) {
+    return fail(Errc::InvalidArgument, "--seq-len must be in [1, " +
+                                           std::to_string(kMaxSequenceLength) + "], got " +
+                                           std::to_string(seq_len));
+  }
+  if (model.has_measured_times()) {
+    return fail(Errc::InvalidArgument,
+                flag + ": model '" + model.name +
+                    "' has measured times, taken at its own sequence length; profile it at " +
+                    std::to_string(seq_len) + " tokens instead");
+  }
+  json j = json::parse(model.json, nullptr, false);
+  if (j.is_discarded() || !j.contains("transformer") || !j["transformer"].is_object() ||
+      !j["transformer"].contains("seq_len") || !j["transformer"]["seq_len"].is_number_integer() ||
+      j["transformer"]["seq_len"].get<std::int64_t>() < 1) {
+    return fail(Errc::InvalidArgument,
+                flag + ": model '" + model.name +
+                    "' states no transformer shape with the seq_len its FLOPs were counted at "
+                    "(its \"transformer\" object, docs/model-profile.md), so they cannot be "
+                    "rescaled");
+  }
+  const auto from = j["transformer"]["seq_len"].get<std::int64_t>();
+  const double ratio = static_cast<double>(seq_len) / static_cast<double>(from);
+  std::vector<bool> owns_params(model.layers.size(), false);
+  for (const ParamTensor& p : model.params) owns_params[static_cast<std::size_t>(p.layer)] = true;
+  json& layers = j["layers"];
+  for (std::size_t i = 0; i < layers.size() && i < owns_params.size(); ++i) {
+    if (!layers[i].contains("forward_flops")) continue;
+    const double scale = owns_params[i] ? ratio : ratio * ratio;
+    layers[i]["forward_flops"] = layers[i]["forward_flops"].get<double>() * scale;
+  }
+  j["transformer"]["seq_len"] = seq_len;
+  j["input"] = "sequence length " + std::to_string(seq_len);
+  j["description"] = j.value("description", std::string()) + "; at sequence length " +
+                     std::to_string(seq_len) + " (FLOPs rescaled from " + std::to_string(from) +
+                     ": per-token layers x " + std::to_string(seq_len) + "/" +
+                     std::to_string(from) + ", attention matmuls by its square)";
+  return parse_model_profile(j.dump(), model.name + " at " + flag);
+}
+
 }  // namespace topotune::tune

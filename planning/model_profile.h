@@ -69,6 +69,18 @@ Expected<ModelProfile> parse_model_profile(const std::string& text, const std::s
 /// or contains a '/'. Unknown names are Errc::NotFound listing the built-in models.
 Expected<ModelProfile> load_model_profile(const std::string& name_or_path);
 
+/// The largest --seq-len: 4 Mi tokens (FLOPs stay far below a layer's bound at that length).
+inline constexpr std::int64_t kMaxSequenceLength = std::int64_t{1} << 22;
+
+/// `model` at `seq_len` tokens per sample, where it states its transformer shape (its
+/// "transformer" object's seq_len, what its FLOPs were counted at): every layer that owns
+/// parameters (linear layers, per token) scaled by seq_len / its length, every FLOP-counting
+/// layer that owns none (attention's QK^T and AV, the only such FLOPs the profile convention
+/// counts) by the square of it; the shape's seq_len (activations) and the sample's text
+/// follow. A profile without a shape, or with measured times (taken at its own length), is
+/// InvalidArgument saying so; seq_len outside [1, kMaxSequenceLength] too.
+Expected<ModelProfile> at_sequence_length(const ModelProfile& model, std::int64_t seq_len);
+
 /// Names of the built-in profiles, sorted.
 std::vector<std::string> builtin_model_names();
 

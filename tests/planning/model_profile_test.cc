@@ -137,5 +137,49 @@ TEST(ModelProfile, MissingFileIsNotFound) {
   EXPECT_EQ(m.error().code, Errc::NotFound);
 }
 
+const LayerProfile& layer_named(const ModelProfile& m, const std::string& name) {
+  for (const LayerProfile& l : m.layers) {
+    if (l.name == name) return l;
+  }
+  ADD_FAILURE() << "no layer " << name;
+  return m.layers.front();
+}
+
+TEST(ModelProfile, SequenceLengthScalesLinearLayersAndAttentionSquared) {
+  // gpt2-xl states seq_len 1024. At 2048: c_attn (a linear layer, 2 x 1024 x 1600 x 4800 =
+  // 15,728,640,000 per sample) doubles; attn.scores (QK^T and AV, 2 x 2 x 1024^2 x 1600 =
+  // 6,710,886,400, no parameters) quadruples; the shape's seq_len and the input text follow.
+  const ModelProfile base = load_model_profile("gpt2-xl").value();
+  const auto longer = at_sequence_length(base, 2048);
+  ASSERT_TRUE(longer) << longer.error().message;
+  EXPECT_DOUBLE_EQ(layer_named(base, "transformer.h.0.attn.c_attn").forward_flops, 15728640000.0);
+  EXPECT_DOUBLE_EQ(layer_named(*longer, "transformer.h.0.attn.c_attn").forward_flops,
+                   31457280000.0);
+  EXPECT_DOUBLE_EQ(layer_named(base, "transformer.h.0.attn.scores").forward_flops, 6710886400.0);
+  EXPECT_DOUBLE_EQ(layer_named(*longer, "transformer.h.0.attn.scores").forward_flops,
+                   26843545600.0);
+  EXPECT_EQ(longer->input, "sequence length 2048");
+  EXPECT_NE(longer->json.find("\"seq_len\":2048"), std::string::npos);
+  EXPECT_EQ(longer->total_params(), base.total_params());  // the weights do not change
+}
+
+TEST(ModelProfile, SequenceLengthNeedsAStatedShapeAndNoMeasuredTimes) {
+  const auto bert = at_sequence_length(load_model_profile("bert-large").value(), 512);
+  ASSERT_FALSE(bert);
+  EXPECT_NE(bert.error().message.find("states no transformer shape"), std::string::npos);
+  auto measured =
+      parse(profile(R"({"name":"a","backward_time_s":0.002})",
+                    R"({"name":"w","numel":6,"layer":0})", R"("measured_batch_per_gpu":16,)"));
+  ASSERT_TRUE(measured);
+  const auto m = at_sequence_length(*measured, 512);
+  ASSERT_FALSE(m);
+  EXPECT_NE(m.error().message.find("measured times"), std::string::npos);
+  for (std::int64_t bad : {std::int64_t{0}, kMaxSequenceLength + 1}) {
+    const auto r = at_sequence_length(load_model_profile("gpt2-xl").value(), bad);
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find("--seq-len must be in"), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace topotune::tune
