@@ -18,8 +18,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def sharded_check():
+    tests = os.path.join(HERE, "..", "tests", "ddp")
+    sys.path.insert(0, tests)  # sharded_check imports ddp_check's contention rule
     spec = importlib.util.spec_from_file_location(
-        "sharded_check", os.path.join(HERE, "..", "tests", "ddp", "sharded_check.py"))
+        "sharded_check", os.path.join(tests, "sharded_check.py"))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
