@@ -3,7 +3,7 @@
 (README).
 
 RESULTS_DIR and CONFIG as for tests/ddp/sharded_check.py (the emulated sharded check's
-results, e.g. build/emulated-sharded-results 2x2@200mbit 4x1@200mbit 2x2@200mbit:2r50mbit).
+results, e.g. build/emulated-sharded-results 2x2@200mbit 4x1@200mbit 2x2@200mbit:2r70mbit).
 One panel per cluster: each configuration's measured median step (min-max bars over its steps)
 against its predicted step, one colour per strategy, with the line measured = predicted and
 the check's 10 % bound either side. Uses gnuplot with the data inline on its stdin; Python

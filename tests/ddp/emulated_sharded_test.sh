@@ -3,7 +3,7 @@
 # --framework fsdp --backend mpi` (ctest label emulated; root only, skipped otherwise;
 # docs/pytorch.md).
 # Per cluster (EMU_CONFIGS, default 2 hosts x 2 ranks and 4 hosts x 1 rank at 200 Mbit/s, and
-# 2 x 2 in two racks joined by a 50 Mbit/s uplink, slow enough that the predictions separate
+# 2 x 2 in two racks joined by a 70 Mbit/s uplink, slow enough that the predictions separate
 # FSDP and HSDP by more than 20 %, so the ranking is checked there): `topotune emulate up`
 # (prefix tts); per
 # unit size (blocks per unit, SH_UNITS) the synthetic model's profile (sharded_model.py) and
@@ -21,7 +21,7 @@ mkdir -p "$results"
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 prefix=tts
-configs=${EMU_CONFIGS:-"2x2@200mbit 4x1@200mbit 2x2@200mbit:2r50mbit"}
+configs=${EMU_CONFIGS:-"2x2@200mbit 4x1@200mbit 2x2@200mbit:2r70mbit"}
 unit_sizes=${SH_UNITS:-1,2}
 iters=${SH_ITERS:-3}
 # shellcheck source=tests/lib/emulated_lib.sh
