@@ -118,7 +118,11 @@ Expected<Seconds> ShardedMpiComm::time(sched::Collective c, ShardGroup group, By
   const int steps = (c == sched::Collective::Allreduce ? 2 : 1) * (n - 1);
   const bool intra = group == ShardGroup::Node || topology_.num_hosts() == 1;
   const Seconds step = intra ? costs_.intra_step_overhead : costs_.net_step_overhead;
-  const Seconds t = wire + costs_.op_latency + step * steps;
+  Seconds t = wire + costs_.op_latency + step * steps;
+  // gloo's allgather sends each step's block as two segments (gloo/allgather.cc), and a
+  // collective begins where the previous one ended on each rank, up to a segment apart, with a
+  // send that waits for its receiver's announcement (sharded_mpi_comm.h): half a segment.
+  if (c == sched::Collective::Allgather) t += wire * (kAllgatherStartSegments / (2.0 * (n - 1)));
   cache_.emplace(key, t);
   return t;
 }

@@ -18,6 +18,19 @@
 // check writes the ring with isend/irecv. Each time adds ShapeDefaults' software costs, stated
 // there for a runtime without NCCL: one op_latency per collective and a step overhead per ring step
 // (network or intra-host).
+//
+// An all-gather also pays kAllgatherStartSegments of one of its segments (gloo's allgather
+// keeps two segments of each step's block in flight: facebookincubator/gloo gloo/allgather.cc
+// at 589850726e8a), a cost of gloo on a shared, queued link as the emulated check runs it, not
+// of the wire: a gloo send waits until its receiver announces the receive
+// (gloo/transport/tcp/pair.cc), and consecutive all-gathers end on the ranks a segment or so
+// apart, so each starts with the ring stalled. Measured on the emulated clusters (sharded
+// sweep's --trace, forward pass: all-gathers back to back, nothing else on the links): 1 block
+// (0.89 MB fp16) on 2 racks at 50 Mbit/s 121-122 ms against the wire's 114 ms, 2 blocks
+// 249-263 ms against 228 ms; on 4x1 at 200 Mbit/s 29-32 ms against 28.7 ms; timed alone after a
+// barrier (no stall) the same all-gathers take the wire's time (104 ms / 218 ms with the tbf
+// burst). gloo's ring allreduce of the HSDP replicas is measured within 2 % without it, so it
+// is not added there.
 
 #include <cstdint>
 #include <map>
@@ -31,6 +44,9 @@
 #include "topology/topology.h"
 
 namespace topotune::tune {
+
+/// Segments of an all-gather's step (gloo: two per step) lost at its start (measured; header).
+inline constexpr double kAllgatherStartSegments = 0.5;
 
 /// Which ranks a collective runs on.
 enum class ShardGroup { World, Node, Replica };

@@ -3,7 +3,7 @@
 (README).
 
 RESULTS_DIR and CONFIG as for tests/ddp/sharded_check.py (the emulated sharded check's
-results, e.g. build/emulated-sharded-results 2x2@200mbit 4x1@200mbit 2x2@200mbit:2r100mbit).
+results, e.g. build/emulated-sharded-results 2x2@200mbit 4x1@200mbit 2x2@200mbit:2r70mbit).
 One panel per cluster: each configuration's measured median step (min-max bars over its steps)
 against its predicted step, one colour per strategy, with the line measured = predicted and
 the check's 10 % bound either side. Uses gnuplot with the data inline on its stdin; Python
@@ -18,8 +18,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def sharded_check():
+    tests = os.path.join(HERE, "..", "tests", "ddp")
+    sys.path.insert(0, tests)  # sharded_check imports ddp_check's contention rule
     spec = importlib.util.spec_from_file_location(
-        "sharded_check", os.path.join(HERE, "..", "tests", "ddp", "sharded_check.py"))
+        "sharded_check", os.path.join(tests, "sharded_check.py"))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod

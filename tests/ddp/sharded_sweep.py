@@ -99,6 +99,23 @@ class Unit:
         self.grad_shard = None
 
 
+class Trace:
+    """Start and end of every collective and compute segment of a step, relative to its start
+    (--trace: rank 0 writes the last timed step of each configuration), to see where a step's
+    time goes against the planner's streams."""
+
+    def __init__(self):
+        self.t0, self.events = 0.0, []
+
+    def span(self, what, unit, fn):
+        start = time.perf_counter()
+        try:
+            return fn()
+        finally:
+            self.events.append((what, unit, round(start - self.t0, 5),
+                                round(time.perf_counter() - self.t0, 5)))
+
+
 def gather(u, grp):
     if grp.n == 1:
         u.full = u.shard.half()
@@ -122,6 +139,8 @@ def step(units, segs, grp, streams, a, rank, world):
     """One training step; returns its seconds on this rank."""
     gs, rs, ar = streams
     t0 = time.perf_counter()
+    tr = a.trace_now
+    tr.t0, tr.events = t0, []
     pending = []
 
     def run_pass(order, backward):
@@ -135,7 +154,8 @@ def step(units, segs, grp, streams, a, rank, world):
             if p < len(places):
                 unit = units[places[p]]
                 if unit.ready is None:
-                    unit.ready = gs.submit(lambda unit=unit: gather(unit, grp))
+                    unit.ready = gs.submit(
+                        lambda unit=unit, i=places[p]: tr.span("gather", i, lambda: gather(unit, grp)))
         for p in range(min(a.depth, len(places))):
             issue(p)
         left = {u: sum(1 for s in order if s[0] == u) for u in places}
@@ -146,15 +166,18 @@ def step(units, segs, grp, streams, a, rank, world):
             if p not in started:
                 started.add(p)
                 issue(p + a.depth)
-            time.sleep(b if backward else f)
+            tr.span("backward" if backward else "forward", u,
+                    lambda: time.sleep(b if backward else f))
             left[u] -= 1
             if backward and left[u] == 0:
                 unit = units[u]
-                done = rs.submit(lambda unit=unit: reduce(unit, grp, rank, world))
+                done = rs.submit(lambda unit=unit, i=u: tr.span(
+                    "reduce", i, lambda: reduce(unit, grp, rank, world)))
                 if grp.replica is not None:
                     def replicate(unit=unit, done=done):
                         done.wait()
-                        dist.all_reduce(unit.grad_shard, group=grp.replica)
+                        tr.span("replica", u, lambda: dist.all_reduce(unit.grad_shard,
+                                                                      group=grp.replica))
                     done = ar.submit(replicate)
                 pending.append(done)
 
@@ -194,6 +217,7 @@ def run_config(a, rank, world, strategy, per_unit, prefetch, streams):
     a.depth = prefetch
     times = []
     err = None
+    a.trace_now = Trace()
     for i in range(a.warmup + a.iters):
         dist.barrier()
         t = step(units, segs, grp, streams, a, rank, world)
@@ -203,7 +227,7 @@ def run_config(a, rank, world, strategy, per_unit, prefetch, streams):
             times.append(t)
     t = torch.tensor(times + [err], dtype=torch.float64)
     dist.all_reduce(t, op=dist.ReduceOp.MAX)
-    return t[:-1].tolist(), t[-1].item()
+    return t[:-1].tolist(), t[-1].item(), a.trace_now.events
 
 
 def main():
@@ -218,15 +242,19 @@ def main():
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--iters", type=int, default=3)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--trace", help="rank 0: the last step's spans of each configuration (JSON)")
     a = ap.parse_args()
     torch.set_num_threads(1)
     dist.init_process_group("gloo", rank=a.rank, world_size=a.world)
     streams = (Stream("gather"), Stream("reduce"), Stream("replica"))
-    rows = []
+    rows, traces = [], []
     for strategy in a.strategies.split(","):
         for per_unit in [int(x) for x in a.unit_sizes.split(",")]:
             for prefetch in [int(x) for x in a.prefetch.split(",")]:
-                times, err = run_config(a, a.rank, a.world, strategy, per_unit, prefetch, streams)
+                times, err, events = run_config(a, a.rank, a.world, strategy, per_unit, prefetch,
+                                                streams)
+                traces.append({"strategy": strategy, "unit_blocks": per_unit,
+                               "prefetch": prefetch, "events": events})
                 rows.append({"strategy": strategy, "unit_blocks": per_unit, "prefetch": prefetch,
                              "reshard": bool(a.reshard), "times_s": times,
                              "median_s": statistics.median(times), "reduced_rel_err": err})
@@ -238,6 +266,9 @@ def main():
         with open(a.out, "w") as f:
             json.dump({"world": a.world, "ranks_per_node": a.ranks_per_node, "rows": rows}, f,
                       indent=1)
+        if a.trace:
+            with open(a.trace, "w") as f:
+                json.dump(traces, f)
     dist.barrier()
     dist.destroy_process_group()
 
