@@ -24,7 +24,8 @@ import os
 import statistics
 import sys
 
-from ddp_check import CONTENDED, contention, verdict
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from cpu_contention import CONTENDED, contention, verdict  # noqa: E402
 
 BOUND, PLAN_WITHIN, SEPARATE, TIE = 0.10, 0.05, 0.20, 0.001
 
@@ -44,7 +45,7 @@ def check_cluster(results, cfg, out):
     with open(os.path.join(d, "measured.json")) as f:
         m = json.load(f)
     load = open(os.path.join(d, "loadavg")).read().strip()
-    share, cpu_line = contention(d)
+    share, cpu_line = contention(os.path.join(d, "cpu.json"))
     contended = share > CONTENDED
     out.append(f"NOTE: {cfg}: {cpu_line}")
     rows = [dict(r, predicted_s=predicted(d, r)) for r in m["rows"]]
