@@ -8,37 +8,24 @@ One panel per cluster: each configuration's measured median step (min-max bars o
 against its predicted step, one colour per strategy, with the line measured = predicted and
 the check's 10 % bound either side. Uses gnuplot with the data inline on its stdin; Python
 standard library only."""
-import importlib.util
 import json
 import os
-import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def sharded_check():
-    tests = os.path.join(HERE, "..", "tests", "ddp")
-    sys.path.insert(0, tests)  # sharded_check imports ddp_check's contention rule
-    spec = importlib.util.spec_from_file_location(
-        "sharded_check", os.path.join(tests, "sharded_check.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from plot_panels import arguments, cluster_dir, load_check, multiplot, panel, render
 
 
 def main():
-    if len(sys.argv) < 4:
-        print(__doc__, file=sys.stderr)
+    args = arguments(__doc__)
+    if args is None:
         return 2
-    out, results, configs = sys.argv[1], sys.argv[2], sys.argv[3:]
-    check = sharded_check()
-    script = [f"set terminal pngcairo size {420 * len(configs)},400 font ',10' noenhanced",
-              f"set output '{out}'", f"set multiplot layout 1,{len(configs)}",
-              "set xlabel 'predicted step (s)'", "set ylabel 'measured step (s)'",
-              "set key bottom right", "set grid", "set size ratio -1"]
+    out, results, configs = args
+    check = load_check("sharded_check")
+    script = multiplot(out, len(configs), 420) + [
+        "set xlabel 'predicted step (s)'", "set ylabel 'measured step (s)'",
+        "set key bottom right", "set grid", "set size ratio -1"]
     for cfg in configs:
-        d = os.path.join(results, "c" + cfg.replace("@", "-").replace(":", "-"))
+        d = cluster_dir(results, cfg)
         with open(os.path.join(d, "measured.json")) as f:
             rows = json.load(f)["rows"]
         for r in rows:
@@ -54,13 +41,8 @@ def main():
             blocks.append([f"{r['predicted_s']} {r['median_s']} {min(r['times_s'])} "
                            f"{max(r['times_s'])}" for r in mine])
             plots.append(f"'-' using 1:2:3:4 with yerrorbars lc {j + 1} pt 7 title '{strategy}'")
-        script.append("plot " + ", ".join(plots))
-        for b in blocks:
-            script += b + ["e"]
-    script.append("unset multiplot")
-    subprocess.run(["gnuplot"], input="\n".join(script) + "\n", text=True, check=True)
-    print(f"wrote {out}")
-    return 0
+        panel(script, plots, blocks)
+    return render(script, out)
 
 
 if __name__ == "__main__":
