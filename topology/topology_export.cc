@@ -40,7 +40,12 @@ std::string default_for(const Topology& topo, const std::string& figure) {
     return "none: GPUs and NICs hang off their socket's root complex";
   if (figure == "host.gpu_socket") return "spread evenly: " + list_text(in.gpu_socket);
   if (figure == "host.nic_socket") return "spread evenly: " + list_text(in.nic_socket);
-  if (figure == "gpu.memory_bandwidth_GBps") return "only feeds the GPU reduce default";
+  if (figure == "gpu.memory_bandwidth_GBps")
+    return "the GPU reduce default; plan's compute roofline takes the fit GPUs' balance";
+  if (figure == "gpu.peak_fp16_TFLOPS" || figure == "gpu.peak_fp32_TFLOPS" ||
+      figure == "gpu.peak_tf32_TFLOPS")
+    return "plan asks for --peak-tflops at that precision";
+  if (figure == "gpu.sm_count") return "plan charges no SMs to NCCL's channels";
   return "not used by the model";
 }
 
