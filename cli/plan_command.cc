@@ -49,14 +49,23 @@ Expected<void> check_flags(const CLI::App& app) {
   return {};
 }
 
-Expected<tune::Plan> compute_plan(const PlanArgs& a) {
+// A DDP plan from the flags, or a stored plan replayed; a stored sharded plan is replayed by
+// the sharded planner (`sharded` holds it; the returned Plan is then empty).
+Expected<std::optional<tune::Plan>> compute_plan(const PlanArgs& a,
+                                                 std::optional<tune::ShardedPlan>& sharded) {
   if (a.replay.empty()) {
     TT_TRY(tune::PlanInputs in, plan_inputs_from_args(a));
-    return tune::make_plan(std::move(in));
+    TT_TRY(tune::Plan plan, tune::make_plan(std::move(in)));
+    return std::optional<tune::Plan>(std::move(plan));
   }
   TT_TRY(const std::string text, read_input_file(a.replay, "plan"));
   TT_TRY(const tune::StoredPlan stored, tune::read_plan_json(text, a.replay));
-  return tune::replay_plan(stored);
+  if (stored.sharded) {
+    TT_TRY(sharded, tune::replay_sharded_plan(stored));
+    return std::optional<tune::Plan>();
+  }
+  TT_TRY(tune::Plan plan, tune::replay_plan(stored));
+  return std::optional<tune::Plan>(std::move(plan));
 }
 
 // Part of the same commit as the files written; said so that its absence is no surprise.
@@ -66,6 +75,9 @@ void report_removed(const EmitOutcome& emitted, OutputFormat format, std::ostrea
     out << "removed " << r << ": an earlier plan's, unedited; this plan does not write it\n";
   }
 }
+
+Expected<void> report_sharded_plan(const tune::ShardedPlan& plan, const PlanArgs& a,
+                                   std::ostream& out);
 
 // --framework fsdp: the sharded planner (planning/sharded_plan.h). Flags of the DDP search
 // would be ignored, so they are errors; the batch defaults to 1 sequence per GPU.
@@ -85,8 +97,18 @@ Expected<void> run_sharded_plan(const PlanArgs& a, const CLI::App& app, std::ost
   // job's micro-batch).
   if (app.count("--batch-per-gpu") == 0) ddp.batch = 1;
   ddp.batch_given = true;
-  TT_TRY(const tune::PlanInputs in, plan_inputs_from_args(ddp));
+  TT_TRY(tune::PlanInputs in, plan_inputs_from_args(ddp));
+  TT_TRY(in.framework, tune::parse_framework(a.framework));  // recorded for --replay
   TT_TRY(const tune::ShardedPlan plan, tune::make_sharded_plan(in));
+  return report_sharded_plan(plan, a, out);
+}
+
+// A sharded plan's files and report (its --replay too).
+Expected<void> report_sharded_plan(const tune::ShardedPlan& plan, const PlanArgs& a,
+                                   std::ostream& out) {
+  if (a.format == OutputFormat::Csv) {
+    return fail(Errc::InvalidArgument, "a sharded plan writes table or json, not csv");
+  }
   // Files first, as for DDP plans: a failed write is not followed by output.
   EmitOutcome emitted;
   if (!a.emit.empty()) {
@@ -123,7 +145,14 @@ Expected<void> run_plan(const PlanArgs& a, const CLI::App& app, std::ostream& ou
   }
   PlanArgs args = a;
   args.batch_given = app.count("--batch-per-gpu") > 0;  // else the profile's batch, or 32
-  TT_TRY(tune::Plan plan, compute_plan(args));
+  std::optional<tune::ShardedPlan> sharded_replay;
+  TT_TRY(std::optional<tune::Plan> computed, compute_plan(args, sharded_replay));
+  if (sharded_replay) {
+    TT_TRY_VOID(report_sharded_plan(*sharded_replay, a, out));
+    if (out_dir) out_dir->keep();
+    return {};
+  }
+  tune::Plan& plan = *computed;
   // Files first: a failed write must not be followed by output that looks like success.
   EmitOutcome emitted;
   if (!a.emit.empty()) {

@@ -13,6 +13,7 @@
 #include "planning/emitters_nccl.h"
 #include "planning/error_band.h"
 #include "planning/plan_algorithms.h"
+#include "planning/plan_inputs_json.h"
 #include "planning/six_digits.h"
 #include "timing/model_timers.h"
 
@@ -96,15 +97,16 @@ ordered_json shape_json(const ClusterShape& s) {
           {"nvswitch", s.nvswitch}};
 }
 
-ordered_json inputs_json(const Plan& plan) {
-  const PlanInputs& in = plan.inputs;
+}  // namespace
+
+nlohmann::ordered_json plan_inputs_json(const PlanInputs& in, const ClusterShape& shape) {
   ordered_json dtypes = ordered_json::array();
   for (sched::DataType d : in.dtypes) dtypes.push_back(sched::dtype_name(d));
   ordered_json j;
   j["cluster_spec"] = ordered_json::parse(in.cluster_record);
   j["timer"] = kTimerClosedForm;
   j["simulate"] = in.simulate;
-  j["cluster_shape"] = shape_json(plan.cluster.shape);
+  j["cluster_shape"] = shape_json(shape);
   j["compute"] = compute_json(in.compute);
   j["dtypes"] = dtypes;
   if (in.backend != PlanBackend::Nccl) j["backend"] = plan_backend_name(in.backend);
@@ -133,6 +135,8 @@ ordered_json inputs_json(const Plan& plan) {
   j["model_profile"] = ordered_json(nlohmann::json::parse(in.model.json));
   return j;
 }
+
+namespace {
 
 std::string mib(Bytes b) {
   char buf[32];
@@ -699,7 +703,7 @@ std::string plan_to_json(const Plan& plan, int max_candidates) {
                  {"fits", plan.memory.fits}};
   j["notes"] = r.notes;
   if (plan.replay_note) j["replay_note"] = *plan.replay_note;
-  j["inputs"] = inputs_json(plan);
+  j["inputs"] = plan_inputs_json(plan.inputs, plan.cluster.shape);
   return j.dump(1) + "\n";
 }
 

@@ -169,13 +169,15 @@ std::string plan_to_json(const Plan& plan, int max_candidates = 25);
 /// A stored plan's inputs and recommendation (algorithm, bucket bytes, dtype), for a replay.
 struct StoredPlan {
   PlanInputs inputs;
-  std::string algorithm;
+  bool sharded = false;   ///< a sharded plan (schema topotune.sharded_plan/1)
+  std::string algorithm;  ///< sharded: the recommended row's label, "" when nothing fit
   std::int64_t bucket_bytes = 0;
   std::string comm_dtype;
   std::string version;
 };
-/// Reads a plan written by plan_to_json (planning/plan_replay.cc). Duplicate keys, lists past
-/// the limits below and compute figures check_compute refuses are errors.
+/// Reads a plan written by plan_to_json or sharded_plan_to_json (planning/plan_replay.cc).
+/// Duplicate keys, lists past the limits below and compute figures check_compute refuses are
+/// errors.
 Expected<StoredPlan> read_plan_json(const std::string& text, const std::string& origin);
 
 /// Replays a stored plan: make_plan on its inputs, with a replay_note when this version

@@ -95,10 +95,14 @@ Expected<void> read_compute(const ordered_json& cp, ComputeParams& out) {
 }
 
 Expected<StoredPlan> read_stored(const ordered_json& j, const std::string& origin) {
-  if (!j.is_object() || j.value("schema", "") != "topotune.plan/1") {
-    return fail(Errc::ParseError, origin + ": not a topotune plan (schema topotune.plan/1)");
+  const std::string schema = j.is_object() ? j.value("schema", "") : "";
+  if (schema != "topotune.plan/1" && schema != "topotune.sharded_plan/1") {
+    return fail(Errc::ParseError, origin +
+                                      ": not a topotune plan (schema topotune.plan/1 or "
+                                      "topotune.sharded_plan/1)");
   }
   StoredPlan s;
+  s.sharded = schema == "topotune.sharded_plan/1";
   const ordered_json& in = j.at("inputs");
   TT_TRY_VOID(set_plan_cluster_record(s.inputs, in.at("cluster_spec").dump()));
   const std::string timer = in.at("timer").get<std::string>();
@@ -131,12 +135,21 @@ Expected<StoredPlan> read_stored(const ordered_json& j, const std::string& origi
   TT_TRY(s.inputs.model,
          parse_model_profile(in.at("model_profile").dump(), origin + " (model_profile)"));
   const ordered_json& rec = j.at("recommendation");
+  s.version = j.at("version").get<std::string>();
+  if (s.sharded) {
+    if (!is_sharded(s.inputs.framework)) {
+      return fail(Errc::InvalidArgument, origin +
+                                             ": a sharded plan's inputs.framework must be "
+                                             "a sharded one");
+    }
+    s.algorithm = rec.is_null() ? "" : rec.at("label").get<std::string>();
+    return s;
+  }
   s.algorithm = rec.at("algorithm").get<std::string>();
   TT_TRY(s.bucket_bytes,
          json_integer(rec.at("bucket_bytes"), "bucket_bytes", 1, kMaxPlanBucketBytes)
              .context(origin + ": recommendation"));
   s.comm_dtype = rec.at("comm_dtype").get<std::string>();
-  s.version = j.at("version").get<std::string>();
   return s;
 }
 

@@ -7,6 +7,7 @@
 #include "algorithms/nccl/nccl_predictor.h"
 #include "core/enum_names.h"
 #include "core/string_printf.h"
+#include "core/version.h"
 #include "planning/error_band.h"
 #include "planning/sharded_mpi_comm.h"
 #include "timing/cluster_shape.h"
@@ -448,7 +449,24 @@ Expected<ShardedPlan> make_sharded_plan(const PlanInputs& in) {
   TT_TRY(p.candidates, all_rows(x));
   rank_and_recommend(p);
   add_notes(p, x.hbm > 0, in.backend);
+  p.inputs = in;
+  p.cluster_shape = shape;
+  p.version = kVersion;
   return p;
+}
+
+Expected<ShardedPlan> replay_sharded_plan(const StoredPlan& stored) {
+  TT_TRY(ShardedPlan plan, make_sharded_plan(stored.inputs));
+  const std::string now = plan.recommended ? plan.candidates[*plan.recommended].label() : "";
+  if (now != stored.algorithm) {
+    const auto shown = [](const std::string& label) {
+      return label.empty() ? std::string("nothing that fits") : label;
+    };
+    plan.notes.insert(plan.notes.begin(), "replay: topotune " + plan.version + " recommends " +
+                                              shown(now) + ", the stored plan (topotune " +
+                                              stored.version + ") " + shown(stored.algorithm));
+  }
+  return plan;
 }
 
 }  // namespace topotune::tune

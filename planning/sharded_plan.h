@@ -69,6 +69,9 @@ struct ShardedPlan {
   bool keeps_defaults = false;
   std::string sentence;
   std::vector<std::string> notes;
+  PlanInputs inputs;           ///< what the plan was made from, stored for --replay
+  ClusterShape cluster_shape;  ///< of inputs.cluster
+  std::string version;         ///< topotune's, as DDP plans record it
 };
 
 /// The transformer shape a profile states (its "transformer" object); NotFound without one.
@@ -76,6 +79,10 @@ Expected<TransformerShape> transformer_shape(const ModelProfile& model);
 
 /// Ranks the strategies for `inputs` (cluster, model, compute, NCCL parameters and release).
 Expected<ShardedPlan> make_sharded_plan(const PlanInputs& inputs);
+
+/// Plans a stored sharded plan's inputs again (stored.sharded); a note says so when this
+/// version recommends another configuration than the stored plan did.
+Expected<ShardedPlan> replay_sharded_plan(const StoredPlan& stored);
 
 /// The plan as JSON (schema "topotune.sharded_plan/1"), deterministic.
 std::string sharded_plan_to_json(const ShardedPlan& plan);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "planning/error_band.h"
+#include "planning/plan_inputs_json.h"
 #include "planning/sharded_plan.h"
 #include "planning/six_digits.h"
 
@@ -70,6 +71,8 @@ std::string sharded_plan_to_json(const ShardedPlan& p) {
   }
   j["candidates"] = rows;
   j["notes"] = p.notes;
+  j["version"] = p.version;
+  j["inputs"] = plan_inputs_json(p.inputs, p.cluster_shape);
   return j.dump(1) + "\n";
 }
 

@@ -32,6 +32,25 @@ class ShardedCliTest(unittest.TestCase):
             self.assertEqual(c["over_bytes"],
                              0 if c["fits"] else c["memory"]["total_bytes"] - j["gpu_memory_bytes"])
 
+    def test_a_stored_sharded_plan_replays(self):
+        r = plan("--instance", "p5.48xlarge", "--nodes", "2", "--model", "llama-3.2-1b",
+                 "--framework", "fsdp", "--seq-len", "4096", "--format", "json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with tempfile.TemporaryDirectory() as tmp:
+            stored = os.path.join(tmp, "plan.json")
+            with open(stored, "w") as f:
+                f.write(r.stdout)
+            again = plan("--replay", stored, "--format", "json")
+            self.assertEqual(again.returncode, 0, again.stderr)
+            self.assertEqual(again.stdout, r.stdout)  # same inputs (4096 tokens too): same plan
+            table = plan("--replay", stored)
+            self.assertEqual(table.returncode, 0, table.stderr)
+            self.assertIn("Sharded training plan", table.stdout)
+            self.assertIn("seq 4096", table.stdout)
+            csv = plan("--replay", stored, "--format", "csv")
+            self.assertEqual(csv.returncode, 2)
+            self.assertIn("table or json, not csv", csv.stderr)
+
     def test_llama70b_on_four_p4d_says_ddp_does_not_fit(self):
         r = plan("--instance", "p4d.24xlarge", "--nodes", "4", "--model", "llama-3.1-70b",
                  "--framework", "fsdp")

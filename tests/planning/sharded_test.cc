@@ -296,6 +296,33 @@ TEST(ShardedPlan, Llama8bOnP5RecommendsAFittingRowAndRanksHsdp) {
       std::all_of(p.candidates.begin(), p.candidates.end(), [](const auto& c) { return c.fits; }));
 }
 
+TEST(ShardedPlan, StoredPlanReplaysToTheSameRecommendation) {
+  PlanInputs in = cluster("p5.48xlarge", 2, "llama-3.2-1b");
+  in.framework = Framework::Fsdp;
+  const ShardedPlan p = *make_sharded_plan(in);
+  ASSERT_TRUE(p.recommended.has_value());
+  const std::string json = sharded_plan_to_json(p);
+  const Expected<StoredPlan> stored = read_plan_json(json, "plan.json");
+  ASSERT_TRUE(stored) << stored.error().message;
+  EXPECT_TRUE(stored->sharded);
+  EXPECT_EQ(stored->algorithm, p.candidates[*p.recommended].label());
+  const ShardedPlan again = *replay_sharded_plan(*stored);
+  EXPECT_EQ(sharded_plan_to_json(again), json);  // same inputs, same plan, no replay note
+  // A stored recommendation this version would not make is said, not silently replaced.
+  StoredPlan other = *stored;
+  other.algorithm = "zero1";
+  const ShardedPlan noted = *replay_sharded_plan(other);
+  ASSERT_FALSE(noted.notes.empty());
+  EXPECT_NE(noted.notes.front().find("the stored plan (topotune 0.1.0) zero1"), std::string::npos)
+      << noted.notes.front();
+  // A sharded file whose inputs name a DDP framework is refused.
+  std::string ddp = json;
+  const std::string from = "\"framework\": \"fsdp\"";
+  ASSERT_NE(ddp.find(from), std::string::npos);
+  ddp.replace(ddp.find(from), from.size(), "\"framework\": \"ddp\"");
+  EXPECT_FALSE(read_plan_json(ddp, "plan.json"));
+}
+
 TEST(ShardedEmitters, EachFileConfiguresTheBestFittingRowOfItsFamily) {
   ShardedPlan p;
   p.instance = "p4d.24xlarge";
