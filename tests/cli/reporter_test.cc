@@ -118,12 +118,16 @@ TEST(Reporter, JsonNamesTheRowsAsTheLayoutSaysAndReplacesBadUtf8) {
   TableLayout l{{}, {{"src", ""}, {"util", " %4.1f"}}};
   l.json_rows = "links";
   r->begin(l);
-  r->row({std::string("gpu\xff0"), 0.5});  // not UTF-8 (a file name from the command line)
+  r->row({std::string("gpu\xff"
+                      "0"),
+          0.5});  // not UTF-8 (a file name from the command line)
   r->end();
   const nlohmann::ordered_json j = nlohmann::ordered_json::parse(out.str());
   EXPECT_FALSE(j.contains("rows"));
   ASSERT_EQ(j["links"].size(), 1u);
-  EXPECT_EQ(j["links"][0]["src"], "gpu\xEF\xBF\xBD0");  // U+FFFD
+  EXPECT_EQ(j["links"][0]["src"],
+            "gpu\xEF\xBF\xBD"
+            "0");  // U+FFFD
   EXPECT_EQ(j["links"][0]["util"], 0.5);
 }
 
