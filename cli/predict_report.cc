@@ -1,7 +1,6 @@
 #include "cli/predict_report.h"
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 
 #include "cli/reporter.h"
 #include "core/string_printf.h"
@@ -70,36 +69,23 @@ nlohmann::ordered_json candidates_json(const algo::NcclPrediction& p) {
   return arr;
 }
 
-std::string predict_json(const PredictReport& r) {
-  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-  for (const PredictRow& row : r.rows) {
-    nlohmann::ordered_json j = {{"bytes", row.bytes},         {"time_us", row.time_us},
-                                {"algbw_GBps", row.algbw},    {"busbw_GBps", row.busbw},
-                                {"algorithm", row.algorithm}, {"protocol", row.protocol}};
-    if (row.explained) j["candidates"] = candidates_json(*row.explained);
-    rows.push_back(std::move(j));
-  }
-  const nlohmann::ordered_json j = {{"instance", r.instance},
-                                    {"nodes", r.nodes},
-                                    {"ranks", r.ranks},
-                                    {"collective", sched::collective_name(r.collective)},
-                                    {"rows", std::move(rows)}};
-  return j.dump(2) + "\n";
-}
-
 }  // namespace
 
 void print_predict_report(const PredictReport& r, OutputFormat format, std::ostream& out) {
-  if (format == OutputFormat::Json) {
-    out << predict_json(r);
-    return;
-  }
   const std::unique_ptr<Reporter> reporter = Reporter::make(format, out);
-  reporter->begin({r.title, predict_columns()});
+  reporter->begin({r.title,
+                   predict_columns(),
+                   {{"instance", r.instance},
+                    {"nodes", r.nodes},
+                    {"ranks", r.ranks},
+                    {"collective", sched::collective_name(r.collective)}}});
   for (const PredictRow& row : r.rows) {
+    const bool explain = row.explained.has_value();
     reporter->row({row.bytes, printed_count(r, row.bytes), std::string("float"), row.time_us,
                    row.algbw, row.busbw, row.algorithm, row.protocol},
-                  row.explained ? candidate_lines(*row.explained) : std::vector<std::string>());
+                  explain ? candidate_lines(*row.explained) : std::vector<std::string>(),
+                  explain ? nlohmann::ordered_json{{"candidates", candidates_json(*row.explained)}}
+                          : nlohmann::ordered_json());
   }
   reporter->end();
 }

@@ -1,6 +1,7 @@
 #pragma once
-// predict's result model and its renderings: the table and CSV reporters (cli/reporter.h)
-// and predict's JSON document.
+// predict's result model and its renderings through the table, CSV and JSON reporters
+// (cli/reporter.h): one declaration of the row's columns; JSON adds the cluster as head fields
+// and --explain's candidates as each row's "candidates".
 
 #include <optional>
 #include <ostream>

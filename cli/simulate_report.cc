@@ -74,51 +74,29 @@ std::vector<std::string> summary_lines(const SimulateReport& rep) {
   return {lines};
 }
 
-Expected<void> print_json(const SimulateReport& rep, std::ostream& out) {
-  const tune::CollectiveSimulation& s = rep.sim;
+// JSON's head: the run's figures (the table's summary lines, as numbers in SI units).
+nlohmann::ordered_json json_head(const SimulateReport& rep) {
   const sim::SimResult& r = rep.result;
-  const topo::Topology& t = rep.topology;
-  try {
-    nlohmann::ordered_json j;
-    j["algorithm"] = s.algorithm;
-    j["cluster"] = rep.cluster;
-    j["collective"] = sched::collective_name(r.spec.collective);
-    j["bytes"] = r.spec.bytes.value;
-    j["ranks"] = r.spec.ranks;
-    j["transfers"] = s.transfers;
-    j["time_s"] = r.makespan.value;
-    j["algbw_GBps"] = r.algbw.gbps_bytes();
-    j["busbw_GBps"] = r.busbw.gbps_bytes();
-    nlohmann::ordered_json links = nlohmann::ordered_json::array();
-    for (LinkId id : used_links(r)) {
-      const topo::Link& l = t.link(id);
-      const sim::LinkStats& st = r.links[id.index()];
-      links.push_back({{"src", t.device(l.src).name},
-                       {"dst", t.device(l.dst).name},
-                       {"kind", topo::link_kind_name(l.kind)},
-                       {"capacity_GBps", l.bandwidth.gbps_bytes()},
-                       {"bytes", st.bytes.value},
-                       {"busy_s", st.busy.value},
-                       {"active_s", st.active.value},
-                       {"utilisation", r.utilisation(id)}});
-    }
-    j["links"] = std::move(links);
-    out << j.dump(2) << "\n";
-  } catch (const nlohmann::json::exception& e) {
-    return fail(Errc::Internal, std::string("writing JSON: ") + e.what());
-  }
-  return {};
+  return {{"algorithm", rep.sim.algorithm},
+          {"cluster", rep.cluster},
+          {"collective", sched::collective_name(r.spec.collective)},
+          {"bytes", r.spec.bytes.value},
+          {"ranks", r.spec.ranks},
+          {"transfers", rep.sim.transfers},
+          {"time_s", r.makespan.value},
+          {"algbw_GBps", r.algbw.gbps_bytes()},
+          {"busbw_GBps", r.busbw.gbps_bytes()}};
 }
 
 }  // namespace
 
 Expected<void> print_simulate_report(OutputFormat format, const SimulateReport& rep,
                                      std::ostream& out) {
-  if (format == OutputFormat::Json) return print_json(rep, out);
   const bool table = format == OutputFormat::Table;
   const std::vector<LinkId> links =
       table ? rep.result.bottlenecks(kTopLinks) : used_links(rep.result);
-  TableLayout layout{table ? summary_lines(rep) : std::vector<std::string>(), link_columns()};
+  TableLayout layout{table ? summary_lines(rep) : std::vector<std::string>(), link_columns(),
+                     json_head(rep), "links"};
   if (table && links.empty()) {  // nothing moved: the figures only
     for (const std::string& line : layout.preamble) out << line;
     return {};

@@ -1,7 +1,8 @@
 #pragma once
-// simulate's result and its renderings: the table (the run's figures, then the five busiest
-// links), its JSON (every link that carried traffic), and CSV (those links, one row each, the
-// JSON's fields; the run's figures are table and JSON only).
+// simulate's result and its renderings through the reporters (cli/reporter.h), one link
+// declaration for all three: the table (the run's figures, then the five busiest links), CSV
+// (every link that carried traffic, one row each) and JSON (the run's figures as head fields,
+// then those links under "links"; the run's figures are table and JSON only).
 
 #include <ostream>
 #include <string>

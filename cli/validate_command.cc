@@ -73,9 +73,11 @@ Expected<void> run_validate(const ValidateArgs& a, std::ostream& out) {
             .context("--plot"));
     report.plot = a.plot;
   }
-  report.title = "topotune validate: " + sys.instance + " x " + std::to_string(sys.nodes) +
-                 " node(s), " + std::to_string(m.ranks) + " ranks, " +
-                 sched::collective_name(m.collective) + ", NCCL " + opts.version.str();
+  report.instance = sys.instance;
+  report.nodes = sys.nodes;
+  report.ranks = m.ranks;
+  report.collective = m.collective;
+  report.nccl_version = opts.version.str();
   report.warnings = tune::log_contradictions({m.gpu_names, m.nodes}, cluster, a.nodes.has_value());
   if (!a.nccl_tests.empty() && !opts.version.known) {
     report.warnings.push_back(
@@ -116,8 +118,8 @@ CommandRun setup_validate(CLI::App& sub) {
   sub.add_option("--gpus-per-thread", a->gpus_per_thread, "nccl-tests -g (default: from the log)");
   sub.add_option("--plot", a->plot, "write measured and predicted busbw to FILE.svg or .png")
       ->check(non_empty_path());
-  add_format_option(sub, a->format, {OutputFormat::Table, OutputFormat::Csv},
-                    "table or csv (the rows only)");
+  add_format_option(sub, a->format, {OutputFormat::Table, OutputFormat::Json, OutputFormat::Csv},
+                    "table, json (rows, summaries, verdict) or csv (the rows only)");
   sub.footer(
       "Examples:\n"
       "  topotune validate --nccl-tests all_reduce_perf.log --instance p4d.24xlarge --nodes 2\n"

@@ -21,40 +21,80 @@ const std::vector<Column>& validate_columns() {
   return columns;
 }
 
-/// The acceptance summary; with a `prefix` (one algorithm's rows) empty size classes are left
-/// out.
-void add_summary(std::vector<std::string>& lines, const tune::ErrorSummary& s,
-                 const std::string& prefix) {
-  if (prefix.empty() || s.count_large > 0) {
-    lines.push_back(
-        string_printf("# %ssizes >= 1 MiB: %2d, median |busbw error| %5.1f%%, max %6.1f%%\n",
-                      prefix.c_str(), s.count_large, 100 * s.median_large, 100 * s.max_large));
+// An acceptance summary is a row of its own: one size class of the rows of one algorithm
+// ("" = every row), a line of the table's footer and an object of the JSON's "summaries".
+const std::vector<Column>& summary_columns() {
+  static const std::vector<Column> columns = {
+      {"label", "# %s", false},
+      {"algorithm", ""},
+      {"size_class", ""},
+      {"size_class_text", "sizes %s: ", false},
+      {"sizes", "%2lld"},
+      {"median_abs_error_pct", ", median |busbw error| %5.1f%%"},
+      {"max_abs_error_pct", ", max %6.1f%%"}};
+  return columns;
+}
+
+/// The summary rows of `algorithm` ("" = every row); for one algorithm's rows empty size
+/// classes are left out.
+void add_summary(std::vector<std::vector<Cell>>& rows, const tune::ErrorSummary& s,
+                 const std::string& algorithm) {
+  const std::string label = algorithm.empty() ? "" : algorithm + ": ";
+  if (algorithm.empty() || s.count_large > 0) {
+    rows.push_back({label, algorithm, std::string("large"), std::string(">= 1 MiB"),
+                    std::int64_t{s.count_large}, 100 * s.median_large, 100 * s.max_large});
   }
-  if (prefix.empty() || s.count_small > 0) {
-    lines.push_back(
-        string_printf("# %ssizes <  1 MiB: %2d, median |busbw error| %5.1f%%, max %6.1f%%\n",
-                      prefix.c_str(), s.count_small, 100 * s.median_small, 100 * s.max_small));
+  if (algorithm.empty() || s.count_small > 0) {
+    rows.push_back({label, algorithm, std::string("small"), std::string("<  1 MiB"),
+                    std::int64_t{s.count_small}, 100 * s.median_small, 100 * s.max_small});
   }
 }
 
-std::vector<std::string> footer_of(const ValidateReport& r) {
-  std::vector<std::string> lines;
-  add_summary(lines, tune::summary_of(r.rows, ""), "");
+std::vector<std::vector<Cell>> summaries_of(const ValidateReport& r) {
+  std::vector<std::vector<Cell>> rows;
+  add_summary(rows, tune::summary_of(r.rows, ""), "");
   const std::vector<std::string> algorithms = tune::algorithms_of(r.rows);
   if (algorithms.size() > 1) {
-    for (const std::string& name : algorithms) {
-      add_summary(lines, tune::summary_of(r.rows, name), name + ": ");
-    }
+    for (const std::string& name : algorithms)
+      add_summary(rows, tune::summary_of(r.rows, name), name);
   }
+  return rows;
+}
+
+std::vector<std::string> footer_of(const ValidateReport& r,
+                                   const std::vector<std::vector<Cell>>& summaries) {
+  std::vector<std::string> lines;
+  for (const std::vector<Cell>& s : summaries) lines.push_back(table_line(summary_columns(), s));
   if (r.verdict) lines.push_back("# verdict: " + *r.verdict + "\n");
   if (!r.plot.empty()) lines.push_back("# plot written to " + r.plot + "\n");
   return lines;
 }
 
+nlohmann::ordered_json json_tail(const ValidateReport& r,
+                                 const std::vector<std::vector<Cell>>& summaries) {
+  nlohmann::ordered_json tail = {{"summaries", nlohmann::ordered_json::array()}};
+  for (const std::vector<Cell>& s : summaries)
+    tail["summaries"].push_back(json_row(summary_columns(), s));
+  if (r.verdict) tail["verdict"] = *r.verdict;
+  if (!r.plot.empty()) tail["plot"] = r.plot;
+  return tail;
+}
+
 }  // namespace
 
 void print_validate_report(const ValidateReport& r, OutputFormat format, std::ostream& out) {
-  TableLayout layout{{"# " + r.title + "\n"}, validate_columns()};
+  const std::string title = "# topotune validate: " + r.instance + " x " + std::to_string(r.nodes) +
+                            " node(s), " + std::to_string(r.ranks) + " ranks, " +
+                            sched::collective_name(r.collective) + ", NCCL " + r.nccl_version +
+                            "\n";
+  TableLayout layout{{title},
+                     validate_columns(),
+                     {{"instance", r.instance},
+                      {"nodes", r.nodes},
+                      {"ranks", r.ranks},
+                      {"collective", sched::collective_name(r.collective)},
+                      {"nccl_version", r.nccl_version},
+                      {"warnings", r.warnings}}};
   for (const std::string& w : r.warnings) layout.preamble.push_back("# warning: " + w + "\n");
   layout.preamble.push_back(
       "#       size  algorithm            meas time   pred time  meas busbw  pred busbw   error"
@@ -68,7 +108,8 @@ void print_validate_report(const ValidateReport& r, OutputFormat format, std::os
     reporter->row({row.bytes, row.algorithm, row.measured_us, row.predicted_us, row.measured_busbw,
                    row.predicted_busbw, 100 * row.error, row.model});
   }
-  reporter->end(footer_of(r));
+  const std::vector<std::vector<Cell>> summaries = summaries_of(r);
+  reporter->end(footer_of(r, summaries), json_tail(r, summaries));
 }
 
 Expected<PlotFormat> plot_format(const std::string& path) {

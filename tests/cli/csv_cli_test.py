@@ -40,8 +40,8 @@ def check(name, args, rows_of, columns):
 
 
 def predict_columns():
-    return {"bytes": lambda r: r["bytes"], "count": lambda r: r["bytes"] // 4,
-            "type": lambda r: "float", "time_us": lambda r: r["time_us"],
+    return {"bytes": lambda r: r["bytes"], "count": lambda r: r["count"],
+            "type": lambda r: r["type"], "time_us": lambda r: r["time_us"],
             "algbw_GBps": lambda r: r["algbw_GBps"], "busbw_GBps": lambda r: r["busbw_GBps"],
             "algorithm": lambda r: r["algorithm"], "protocol": lambda r: r["protocol"]}
 
@@ -70,8 +70,9 @@ check("simulate (every link that carried traffic)",
 
 
 def check_validate():
-    """validate has no JSON: its CSV is checked against the measurement it read and against
-    its own table (the same rows, each value rounded as the table prints it)."""
+    """validate's CSV is checked against the measurement it read, against its own table (the
+    same rows, each value rounded as the table prints it) and against its JSON (the same rows;
+    the JSON's summaries are the table's summary lines)."""
     global failures
     import os
     import tempfile
@@ -98,10 +99,24 @@ def check_validate():
                 fields = line.split()
                 assert fields[3] == f"{float(row['predicted_us']):.2f}", (fields, row)
                 assert fields[6] == f"{float(row['error_pct']):+.1f}", (fields, row)
+            j = json.loads(run(args + ["--format", "json"]))
+            assert (j["instance"], j["ranks"], j["collective"]) == ("dgx-a100", 8, "allreduce"), j
+            summary = [line for line in run(args).splitlines() if line.startswith("# sizes")]
+            assert len(summary) == len(j["summaries"]) == 2, (summary, j["summaries"])
+            for line, s in zip(summary, j["summaries"]):
+                want = (f"# sizes {'>= 1 MiB' if s['size_class'] == 'large' else '<  1 MiB'}: "
+                        f"{s['sizes']:2d}, median |busbw error| {s['median_abs_error_pct']:5.1f}%,"
+                        f" max {s['max_abs_error_pct']:6.1f}%")
+                assert line == want and s["algorithm"] == "", (line, want)
             print("PASS: validate")
-        except (AssertionError, RuntimeError, ValueError) as e:
+        except (AssertionError, RuntimeError, ValueError, KeyError) as e:
             print(f"FAIL: validate: {e}")
             failures += 1
+        check("validate (JSON rows)", args, lambda j: j["rows"],
+              {k: (lambda key: lambda r: r[key])(k)
+               for k in ("bytes", "algorithm", "measured_us", "predicted_us",
+                         "measured_busbw_GBps", "predicted_busbw_GBps", "error_pct",
+                         "predicted_by")})
 
 
 def check_schedule(name, args):
