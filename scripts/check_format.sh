@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v clang-format >/dev/null 2>&1; then
-  echo "check_format: clang-format is not installed (scripts/setup.sh installs it)" >&2
+  echo "check_format: clang-format is not installed (scripts/setup.sh --all installs it)" >&2
   exit 1
 fi
 mapfile -t files < <(git ls-files '*.cc' '*.h' '*.cu' '*.cuh')

@@ -11,7 +11,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 build=${BUILD_DIR:-$root/build}
 if ! command -v run-clang-tidy >/dev/null 2>&1; then
-  echo "check_tidy: clang-tidy is not installed (scripts/setup.sh installs it)" >&2
+  echo "check_tidy: clang-tidy is not installed (scripts/setup.sh --all installs it)" >&2
   exit 1
 fi
 if [ ! -f "$build/compile_commands.json" ]; then

@@ -9,7 +9,7 @@ cd "$root"
 section() { printf '\n=== %s (%ss elapsed)\n' "$1" "$SECONDS"; }
 
 section "set-up"
-if [ "$(id -u)" -eq 0 ]; then bash scripts/setup.sh; else bash scripts/setup.sh || true; fi
+if [ "$(id -u)" -eq 0 ]; then bash scripts/setup.sh --all; else bash scripts/setup.sh --all || true; fi
 
 section "layering"
 bash scripts/check_layering.sh

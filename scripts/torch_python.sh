@@ -12,5 +12,5 @@ for py in "${TOPOTUNE_PYTHON:-}" "$(command -v python3 2>/dev/null)" /usr/bin/py
   tried+=("$py")
 done
 echo "no python3 with $mods found (tried: ${tried[*]:-none}); install python3-torch" \
-  "python3-torchvision (scripts/setup.sh) or set TOPOTUNE_PYTHON" >&2
+  "python3-torchvision (scripts/setup.sh --all) or set TOPOTUNE_PYTHON" >&2
 exit 1
