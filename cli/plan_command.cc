@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <variant>
 
 #include "cli/commands.h"
 #include "cli/output_format.h"
@@ -49,23 +50,24 @@ Expected<void> check_flags(const CLI::App& app) {
   return {};
 }
 
-// A DDP plan from the flags, or a stored plan replayed; a stored sharded plan is replayed by
-// the sharded planner (`sharded` holds it; the returned Plan is then empty).
-Expected<std::optional<tune::Plan>> compute_plan(const PlanArgs& a,
-                                                 std::optional<tune::ShardedPlan>& sharded) {
+// A DDP plan from the flags, or a stored plan replayed: a stored sharded plan is replayed by
+// the sharded planner, so either kind comes back.
+using ComputedPlan = std::variant<tune::Plan, tune::ShardedPlan>;
+
+Expected<ComputedPlan> compute_plan(const PlanArgs& a) {
   if (a.replay.empty()) {
     TT_TRY(tune::PlanInputs in, plan_inputs_from_args(a));
     TT_TRY(tune::Plan plan, tune::make_plan(std::move(in)));
-    return std::optional<tune::Plan>(std::move(plan));
+    return ComputedPlan(std::move(plan));
   }
   TT_TRY(const std::string text, read_input_file(a.replay, "plan"));
   TT_TRY(const tune::StoredPlan stored, tune::read_plan_json(text, a.replay));
   if (stored.sharded) {
-    TT_TRY(sharded, tune::replay_sharded_plan(stored));
-    return std::optional<tune::Plan>();
+    TT_TRY(tune::ShardedPlan sharded, tune::replay_sharded_plan(stored));
+    return ComputedPlan(std::move(sharded));
   }
   TT_TRY(tune::Plan plan, tune::replay_plan(stored));
-  return std::optional<tune::Plan>(std::move(plan));
+  return ComputedPlan(std::move(plan));
 }
 
 // Part of the same commit as the files written; said so that its absence is no surprise.
@@ -145,14 +147,13 @@ Expected<void> run_plan(const PlanArgs& a, const CLI::App& app, std::ostream& ou
   }
   PlanArgs args = a;
   args.batch_given = app.count("--batch-per-gpu") > 0;  // else the profile's batch, or 32
-  std::optional<tune::ShardedPlan> sharded_replay;
-  TT_TRY(std::optional<tune::Plan> computed, compute_plan(args, sharded_replay));
-  if (sharded_replay) {
-    TT_TRY_VOID(report_sharded_plan(*sharded_replay, a, out));
+  TT_TRY(ComputedPlan computed, compute_plan(args));
+  if (const auto* replayed = std::get_if<tune::ShardedPlan>(&computed)) {
+    TT_TRY_VOID(report_sharded_plan(*replayed, a, out));
     if (out_dir) out_dir->keep();
     return {};
   }
-  tune::Plan& plan = *computed;
+  tune::Plan& plan = std::get<tune::Plan>(computed);
   // Files first: a failed write must not be followed by output that looks like success.
   EmitOutcome emitted;
   if (!a.emit.empty()) {

@@ -39,6 +39,11 @@ double pick(const FamilyFit& fit, TrainingPrecision precision) {
 constexpr auto kFamilyNames = enum_names<ModelFamily>(
     {{ModelFamily::Convnet, "convnet"}, {ModelFamily::Transformer, "transformer"}});
 
+// The roofline written on the GPU's balance (peak FLOP/s per byte/s of memory bandwidth) alone.
+double roofline_at_balance(double bytes_per_flop, double flops_per_byte) {
+  return 1.0 / (1.0 + bytes_per_flop * flops_per_byte);
+}
+
 }  // namespace
 
 const char* model_family_name(ModelFamily f) { return kFamilyNames.name_of(f); }
@@ -58,7 +63,7 @@ double family_bytes_per_flop(ModelFamily family, TrainingPrecision precision) {
 double roofline_efficiency(double bytes_per_flop, double peak_flops, BytesPerSec bandwidth) {
   TT_ASSERT(peak_flops > 0 && bandwidth.value > 0 && bytes_per_flop >= 0,
             "roofline needs a positive peak and bandwidth");
-  return 1.0 / (1.0 + bytes_per_flop * peak_flops / bandwidth.value);
+  return roofline_at_balance(bytes_per_flop, peak_flops / bandwidth.value);
 }
 
 std::optional<double> family_efficiency(ModelFamily family, TrainingPrecision precision,
@@ -66,9 +71,8 @@ std::optional<double> family_efficiency(ModelFamily family, TrainingPrecision pr
   if (!(peak_flops > 0)) return std::nullopt;
   if (!bandwidth || !(bandwidth->value > 0)) {
     // No bandwidth to place the fit on: the GPU is taken to have the fit GPUs' balance.
-    const double flops_per_byte = pick(kFitGpuFlopsPerByte, precision);
-    return roofline_efficiency(family_bytes_per_flop(family, precision), flops_per_byte,
-                               BytesPerSec(1.0));
+    return roofline_at_balance(family_bytes_per_flop(family, precision),
+                               pick(kFitGpuFlopsPerByte, precision));
   }
   return roofline_efficiency(family_bytes_per_flop(family, precision), peak_flops, *bandwidth);
 }

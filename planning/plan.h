@@ -169,8 +169,9 @@ std::string plan_to_json(const Plan& plan, int max_candidates = 25);
 /// A stored plan's inputs and recommendation (algorithm, bucket bytes, dtype), for a replay.
 struct StoredPlan {
   PlanInputs inputs;
-  bool sharded = false;   ///< a sharded plan (schema topotune.sharded_plan/1)
-  std::string algorithm;  ///< sharded: the recommended row's label, "" when nothing fit
+  bool sharded = false;     ///< a sharded plan (schema topotune.sharded_plan/1)
+  std::string algorithm;    ///< a DDP plan's recommended algorithm
+  std::string sharded_row;  ///< a sharded plan's recommended row label, "" when nothing fit
   std::int64_t bucket_bytes = 0;
   std::string comm_dtype;
   std::string version;

@@ -142,7 +142,7 @@ Expected<StoredPlan> read_stored(const ordered_json& j, const std::string& origi
                                              ": a sharded plan's inputs.framework must be "
                                              "a sharded one");
     }
-    s.algorithm = rec.is_null() ? "" : rec.at("label").get<std::string>();
+    s.sharded_row = rec.is_null() ? "" : rec.at("label").get<std::string>();
     return s;
   }
   s.algorithm = rec.at("algorithm").get<std::string>();

@@ -458,13 +458,13 @@ Expected<ShardedPlan> make_sharded_plan(const PlanInputs& in) {
 Expected<ShardedPlan> replay_sharded_plan(const StoredPlan& stored) {
   TT_TRY(ShardedPlan plan, make_sharded_plan(stored.inputs));
   const std::string now = plan.recommended ? plan.candidates[*plan.recommended].label() : "";
-  if (now != stored.algorithm) {
+  if (now != stored.sharded_row) {
     const auto shown = [](const std::string& label) {
       return label.empty() ? std::string("nothing that fits") : label;
     };
     plan.notes.insert(plan.notes.begin(), "replay: topotune " + plan.version + " recommends " +
                                               shown(now) + ", the stored plan (topotune " +
-                                              stored.version + ") " + shown(stored.algorithm));
+                                              stored.version + ") " + shown(stored.sharded_row));
   }
   return plan;
 }

@@ -31,11 +31,12 @@ std::string default_for(const Topology& topo, const std::string& figure) {
     return format_rate(topo.reduce_bandwidth(topo.cpu_of_host(0))) + " (assumed)";
   if (figure == "host.cpu_interconnect_GBps")
     return format_rate(gbyte_per_sec(kDefaultCpuInterconnectGBps)) + " (assumed)";
-  if (figure == "host.pcie_GBps")
-    return format_rate(default_pcie_bandwidth(in)) +
-           (default_pcie_bandwidth(in).value > gbyte_per_sec(kDefaultPcieGBps).value
-                ? " (the NIC's line rate, assumed)"
-                : " (PCIe Gen3 x16, assumed)");
+  if (figure == "host.pcie_GBps") {
+    const BytesPerSec pcie = default_pcie_bandwidth(in);
+    return format_rate(pcie) + (pcie.value > gbyte_per_sec(kDefaultPcieGBps).value
+                                    ? " (the NIC's line rate, assumed)"
+                                    : " (PCIe Gen3 x16, assumed)");
+  }
   if (figure == "host.pcie_switches")
     return "none: GPUs and NICs hang off their socket's root complex";
   if (figure == "host.gpu_socket") return "spread evenly: " + list_text(in.gpu_socket);

@@ -305,12 +305,12 @@ TEST(ShardedPlan, StoredPlanReplaysToTheSameRecommendation) {
   const Expected<StoredPlan> stored = read_plan_json(json, "plan.json");
   ASSERT_TRUE(stored) << stored.error().message;
   EXPECT_TRUE(stored->sharded);
-  EXPECT_EQ(stored->algorithm, p.candidates[*p.recommended].label());
+  EXPECT_EQ(stored->sharded_row, p.candidates[*p.recommended].label());
   const ShardedPlan again = *replay_sharded_plan(*stored);
   EXPECT_EQ(sharded_plan_to_json(again), json);  // same inputs, same plan, no replay note
   // A stored recommendation this version would not make is said, not silently replaced.
   StoredPlan other = *stored;
-  other.algorithm = "zero1";
+  other.sharded_row = "zero1";
   const ShardedPlan noted = *replay_sharded_plan(other);
   ASSERT_FALSE(noted.notes.empty());
   EXPECT_NE(noted.notes.front().find("the stored plan (topotune 0.1.0) zero1"), std::string::npos)
