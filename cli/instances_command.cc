@@ -2,9 +2,12 @@
 // block of docs/catalog.md; `--check FILE...` checks instance files as the catalog requires.
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "cli/instances_markdown.h"
@@ -42,31 +45,49 @@ nlohmann::json instance_json(const topo::InstanceSpec& in) {
           {"unknowns", in.unknowns}};
 }
 
-const std::vector<Column>& instance_columns() {
-  static const std::vector<Column> columns = {{"instance", "%-18s"},
-                                              {"gpus_text", " %-22s", false},
-                                              {"gpus", ""},
-                                              {"gpu_model", ""},
-                                              {"fabric", " %-12s"},
-                                              {"nvlink_text", " %-14s", false},
-                                              {"nvlink_per_gpu_Bps", ""},
-                                              {"nics_text", " %-13s", false},
-                                              {"nics", ""},
-                                              {"nic_bandwidth_Bps", ""},
-                                              {"transport", " %-11s"},
-                                              {"gpudirect_rdma", " %-4s"},
-                                              {"sagemaker_text", " %s", false},
-                                              {"sagemaker_name", ""}};
-  return columns;
+// The table's two free-text columns are as wide as their widest entry (catalog names such as
+// Azure's Standard_ND128isr_NDR_GB200_v6 run past any fixed width).
+struct InstanceWidths {
+  int name = 18;
+  int transport = 11;
+};
+
+InstanceWidths widths_of(const std::vector<topo::InstanceSpec>& all) {
+  InstanceWidths w;
+  for (const topo::InstanceSpec& in : all) {
+    w.name = std::max(w.name, static_cast<int>(in.name.size()));
+    w.transport = std::max(
+        w.transport, static_cast<int>(std::string(topo::transport_name(in.transport)).size()));
+  }
+  return w;
+}
+
+std::vector<Column> instance_columns(const InstanceWidths& w) {
+  return {{"instance", string_printf("%%-%ds", w.name)},
+          {"gpus_text", " %-22s", false},
+          {"gpus", ""},
+          {"gpu_model", ""},
+          {"fabric", " %-12s"},
+          {"nvlink_text", " %-14s", false},
+          {"nvlink_per_gpu_Bps", ""},
+          {"nics_text", " %-13s", false},
+          {"nics", ""},
+          {"nic_bandwidth_Bps", ""},
+          {"transport", string_printf(" %%-%ds", w.transport)},
+          {"gpudirect_rdma", " %-4s"},
+          {"sagemaker_text", " %s", false},
+          {"sagemaker_name", ""}};
 }
 
 /// The catalog through the table reporter (nominal figures, one line per instance) or the CSV
 /// reporter (the same instances as numbers: bytes per second per direction).
 void report(const std::vector<topo::InstanceSpec>& all, OutputFormat format, std::ostream& out) {
   const std::unique_ptr<Reporter> r = Reporter::make(format, out);
-  r->begin({{string_printf("%-18s %-22s %-12s %-14s %-13s %-11s %-4s %s\n", "instance", "GPUs",
-                           "fabric", "NVLink/GPU", "NICs", "transport", "GDR", "SageMaker")},
-            instance_columns()});
+  const InstanceWidths w = widths_of(all);
+  r->begin({{string_printf("%-*s %-22s %-12s %-14s %-13s %-*s %-4s %s\n", w.name, "instance",
+                           "GPUs", "fabric", "NVLink/GPU", "NICs", w.transport, "transport", "GDR",
+                           "SageMaker")},
+            instance_columns(w)});
   for (const topo::InstanceSpec& in : all) {
     const BytesPerSec nvlink = in.nvlink_bandwidth_per_link * in.nvlinks_per_gpu;
     r->row({in.name, std::to_string(in.num_gpus) + " x " + in.gpu.model, std::int64_t{in.num_gpus},

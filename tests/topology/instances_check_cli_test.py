@@ -54,6 +54,19 @@ if sys.argv[3:] == ["--doc"]:
     sys.exit(1 if failures else 0)
 
 
+# The table's columns line up under the header whatever the names' lengths (the catalog's
+# longest names, e.g. Azure's, used to push every later column of their row out of line).
+r = run(["instances"])
+lines = [ln for ln in r.stdout.splitlines() if ln and not ln.startswith("NVLink/GPU")]
+header = lines[0]
+for label in ("GPUs", "fabric", "transport", "GDR", "SageMaker"):
+    at = header.index(label)
+    misplaced = [ln.split()[0] for ln in lines[1:]
+                 if at == 0 or ln[at - 1] != " " or ln[at] == " "]
+    expect(f"instances table: every row's {label} column starts under its header",
+           r.returncode == 0 and not misplaced, f"rows out of line: {misplaced}")
+
+
 def load(name):
     with open(os.path.join(CATALOG, name + ".json"), encoding="utf-8") as f:
         return json.load(f)
