@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/commands.h"
@@ -57,7 +58,7 @@ InstanceWidths widths_of(const std::vector<topo::InstanceSpec>& all) {
   for (const topo::InstanceSpec& in : all) {
     w.name = std::max(w.name, static_cast<int>(in.name.size()));
     w.transport = std::max(
-        w.transport, static_cast<int>(std::string(topo::transport_name(in.transport)).size()));
+        w.transport, static_cast<int>(std::string_view(topo::transport_name(in.transport)).size()));
   }
   return w;
 }
@@ -83,11 +84,13 @@ std::vector<Column> instance_columns(const InstanceWidths& w) {
 /// reporter (the same instances as numbers: bytes per second per direction).
 void report(const std::vector<topo::InstanceSpec>& all, OutputFormat format, std::ostream& out) {
   const std::unique_ptr<Reporter> r = Reporter::make(format, out);
-  const InstanceWidths w = widths_of(all);
-  r->begin({{string_printf("%-*s %-22s %-12s %-14s %-13s %-*s %-4s %s\n", w.name, "instance",
-                           "GPUs", "fabric", "NVLink/GPU", "NICs", w.transport, "transport", "GDR",
-                           "SageMaker")},
-            instance_columns(w)});
+  const std::vector<Column> columns = instance_columns(widths_of(all));
+  // The header through the rows' own fragments, so that it cannot drift from them (cells of
+  // CSV/JSON-only columns are not printed).
+  const std::string header =
+      table_line(columns, {"instance", "GPUs", "", "", "fabric", "NVLink/GPU", "", "NICs", "", "",
+                           "transport", "GDR", "SageMaker", ""});
+  r->begin({{header}, columns});
   for (const topo::InstanceSpec& in : all) {
     const BytesPerSec nvlink = in.nvlink_bandwidth_per_link * in.nvlinks_per_gpu;
     r->row({in.name, std::to_string(in.num_gpus) + " x " + in.gpu.model, std::int64_t{in.num_gpus},
