@@ -84,6 +84,7 @@ void add_physical(const TableBuilder& add) {
   add("host_staging_latency_us", true, 0.1, 200, [](P& p) { return &p.host_staging_latency_us; });
   add("launch_overhead_per_gpu_us", true, 0.1, 50,
       [](P& p) { return &p.launch_overhead_per_gpu_us; });
+  add("ring_net_step_us", true, 0.1, 200, [](P& p) { return &p.ring_net_step_us; });
 }
 
 // The text of data/nccl_model.json as the build embedded it.

@@ -73,6 +73,9 @@ struct NcclModelParams {
   double host_staging_efficiency = 0;  ///< without GPUDirect RDMA: bounce through host memory
   double host_staging_latency_us = 0;
   double launch_overhead_per_gpu_us = 0;  ///< one thread launching g GPUs pays (g-1) of these
+  /// One LL128 ring step at a GPU whose ring leaves or enters its node (store and forward
+  /// through NCCL's proxy thread; nccl_physical_time.cc), sm_90 and later from NCCL 2.17.1.
+  double ring_net_step_us = 0;
 };
 
 /// The built-in parameter set: data/nccl_model.json as the build embedded it.

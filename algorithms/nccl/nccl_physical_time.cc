@@ -72,6 +72,27 @@ double ll_engine(const Context& x) {
 // Runtime channels are twice the searched ones (Postset); NCCL's tables are per searched one.
 double searched(const Context& x) { return std::max(x.nc / 2.0, 0.5); }
 
+// The pace of an LL128 ring that crosses the network: every step of a channel passes through
+// the GPU at its node's edge one after another, and there a step is store-and-forward through
+// NCCL's proxy thread: the GPU writes the whole step, fences at system scope and posts its tail
+// to host memory (src/device/prims_ll128.h postSend; __threadfence_system on sm_90+ from
+// v2.17.1-1, __threadfence before and below sm_90); the proxy, one thread serving all of the
+// GPU's network connections one action per pass, notices it, sends it and tests it
+// (src/transport/net.cc sendProxyProgress, v2.29.2-1). A channel's steps: n-1 per loop for
+// all-gather and reduce-scatter, 2(n-1) for allreduce, and a loop moves nc x n chunks of one
+// step (LL128 chunk 576,000 bytes of data; src/enqueue.cc calcCollChunking). LL skips it (the
+// proxy sends LL lines as they land), Simple's steps are long enough to carry their own time.
+double ring_net_pace_us(const Context& x, int steps) {
+  const bool fenced = x.sys.arch_row >= 2 && x.launch.release >= nccl_release_code(2, 17, 1);
+  if (x.sys.nodes <= 1 || x.proto != NcclProto::LL128 || !fenced) {
+    return 0;
+  }
+  constexpr double kLl128ChunkBytes = 614400.0 * 120 / 128;  // buffSizes[LL128] / NCCL_STEPS
+  const double loops =
+      std::max(1.0, std::ceil(x.bytes / (x.nc * x.sys.ranks() * kLl128ChunkBytes)));
+  return steps * loops * x.prm.ring_net_step_us;
+}
+
 NcclPhysicalTime ring(const Context& x) {
   const int n = x.sys.ranks(), nodes = x.sys.nodes;
   const bool ar = x.coll == sched::Collective::Allreduce;
@@ -92,9 +113,29 @@ NcclPhysicalTime ring(const Context& x) {
     neck = "network";
   }
   const int steps = ar ? 2 * (n - 1) : n - 1;
-  const int inter = nodes > 1 ? (ar ? 2 * (nodes - 1) : nodes - 1) : 0;
+  // The slowest chunk's path: n-1 consecutive links (2(n-1) for allreduce) of a ring of n links,
+  // one of them leaving each node. With g GPUs per node some chunk's path skips only NVLink
+  // links: the one link n-1 hops skip, the two 2(n-1) hops skip twice (both NVLink takes g >= 3).
+  // NCCL's tuning.cc counts nodes-1 and 2(nodes-1) (nInterSteps), its estimate, not the path.
+  int inter = 0;
+  if (nodes > 1) {
+    const int g = x.sys.gpus_per_node;
+    inter = ar ? (g == 1   ? 2 * (nodes - 1)
+                  : g == 2 ? 2 * nodes - 1
+                           : 2 * nodes)
+               : (g == 1 ? nodes - 1 : nodes);
+  }
   const double lat = x.t0 + (steps - inter) * x.l_nvl + inter * x.l_net;
-  return {lat + volume / bw, lat, volume / bw < lat ? "latency" : neck};
+  // The pace replaces the hops and the volume rather than adding to them: the hop latency is
+  // what a network step's service is made of, and the data moves while the proxy cycles.
+  double body = lat - x.t0 + volume / bw;
+  const char* label = volume / bw < lat ? "latency" : neck;
+  const double pace = ring_net_pace_us(x, steps);
+  if (pace > body) {
+    body = pace;
+    label = "proxy";
+  }
+  return {x.t0 + body, lat, label};
 }
 
 NcclPhysicalTime tree(const Context& x) {

@@ -29,7 +29,8 @@ namespace topotune::algo {
 struct NcclPhysicalTime {
   double time_us = 0;
   double latency_us = 0;        ///< the size-independent part
-  const char* bottleneck = "";  ///< "NVLink", "NVLS", "network", "engine", "window", "latency"
+  const char* bottleneck = "";  ///< "NVLink", "NVLS", "network", "engine", "window", "proxy",
+                                ///< "latency"
 };
 
 /// Time of collective `c` of `bytes` run as (a, p) on `channels` channels.

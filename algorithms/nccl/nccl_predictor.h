@@ -49,7 +49,8 @@ struct NcclCandidate {
   Seconds time{0};           ///< physical time
   Seconds latency{0};        ///< its size-independent part
   Seconds nccl_estimate{0};  ///< NCCL's own cost-model time, what it chooses by
-  std::string bottleneck;    ///< "NVLink", "NVLS", "network", "engine", "window", "latency"
+  /// "NVLink", "NVLS", "network", "engine", "window", "proxy", "latency"
+  std::string bottleneck;
 };
 
 /// The prediction at one size: the chosen candidate and, with explain, all of them.

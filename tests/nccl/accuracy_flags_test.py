@@ -50,10 +50,10 @@ with tempfile.TemporaryDirectory() as d:
                   '--fix', 'net_window=%g' % FIXED_WINDOW])
     # 0: the subset passes the CI gate, 1: it misses it; anything else is a failure to run
     assert r.returncode in (0, 1) and 'leave-one-out' in r.stdout, (r.returncode, r.stderr)
-    for i in range(len(entries)):
-        with open(os.path.join(keep, 'loo_%d.json' % i)) as f:
+    for e in entries:
+        with open(os.path.join(keep, 'loo_%s.json' % e['id'])) as f:
             window = json.load(f)['parameters']['net_window']['value']
-        assert window == FIXED_WINDOW, (i, window)
+        assert window == FIXED_WINDOW, (e['id'], window)
     with open(rows) as f:
         held_out = json.load(f)
     assert sorted({r['entry'] for r in held_out}) == sorted(SUBSET), held_out[:3]

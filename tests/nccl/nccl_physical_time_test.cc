@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "algorithms/nccl/nccl_predictor.h"
 #include "tests/nccl/test_systems.h"
 
@@ -83,6 +85,102 @@ TEST(NcclPhysicalTime, NetworkBoundsRingAcrossNodesAndTreeExceedsItAtTwoNodes) {
       NcclPredictor(testing::p4d(2), p, {})
           .evaluate(Collective::Allreduce, big, NcclAlgo::Tree, NcclProto::Simple);
   EXPECT_GT(big.value / tree.time.value / 1e9 * factor, 50.0);  // 4 x 100 Gbps
+}
+
+// Latencies reduced to the network hops alone: no base, launch or NVLink latency, 10 us per
+// network hop (InfiniBand's NIC latency; NCCL's table share scaled to 0).
+NcclModelParams network_hops_only() {
+  NcclModelParams p = simple_params();
+  p.base_latency_scale = 0.0;
+  p.nvlink_latency_scale = 0.0;
+  p.net_latency_scale = 0.0;
+  p.nic_latency_us[static_cast<int>(NicClass::InfiniBand)] = 10.0;
+  return p;
+}
+
+NcclSystem dgx_h100_with(int gpus, int nodes) {
+  topo::InstanceSpec inst =
+      testing::nvswitch_instance("dgx-h100", topo::GpuArch::Hopper, 18, true, 8, 400,
+                                 topo::NetTransport::InfiniBand, 0, 63, "Intel Xeon 8480C");
+  inst.num_gpus = gpus;
+  inst.num_nics = gpus;
+  return testing::system_of(inst, nodes);
+}
+
+TEST(NcclPhysicalTime, RingLatencyCountsTheNetworkLinksOfTheSlowestChunksPath) {
+  // 3 nodes: a ring of 3g links, one leaving each node. All-gather's chunks take 3g-1 hops, so
+  // with g >= 2 one of them skips an NVLink link and crosses all 3 network links (30 us); with
+  // one GPU per node every link is the network's and each chunk crosses 2 (20 us). Allreduce's
+  // 2(3g-1) hops skip two links of the second lap: two NVLink links (6 network hops, 60 us)
+  // need g >= 3; with g = 2 one of the two is a network link (50 us); with g = 1, 4 (40 us).
+  // LL: no proxy pace; 4 KiB: the volume adds well under a microsecond.
+  const NcclModelParams p = network_hops_only();
+  const Bytes small(4096);
+  const struct {
+    int gpus;
+    double allgather_us, allreduce_us;
+  } cases[] = {{8, 30, 60}, {2, 30, 50}, {1, 20, 40}};
+  for (const auto& k : cases) {
+    const NcclPredictor pr(dgx_h100_with(k.gpus, 3), p, {});
+    const NcclCandidate ag =
+        pr.evaluate(Collective::Allgather, small, NcclAlgo::Ring, NcclProto::LL);
+    const NcclCandidate ar =
+        pr.evaluate(Collective::Allreduce, small, NcclAlgo::Ring, NcclProto::LL);
+    EXPECT_NEAR(ag.latency.us(), k.allgather_us, 1e-9) << k.gpus << " GPUs per node";
+    EXPECT_NEAR(ar.latency.us(), k.allreduce_us, 1e-9) << k.gpus << " GPUs per node";
+  }
+}
+
+TEST(NcclPhysicalTime, Ll128RingAcrossNodesIsPacedByItsNetworkSteps) {
+  // 2 x 8 H100: all-gather's 15 steps a channel, each at least ring_net_step_us at the GPU
+  // whose ring leaves the node. 1 MiB: one loop, 15 x 20 us = 300 us, far above the hops
+  // (20 us) and the volume.
+  NcclModelParams p = network_hops_only();
+  p.ring_net_step_us = 20.0;
+  const Bytes mib(1 << 20);
+  const NcclCandidate c =
+      NcclPredictor(testing::dgx_h100(2), p, {})
+          .evaluate(Collective::Allgather, mib, NcclAlgo::Ring, NcclProto::LL128);
+  EXPECT_NEAR(c.time.us(), 300.0, 1e-9);
+  EXPECT_EQ(c.bottleneck, "proxy");
+  // Allreduce takes twice the steps.
+  EXPECT_NEAR(NcclPredictor(testing::dgx_h100(2), p, {})
+                  .evaluate(Collective::Allreduce, mib, NcclAlgo::Ring, NcclProto::LL128)
+                  .time.us(),
+              600.0, 1e-9);
+  // A loop moves channels x 16 ranks x 576,000 bytes: 4 GiB takes ceil(4 GiB / that) loops of
+  // 15 steps each (1000 us a step so that the pace stays above the volume).
+  p.ring_net_step_us = 1000.0;
+  const Bytes big(std::int64_t{4} << 30);
+  const NcclCandidate l =
+      NcclPredictor(testing::dgx_h100(2), p, {})
+          .evaluate(Collective::Allgather, big, NcclAlgo::Ring, NcclProto::LL128);
+  const double loops = std::ceil(static_cast<double>(big.value) / (l.channels * 16 * 576000.0));
+  EXPECT_GT(loops, 1);
+  EXPECT_NEAR(l.time.us(), 15 * loops * 1000.0, 1e-6);
+}
+
+TEST(NcclPhysicalTime, NoProxyPaceWithoutTheSystemFenceOrForLlOrInsideANode) {
+  NcclModelParams p = network_hops_only();
+  p.ring_net_step_us = 20.0;
+  const Bytes mib(1 << 20);
+  auto time_us = [&](const NcclSystem& s, NcclProto proto, NcclOptions o = {}) {
+    return NcclPredictor(s, p, o)
+        .evaluate(Collective::Allgather, mib, NcclAlgo::Ring, proto)
+        .time.us();
+  };
+  // A100 (sm_80: __threadfence, no system-scope fence), H100 under NCCL 2.16 (before the
+  // fence), LL on H100, one H100 node: all well under the 300 us pace.
+  EXPECT_LT(time_us(testing::dgx_a100(2), NcclProto::LL128), 100.0);
+  NcclOptions v2_16;
+  v2_16.version = parse_nccl_version("2.16.5").value();
+  EXPECT_LT(time_us(testing::dgx_h100(2), NcclProto::LL128, v2_16), 100.0);
+  EXPECT_LT(time_us(testing::dgx_h100(2), NcclProto::LL), 100.0);
+  EXPECT_LT(time_us(testing::dgx_h100(1), NcclProto::LL128), 100.0);
+  // From 2.17.1 on H100 it paces.
+  NcclOptions v2_17;
+  v2_17.version = parse_nccl_version("2.17.1").value();
+  EXPECT_NEAR(time_us(testing::dgx_h100(2), NcclProto::LL128, v2_17), 300.0, 1e-9);
 }
 
 }  // namespace

@@ -288,7 +288,7 @@ TEST(Tuner, ChargesTheSmsChannelsTakeFromBackwardCompute) {
 }
 
 // A channel override is recommended only where it beats the best candidate at NCCL's own
-// count by more than the model's error (kChannelOverrideMargin, 7.6 %).
+// count by more than the model's error (kChannelOverrideMargin, 7.3 %).
 TEST(Tuner, ChannelOverrideMustBeatNcclsOwnCountByTheModelError) {
   // ring/ch4: alpha_ms + x / rate (MiB per ms); everything else 1 ms + x / 8.
   class Ch4 final : public CollectiveTimer {
