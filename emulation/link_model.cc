@@ -13,7 +13,7 @@ TbfShape tbf_shape(BytesPerSec rate) {
   TbfShape t;
   t.rate_bits = static_cast<std::int64_t>(rate.value * 8.0);
   t.burst_bytes = std::max<std::int64_t>(65536, bytes_per_s / 1000);
-  t.limit_bytes = std::max<std::int64_t>(1048576, bytes_per_s / 100);
+  t.limit_bytes = std::max<std::int64_t>(196608, bytes_per_s / 40);  // 25 ms
   return t;
 }
 

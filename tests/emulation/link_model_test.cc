@@ -17,16 +17,18 @@ TEST(LinkModel, PayloadRateIsTheWireRateLessFramingAndAcks) {
 }
 
 TEST(LinkModel, TbfBurstAndLimitHaveFloors) {
-  // 200 Mbit/s: 1 ms of rate is 25,000 B < 64 KiB and 10 ms 250,000 B < 1 MiB: the floors.
+  // 200 Mbit/s: 1 ms of rate is 25,000 B < 64 KiB (the floor); 25 ms is 625,000 B.
   const TbfShape slow = tbf_shape(gbit_per_sec(0.2));
   EXPECT_EQ(slow.rate_bits, 200000000);
   EXPECT_EQ(slow.burst_bytes, 65536);
-  EXPECT_EQ(slow.limit_bytes, 1048576);
-  // 10 Gbit/s = 1.25e9 B/s: 1 ms is 1,250,000 B, 10 ms 12,500,000 B, both above the floors.
+  EXPECT_EQ(slow.limit_bytes, 625000);
+  // 50 Mbit/s: 25 ms is 156,250 B < 192 KiB: the queue's floor.
+  EXPECT_EQ(tbf_shape(gbit_per_sec(0.05)).limit_bytes, 196608);
+  // 10 Gbit/s = 1.25e9 B/s: 1 ms is 1,250,000 B, 25 ms 31,250,000 B, both above the floors.
   const TbfShape fast = tbf_shape(gbit_per_sec(10));
   EXPECT_EQ(fast.rate_bits, 10000000000);
   EXPECT_EQ(fast.burst_bytes, 1250000);
-  EXPECT_EQ(fast.limit_bytes, 12500000);
+  EXPECT_EQ(fast.limit_bytes, 31250000);
 }
 
 }  // namespace

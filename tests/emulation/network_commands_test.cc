@@ -55,7 +55,7 @@ TEST(NetworkCommands, OneRackHasNoSpineAndShapesEachNicBothWays) {
 TEST(NetworkCommands, ShapeCommandIsTcTbfInTheNamespace) {
   EXPECT_EQ(shape_command("ttsw", "up0a", gbit_per_sec(0.1)),
             (Argv{"ip", "netns", "exec", "ttsw", "tc", "qdisc", "replace", "dev", "up0a", "root",
-                  "tbf", "rate", "100000000bit", "burst", "65536", "limit", "1048576"}));
+                  "tbf", "rate", "100000000bit", "burst", "65536", "limit", "312500"}));
 }
 
 TEST(NetworkCommands, RacksJoinASpineThroughShapedUplinks) {
