@@ -19,16 +19,11 @@
 #include "algorithms/schedule/collective_spec.h"
 #include "core/units.h"
 #include "planning/error_band_table.h"
+#include "planning/held_out_error.h"
 #include "planning/tuner.h"
 #include "topology/cluster_spec.h"
 
 namespace topotune::tune {
-
-/// Leave-one-out median |busbw error| of the NCCL model over the 273 all_reduce rows >= 1 MiB
-/// of data/validation (python3 scripts/accuracy.py: "leave-one-out: median |busbw error| over
-/// all 273 rows >= 1 MiB 7.3%"): the overall all_reduce group of data/error_bands.json, which
-/// accuracy.py checks this constant against. Planners look bands up by cluster kind instead.
-inline constexpr double kHeldOutCollectiveError = 0.073;
 
 /// The error-band table's name for `c`'s group: "all_reduce", else "all_gather/reduce_scatter"
 /// (the table pools the two: the same ring steps, too few logs apart).

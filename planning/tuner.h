@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "planning/framework.h"
+#include "planning/held_out_error.h"
 #include "planning/model_profile.h"
 #include "planning/step_model.h"
 #include "simulator/training_step.h"
@@ -61,9 +62,8 @@ inline constexpr double kDefaultDtypeMargin = 0.02;
 
 /// A channel override (/chN) must beat the best candidate at NCCL's own channel count by more
 /// than this to be recommended: the model's held-out median busbw error (README, "Accuracy:
-/// predicting NCCL", leave-one-out over data/validation: 7.3 %), since no log there ran with a
-/// channel override.
-inline constexpr double kChannelOverrideMargin = 0.073;
+/// predicting NCCL"), since no log there ran with a channel override.
+inline constexpr double kChannelOverrideMargin = kHeldOutCollectiveError;
 
 /// What to tune for.
 struct TuneRequest {

@@ -51,11 +51,15 @@ int nccl_run_channels(const NcclLaunchInputs& in, NcclAlgo a, NcclProto p, doubl
   return nc;
 }
 
+double nccl_step_bytes(const NcclLaunchInputs& in, NcclProto p) {
+  return (p == NcclProto::LL      ? 524288.0
+          : p == NcclProto::LL128 ? 4915200.0
+                                  : in.buffers.simple_buffer_bytes) /
+         kSteps;
+}
+
 double nccl_tree_chunk_bytes(const NcclLaunchInputs& in, NcclProto p, double bytes, int channels) {
-  const double step = (p == NcclProto::LL      ? 524288.0
-                       : p == NcclProto::LL128 ? 4915200.0
-                                               : in.buffers.simple_buffer_bytes) /
-                      kSteps;
+  const double step = nccl_step_bytes(in, p);
   const double nc = std::max(1, channels);
   if (p == NcclProto::LL) return step / 2;  // 8-byte lines carry 4 bytes
   if (p == NcclProto::LL128) {

@@ -30,6 +30,10 @@ struct NcclLaunchInputs {
 /// Channels (CTAs) one allreduce of `bytes` runs on under (a, p).
 int nccl_run_channels(const NcclLaunchInputs& in, NcclAlgo a, NcclProto p, double bytes);
 
+/// Bytes of one of a connection's NCCL_STEPS buffer slots for protocol p, as sent on the wire
+/// (comm->buffSizes[p] / NCCL_STEPS: LL 512 KiB, LL128 4,915,200 B, Simple NCCL_BUFFSIZE).
+double nccl_step_bytes(const NcclLaunchInputs& in, NcclProto p);
+
 /// Bytes per pipeline unit of one tree channel (calcCollChunking / computeColl).
 double nccl_tree_chunk_bytes(const NcclLaunchInputs& in, NcclProto p, double bytes, int channels);
 

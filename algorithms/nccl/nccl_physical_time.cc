@@ -87,9 +87,8 @@ double ring_net_pace_us(const Context& x, int steps) {
   if (x.sys.nodes <= 1 || x.proto != NcclProto::LL128 || !fenced) {
     return 0;
   }
-  constexpr double kLl128ChunkBytes = 614400.0 * 120 / 128;  // buffSizes[LL128] / NCCL_STEPS
-  const double loops =
-      std::max(1.0, std::ceil(x.bytes / (x.nc * x.sys.ranks() * kLl128ChunkBytes)));
+  const double chunk = nccl_step_bytes(x.launch, NcclProto::LL128) * 120 / 128;  // its data
+  const double loops = std::max(1.0, std::ceil(x.bytes / (x.nc * x.sys.ranks() * chunk)));
   return steps * loops * x.prm.ring_net_step_us;
 }
 
