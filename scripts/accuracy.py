@@ -292,7 +292,8 @@ PRIOR = {
     'base_latency_scale': 1.0, 'nvlink_latency_scale': 1.0, 'net_latency_scale': 1.0,
     'nvls_latency_us': 10, 'nvls_chunk_latency_us': 1.0, 'net_window': 1.0,
     'host_staging_efficiency': 0.7, 'host_staging_latency_us': 10, 'launch_overhead_per_gpu_us': 3,
-    'ring_net_step_us': 8.0,
+    'ring_net_step_us.efa_rdma': 8.0,
+    'ring_net_step_us.infiniband': 8.0,
 }
 
 def write_prior(tmp):
@@ -309,8 +310,9 @@ FIXED = set()
 # all_reduce runs: the time of an LL128 ring step at a network GPU shows where NCCL runs
 # multi-node LL128 rings on Hopper and later, which all_gather and reduce_scatter always do and
 # all_reduce rarely does (it takes NVLS, NVLSTree or Tree there): fitted on the all_reduce runs
-# alone it would rest on two rows of one cluster.
-POOLED = ('ring_net_step_us',)
+# alone it would rest on two rows of one cluster. One per NIC class whose runs pin it down (the
+# proxy drives each class's own network plugin): EFA with RDMA write (p5) and InfiniBand/RoCE.
+POOLED = ('ring_net_step_us.efa_rdma', 'ring_net_step_us.infiniband')
 
 def calibrate(entries, paths, out, start, build, params=None):
     """Fits `params` (None: every parameter; never the --fix ones) on the runs, from `start`."""
@@ -377,7 +379,7 @@ GATE_OVERALL, GATE_ENTRY = 8.0, 90.0  # where the model stands: README "Accuracy
 # all_gather / reduce_scatter (data/validation/nccl_tests_added_2026-11-27.json): the
 # leave-one-out median over their rows >= 1 MiB; the gate is where the model stands (with a
 # little margin), below the target.
-TARGET_AGRS, GATE_AGRS = 8.0, 11.8  # measured 11.3 % (docs/nccl-model.md)
+TARGET_AGRS, GATE_AGRS = 8.0, 10.4  # measured 9.9 % (docs/nccl-model.md)
 
 # The all_reduce fits (first stage) by the ids they were fitted on: every all_gather/
 # reduce_scatter leave-one-out shares one. One lock per key, so that parallel folds with

@@ -84,7 +84,17 @@ void add_physical(const TableBuilder& add) {
   add("host_staging_latency_us", true, 0.1, 200, [](P& p) { return &p.host_staging_latency_us; });
   add("launch_overhead_per_gpu_us", true, 0.1, 50,
       [](P& p) { return &p.launch_overhead_per_gpu_us; });
-  add("ring_net_step_us", true, 0.1, 200, [](P& p) { return &p.ring_net_step_us; });
+  for (int c = 0; c < kNumNicClasses; ++c) {
+    // Fitted where runs of the class pin it down: rings that take LL128 across nodes on Hopper
+    // or later and are paced by it. Assumed for the others: no run over NCCL's sockets or
+    // GPUDirect-TCPX takes LL128 (TCPX's setup sets Simple), EFA without RDMA write (v1) ran on
+    // A100s only (no system-scope fence), and TCPXO's LL128 rows are bound by the network.
+    const bool assumed = c != static_cast<int>(NicClass::EfaRdma) &&
+                         c != static_cast<int>(NicClass::InfiniBand);
+    const std::string nic = kNicNames.name_of(static_cast<NicClass>(c));
+    add("ring_net_step_us." + nic, !assumed, 0.1, 200,
+        [c](P& p) { return &p.ring_net_step_us[c]; });
+  }
 }
 
 // The text of data/nccl_model.json as the build embedded it.

@@ -74,8 +74,10 @@ struct NcclModelParams {
   double host_staging_latency_us = 0;
   double launch_overhead_per_gpu_us = 0;  ///< one thread launching g GPUs pays (g-1) of these
   /// One LL128 ring step at a GPU whose ring leaves or enters its node (store and forward
-  /// through NCCL's proxy thread; nccl_physical_time.cc), sm_90 and later from NCCL 2.17.1.
-  double ring_net_step_us = 0;
+  /// through NCCL's proxy thread; nccl_physical_time.cc), sm_90 and later from NCCL 2.17.1,
+  /// by NIC class: the proxy posts, and tests for the completion of, every step through the
+  /// class's network plugin (verbs for InfiniBand/RoCE, libfabric for EFA, GCP's plugins).
+  std::array<double, kNumNicClasses> ring_net_step_us{};
 };
 
 /// The built-in parameter set: data/nccl_model.json as the build embedded it.

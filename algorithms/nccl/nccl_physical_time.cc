@@ -82,6 +82,8 @@ double searched(const Context& x) { return std::max(x.nc / 2.0, 0.5); }
 // all-gather and reduce-scatter, 2(n-1) for allreduce, and a loop moves nc x n chunks of one
 // step (LL128 chunk 576,000 bytes of data; src/enqueue.cc calcCollChunking). LL skips it (the
 // proxy sends LL lines as they land), Simple's steps are long enough to carry their own time.
+// The step time is the NIC class's: the proxy posts and tests each step through that class's
+// network plugin (IB verbs, libfabric's EFA provider, ...), whose costs differ.
 double ring_net_pace_us(const Context& x, int steps) {
   const bool fenced = x.sys.arch_row >= 2 && x.launch.release >= nccl_release_code(2, 17, 1);
   if (x.sys.nodes <= 1 || x.proto != NcclProto::LL128 || !fenced) {
@@ -89,7 +91,7 @@ double ring_net_pace_us(const Context& x, int steps) {
   }
   const double chunk = nccl_step_bytes(x.launch, NcclProto::LL128) * 120 / 128;  // its data
   const double loops = std::max(1.0, std::ceil(x.bytes / (x.nc * x.sys.ranks() * chunk)));
-  return steps * loops * x.prm.ring_net_step_us;
+  return steps * loops * x.prm.ring_net_step_us[static_cast<int>(x.sys.nic_class)];
 }
 
 NcclPhysicalTime ring(const Context& x) {

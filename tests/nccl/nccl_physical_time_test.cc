@@ -136,7 +136,7 @@ TEST(NcclPhysicalTime, Ll128RingAcrossNodesIsPacedByItsNetworkSteps) {
   // whose ring leaves the node. 1 MiB: one loop, 15 x 20 us = 300 us, far above the hops
   // (20 us) and the volume.
   NcclModelParams p = network_hops_only();
-  p.ring_net_step_us = 20.0;
+  p.ring_net_step_us.fill(20.0);
   const Bytes mib(1 << 20);
   const NcclCandidate c =
       NcclPredictor(testing::dgx_h100(2), p, {})
@@ -150,7 +150,7 @@ TEST(NcclPhysicalTime, Ll128RingAcrossNodesIsPacedByItsNetworkSteps) {
               600.0, 1e-9);
   // A loop moves channels x 16 ranks x 576,000 bytes: 4 GiB takes ceil(4 GiB / that) loops of
   // 15 steps each (1000 us a step so that the pace stays above the volume).
-  p.ring_net_step_us = 1000.0;
+  p.ring_net_step_us.fill(1000.0);
   const Bytes big(std::int64_t{4} << 30);
   const NcclCandidate l =
       NcclPredictor(testing::dgx_h100(2), p, {})
@@ -160,9 +160,28 @@ TEST(NcclPhysicalTime, Ll128RingAcrossNodesIsPacedByItsNetworkSteps) {
   EXPECT_NEAR(l.time.us(), 15 * loops * 1000.0, 1e-6);
 }
 
+TEST(NcclPhysicalTime, TheProxyPaceIsTheClusterNicClasss) {
+  // The step time of the ring's NIC class, no other: DGX H100 is InfiniBand (15 steps x 20 us at
+  // 1 MiB), p5 is EFA with RDMA write (15 x 30 us); an InfiniBand step time leaves p5 alone.
+  NcclModelParams p = network_hops_only();
+  p.ring_net_step_us.fill(0.0);
+  p.ring_net_step_us[static_cast<int>(NicClass::InfiniBand)] = 20.0;
+  p.ring_net_step_us[static_cast<int>(NicClass::EfaRdma)] = 30.0;
+  const Bytes mib(1 << 20);
+  auto paced = [&](const NcclSystem& s) {
+    return NcclPredictor(s, p, {}).evaluate(Collective::Allgather, mib, NcclAlgo::Ring,
+                                            NcclProto::LL128);
+  };
+  EXPECT_NEAR(paced(testing::dgx_h100(2)).time.us(), 300.0, 1e-9);
+  EXPECT_NEAR(paced(testing::p5(2)).time.us(), 450.0, 1e-9);
+  p.ring_net_step_us[static_cast<int>(NicClass::EfaRdma)] = 0.0;
+  EXPECT_LT(paced(testing::p5(2)).time.us(), 300.0);
+  EXPECT_NE(paced(testing::p5(2)).bottleneck, "proxy");
+}
+
 TEST(NcclPhysicalTime, NoProxyPaceWithoutTheSystemFenceOrForLlOrInsideANode) {
   NcclModelParams p = network_hops_only();
-  p.ring_net_step_us = 20.0;
+  p.ring_net_step_us.fill(20.0);
   const Bytes mib(1 << 20);
   auto time_us = [&](const NcclSystem& s, NcclProto proto, NcclOptions o = {}) {
     return NcclPredictor(s, p, o)
