@@ -25,9 +25,14 @@ Expected<void> check_measured_device(const ModelProfile& model, const ComputePar
 Expected<void> resolve_compute(ComputeParams& compute, const ModelProfile& model,
                                const topo::GpuSpec& gpu) {
   TT_TRY_VOID(check_measured_device(model, compute, gpu));
-  if (!compute.precision) compute.precision = default_precision(gpu);
+  const bool chosen = compute.precision.has_value();
+  if (!chosen) compute.precision = default_precision(gpu);
   if (compute.peak_flops <= 0) {
-    Expected<double> peak = precision_peak_flops(gpu, *compute.precision).context("--precision");
+    // Name --precision only when the user gave it; else the default it fell back to.
+    Expected<double> peak = precision_peak_flops(gpu, *compute.precision)
+                                .context(chosen ? std::string("--precision")
+                                                : std::string("the default precision (") +
+                                                      precision_name(*compute.precision) + ")");
     // Measured times need no peak (they embody the precision); FLOP timing does.
     const bool measured = model.has_measured_times() && !compute.flops_timing;
     if (peak) {

@@ -12,9 +12,14 @@ constexpr auto kNames = enum_names<TrainingPrecision>({
     {TrainingPrecision::AmpBf16, "amp-bf16"},
 });
 
+// Unknown figures are never guessed (the catalog marks them unknown): say what times the
+// compute instead, a rate the user knows or times measured on that GPU.
 Unexpected unknown_peak(const topo::GpuSpec& gpu, const char* what) {
-  return fail(Errc::InvalidArgument, "the catalog has no " + std::string(what) + " peak for " +
-                                         gpu.model + ": give --peak-tflops");
+  return fail(Errc::InvalidArgument,
+              "the catalog has no " + std::string(what) + " peak for " + gpu.model +
+                  " (unpublished or sources disagree): give --peak-tflops with its dense rate "
+                  "per GPU, or --model with a profile measured on that GPU "
+                  "(python3 -m topotune.profile ... --device cuda)");
 }
 
 }  // namespace

@@ -154,6 +154,19 @@ class ComputeCliTest(unittest.TestCase):
         p = plan("--instance", "p5.48xlarge", *FAST, "--precision", "tf32")
         self.assertEqual(p.returncode, 2, p.stderr)
         self.assertIn("no TF32 tensor peak", p.stderr)
+        self.assertIn("--precision", p.stderr)
+        # A GPU whose bf16 peak is unknown: the default precision is named (not --precision,
+        # which the user did not give) with the two ways to time its compute; with a rate it
+        # plans.
+        p = plan("--instance", "gb200-nvl72", "--nodes", "18", *FAST[2:])
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("the default precision (amp-bf16): the catalog has no fp16/bf16 tensor "
+                      "peak for GB200", p.stderr)
+        self.assertIn("--peak-tflops", p.stderr)
+        self.assertIn("--device cuda", p.stderr)
+        self.assertNotIn("--precision", p.stderr)
+        p = plan("--instance", "gb200-nvl72", "--nodes", "18", *FAST[2:], "--peak-tflops", "2250")
+        self.assertEqual(p.returncode, 0, p.stderr)
 
     def test_a_replica_that_does_not_fit_is_flagged(self):
         # bert-large states no transformer shape; gpt2-xl at one sequence per GPU has 2.8 GiB
