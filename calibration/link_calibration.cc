@@ -28,11 +28,12 @@ Expected<void> apply_model_to_links(const algo::NcclModelParams& model, topo::Cl
   // InfiniBand differ); the same rule as the NCCL predictor's, so both see one class.
   // Only the NIC class: a cluster the NCCL model refuses (a partial NVLink domain) still gets
   // its links' parameters.
-  const int nic = static_cast<int>(algo::nic_class_of(spec.instance));
+  const algo::NicClass cls = algo::nic_class_of(spec.instance);
+  const int nic = static_cast<int>(cls);
   spec.params(topo::LinkKind::NvLink).efficiency = model.nvlink_efficiency;
   spec.params(topo::LinkKind::Pcie).efficiency = model.pcie_efficiency;
-  spec.params(topo::LinkKind::Network).efficiency = model.net_efficiency[nic];
-  spec.params(topo::LinkKind::Uplink).efficiency = model.net_efficiency[nic];
+  spec.params(topo::LinkKind::Network).efficiency = algo::net_efficiency_of(model, cls);
+  spec.params(topo::LinkKind::Uplink).efficiency = algo::net_efficiency_of(model, cls);
   spec.params(topo::LinkKind::Network).latency =
       microseconds(model.nic_latency_us[nic] / kNetworkHopsPerCrossing);
   spec.link_params_set = true;

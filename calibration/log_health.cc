@@ -52,6 +52,11 @@ std::pair<std::string, std::string> line_rate_and_hint(const algo::NcclSystem& s
       return {rate,
               "check InfiniBand/GPUDirect RDMA (ibstat port rates, nvidia-peermem, NCCL_IB_HCA, "
               "NET/IB in NCCL_DEBUG=INFO)"};
+    case algo::NicClass::Roce:
+      return {rate,
+              "check RoCE/GPUDirect RDMA (ibstat port rates and link layer Ethernet, "
+              "nvidia-peermem, NCCL_IB_HCA and NCCL_IB_GID_INDEX, the net plugin in "
+              "NCCL_DEBUG=INFO)"};
     case algo::NicClass::Tcp:
       return {rate,
               "check the sockets NCCL uses (NCCL_SOCKET_IFNAME, NET/Socket in NCCL_DEBUG=INFO)"};

@@ -35,7 +35,8 @@ constexpr auto kNicNames = enum_names<NicClass>({{NicClass::EfaSrd, "efa_srd"},
                                                  {NicClass::InfiniBand, "infiniband"},
                                                  {NicClass::Tcp, "tcp"},
                                                  {NicClass::Tcpx, "tcpx"},
-                                                 {NicClass::Tcpxo, "tcpxo"}});
+                                                 {NicClass::Tcpxo, "tcpxo"},
+                                                 {NicClass::Roce, "roce"}});
 
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -66,7 +67,9 @@ void add_physical(const TableBuilder& add) {
     const bool assumed =
         c == static_cast<int>(NicClass::Tcp) || c == static_cast<int>(NicClass::Tcpx);
     const std::string nic = kNicNames.name_of(static_cast<NicClass>(c));
-    add("net_efficiency." + nic, !assumed, 0.3, 1.0, [c](P& p) { return &p.net_efficiency[c]; });
+    if (c != static_cast<int>(NicClass::Roce)) {  // net_efficiency_of: InfiniBand's
+      add("net_efficiency." + nic, !assumed, 0.3, 1.0, [c](P& p) { return &p.net_efficiency[c]; });
+    }
     add("nic_latency_us." + nic, !assumed, 0.1, 200, [c](P& p) { return &p.nic_latency_us[c]; });
   }
   add("engine.ring.Simple", true, 0.05, 5, [](P& p) { return &p.ring_simple_engine; });
@@ -90,7 +93,8 @@ void add_physical(const TableBuilder& add) {
     // GPUDirect-TCPX takes LL128 (TCPX's setup sets Simple), EFA without RDMA write (v1) ran on
     // A100s only (no system-scope fence), and TCPXO's LL128 rows are bound by the network.
     const bool assumed = c != static_cast<int>(NicClass::EfaRdma) &&
-                         c != static_cast<int>(NicClass::InfiniBand);
+                         c != static_cast<int>(NicClass::InfiniBand) &&
+                         c != static_cast<int>(NicClass::Roce);
     const std::string nic = kNicNames.name_of(static_cast<NicClass>(c));
     add("ring_net_step_us." + nic, !assumed, 0.1, 200,
         [c](P& p) { return &p.ring_net_step_us[c]; });
@@ -137,6 +141,10 @@ NcclModelParams make_defaults() {
 const char* nccl_algo_name(NcclAlgo a) { return kAlgoNames.name_of(a); }
 const char* nccl_proto_name(NcclProto p) { return kProtoNames.name_of(p); }
 const char* nic_class_name(NicClass c) { return kNicNames.name_of(c); }
+
+double net_efficiency_of(const NcclModelParams& p, NicClass c) {
+  return p.net_efficiency[static_cast<int>(c == NicClass::Roce ? NicClass::InfiniBand : c)];
+}
 
 Expected<NcclAlgo> parse_nccl_algo(const std::string& name) {
   if (const std::optional<NcclAlgo> a = kAlgoNames.find(lower(name))) return *a;

@@ -38,9 +38,12 @@ Expected<NcclAlgo> parse_nccl_algo(const std::string& name);  ///< case-insensit
 /// GCP's GPUDirect-TCPX (A3 High) and GPUDirect-TCPXO (A3 Mega) net plugins, whose receive
 /// paths differ (TCPX: host TCP stack, a GPU kernel unpacks the received pages; TCPXO: the
 /// NIC offload places them), so they share nothing to fit with each other or NCCL's sockets.
-enum class NicClass { EfaSrd, EfaRdma, InfiniBand, Tcp, Tcpx, Tcpxo };
-inline constexpr int kNumNicClasses = 6;
-/// "efa_srd", "efa_rdma", "infiniband", "tcp", "tcpx", "tcpxo"
+/// Roce: RDMA over Converged Ethernet. NCCL drives it with the same IB verbs code as InfiniBand,
+/// but the fabric is Ethernet (its switches and congestion control, and Ethernet, IP and UDP
+/// headers on every packet) and the clouds that run it (GCP) load their own NCCL net plugin.
+enum class NicClass { EfaSrd, EfaRdma, InfiniBand, Tcp, Tcpx, Tcpxo, Roce };
+inline constexpr int kNumNicClasses = 7;
+/// "efa_srd", "efa_rdma", "infiniband", "tcp", "tcpx", "tcpxo", "roce"
 const char* nic_class_name(NicClass c);
 
 /// GPU generations that select rows of NCCL's constant tables.
@@ -56,7 +59,8 @@ struct NcclModelParams {
   /// send and receive of the inter-node tree.
   double nvls_tree_efficiency = 0;
   double pcie_efficiency = 0;  ///< achieved share of a PCIe-only GPU's link rate
-  std::array<double, kNumNicClasses> net_efficiency{};  ///< achieved share of NIC line rate
+  /// Achieved share of NIC line rate; read it through net_efficiency_of (RoCE has no own entry).
+  std::array<double, kNumNicClasses> net_efficiency{};
   std::array<double, kNumNicClasses> nic_latency_us{};  ///< one network hop, added to NCCL's
   /// Per-channel engine rates as multiples of NCCL's own per-channel figures (latest release):
   double ring_simple_engine = 0;     ///< x perChMaxTreeBws[arch][1 node], per run channel
@@ -79,6 +83,11 @@ struct NcclModelParams {
   /// class's network plugin (verbs for InfiniBand/RoCE, libfabric for EFA, GCP's plugins).
   std::array<double, kNumNicClasses> ring_net_step_us{};
 };
+
+/// The class's share of NIC line rate. RoCE takes InfiniBand's: the same NICs (ConnectX) and
+/// the same verbs code move the bytes; what differs is the fabric's latency and the per-step
+/// cost (nic_latency_us, ring_net_step_us), which RoCE has of its own.
+double net_efficiency_of(const NcclModelParams& p, NicClass c);
 
 /// The built-in parameter set: data/nccl_model.json as the build embedded it.
 const NcclModelParams& default_params();

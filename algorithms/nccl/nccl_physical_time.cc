@@ -49,7 +49,8 @@ Context make_context(const NcclSystem& s, const NcclModelParams& prm, const Nccl
             (pcie ? prm.pcie_efficiency : prm.nvlink_efficiency) * pe;
   const int cls = static_cast<int>(s.nic_class);
   const double share = a == NcclAlgo::Ring ? s.fabric.ring_net_share : s.fabric.tree_net_share;
-  x.b_net = s.nics_per_node * s.nic_bandwidth.gbps_bytes() * prm.net_efficiency[cls] * pe * share;
+  x.b_net = s.nics_per_node * s.nic_bandwidth.gbps_bytes() * net_efficiency_of(prm, s.nic_class) *
+            pe * share;
   if (!s.gpudirect_rdma && nodes > 1) x.b_net *= prm.host_staging_efficiency;
   x.b_simple_ch = prm.ring_simple_engine * nccl_per_channel_max_tree_bw(kShape, s.arch_row, 0);
   const NcclAlgo shape = a == NcclAlgo::Ring ? NcclAlgo::Ring : NcclAlgo::Tree;

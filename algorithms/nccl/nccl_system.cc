@@ -136,11 +136,14 @@ Expected<NcclVersion> parse_nccl_version(const std::string& text) {
 NicClass nic_class_of(const topo::InstanceSpec& inst) {
   switch (inst.transport) {
     case topo::NetTransport::InfiniBand:
+      return NicClass::InfiniBand;
     case topo::NetTransport::Roce:
       // NCCL runs RoCE ports through its IB verbs transport, the same code as InfiniBand
       // (NVIDIA/nccl src/transport/net_ib.cc at v2.28.3-1 takes ports whose link layer is
-      // IBV_LINK_LAYER_INFINIBAND or IBV_LINK_LAYER_ETHERNET alike).
-      return NicClass::InfiniBand;
+      // IBV_LINK_LAYER_INFINIBAND or IBV_LINK_LAYER_ETHERNET alike), so NCCL's choice is the
+      // same; what a step costs is not (an Ethernet fabric, the cloud's own net plugin): a
+      // class of its own, fitted on the RoCE runs.
+      return NicClass::Roce;
     case topo::NetTransport::Tcp:
       return NicClass::Tcp;
     case topo::NetTransport::GpuDirectTcpx:

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "algorithms/nccl/nccl_predictor.h"
+#include "algorithms/nccl/nccl_system.h"
 #include "tests/nccl/test_systems.h"
 
 namespace topotune::algo {
@@ -177,6 +178,45 @@ TEST(NcclPhysicalTime, TheProxyPaceIsTheClusterNicClasss) {
   p.ring_net_step_us[static_cast<int>(NicClass::EfaRdma)] = 0.0;
   EXPECT_LT(paced(testing::p5(2)).time.us(), 300.0);
   EXPECT_NE(paced(testing::p5(2)).bottleneck, "proxy");
+}
+
+TEST(NcclPhysicalTime, RoceHasItsOwnHopsAndStepsAndInfiniBandsEfficiency) {
+  // The same DGX H100 nodes over RoCE: a class of its own (nic_latency_us.roce,
+  // ring_net_step_us.roce), whose bandwidth efficiency is InfiniBand's (there is no
+  // net_efficiency.roce to fit).
+  topo::InstanceSpec inst =
+      testing::nvswitch_instance("dgx-h100", topo::GpuArch::Hopper, 18, true, 8, 400,
+                                 topo::NetTransport::Roce, 0, 63, "Intel Xeon 8480C");
+  topo::ClusterSpec spec;
+  spec.instance = inst;
+  spec.hosts = 2;
+  const Expected<NcclSystem> roce = nccl_system_from_cluster(spec);
+  ASSERT_TRUE(roce) << roce.error().message;
+  EXPECT_EQ(roce->nic_class, NicClass::Roce);
+  EXPECT_EQ(find_param("net_efficiency.roce"), nullptr);
+  ASSERT_NE(find_param("nic_latency_us.roce"), nullptr);
+  ASSERT_NE(find_param("ring_net_step_us.roce"), nullptr);
+
+  NcclModelParams p = network_hops_only();
+  p.nic_latency_us[static_cast<int>(NicClass::Roce)] = 10.0;  // InfiniBand's, for now
+  p.net_efficiency[static_cast<int>(NicClass::InfiniBand)] = 0.5;
+  EXPECT_DOUBLE_EQ(net_efficiency_of(p, NicClass::Roce), 0.5);
+  auto time_us = [&](const NcclSystem& s, Bytes b, NcclProto proto) {
+    return NcclPredictor(s, p, {})
+        .evaluate(Collective::Allgather, b, NcclAlgo::Ring, proto)
+        .time.us();
+  };
+  const NcclSystem ib = testing::dgx_h100(2);
+  const Bytes small(4096), big(std::int64_t{1} << 30);
+  // Equal figures, equal times; RoCE's hop latency moves the small all-gather only.
+  EXPECT_DOUBLE_EQ(time_us(*roce, small, NcclProto::LL), time_us(ib, small, NcclProto::LL));
+  EXPECT_DOUBLE_EQ(time_us(*roce, big, NcclProto::Simple), time_us(ib, big, NcclProto::Simple));
+  p.nic_latency_us[static_cast<int>(NicClass::Roce)] = 30.0;
+  EXPECT_GT(time_us(*roce, small, NcclProto::LL), time_us(ib, small, NcclProto::LL) + 20.0);
+  // InfiniBand's efficiency sets RoCE's rate: halving it slows the big one on both.
+  const double before = time_us(*roce, big, NcclProto::Simple);
+  p.net_efficiency[static_cast<int>(NicClass::InfiniBand)] = 0.25;
+  EXPECT_GT(time_us(*roce, big, NcclProto::Simple), 1.5 * before);
 }
 
 TEST(NcclPhysicalTime, NoProxyPaceWithoutTheSystemFenceOrForLlOrInsideANode) {
