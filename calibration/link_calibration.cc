@@ -32,8 +32,9 @@ Expected<void> apply_model_to_links(const algo::NcclModelParams& model, topo::Cl
   const int nic = static_cast<int>(cls);
   spec.params(topo::LinkKind::NvLink).efficiency = model.nvlink_efficiency;
   spec.params(topo::LinkKind::Pcie).efficiency = model.pcie_efficiency;
-  spec.params(topo::LinkKind::Network).efficiency = algo::net_efficiency_of(model, cls);
-  spec.params(topo::LinkKind::Uplink).efficiency = algo::net_efficiency_of(model, cls);
+  const double efficiency = algo::net_efficiency_of(model, cls);
+  spec.params(topo::LinkKind::Network).efficiency = efficiency;
+  spec.params(topo::LinkKind::Uplink).efficiency = efficiency;
   spec.params(topo::LinkKind::Network).latency =
       microseconds(model.nic_latency_us[nic] / kNetworkHopsPerCrossing);
   spec.link_params_set = true;

@@ -38,6 +38,11 @@ constexpr auto kNicNames = enum_names<NicClass>({{NicClass::EfaSrd, "efa_srd"},
                                                  {NicClass::Tcpxo, "tcpxo"},
                                                  {NicClass::Roce, "roce"}});
 
+// The class whose net_efficiency a class reads: RoCE has none of its own (net_efficiency_of).
+constexpr NicClass efficiency_class(NicClass c) {
+  return c == NicClass::Roce ? NicClass::InfiniBand : c;
+}
+
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -67,7 +72,7 @@ void add_physical(const TableBuilder& add) {
     const bool assumed =
         c == static_cast<int>(NicClass::Tcp) || c == static_cast<int>(NicClass::Tcpx);
     const std::string nic = kNicNames.name_of(static_cast<NicClass>(c));
-    if (c != static_cast<int>(NicClass::Roce)) {  // net_efficiency_of: InfiniBand's
+    if (efficiency_class(static_cast<NicClass>(c)) == static_cast<NicClass>(c)) {
       add("net_efficiency." + nic, !assumed, 0.3, 1.0, [c](P& p) { return &p.net_efficiency[c]; });
     }
     add("nic_latency_us." + nic, !assumed, 0.1, 200, [c](P& p) { return &p.nic_latency_us[c]; });
@@ -143,7 +148,7 @@ const char* nccl_proto_name(NcclProto p) { return kProtoNames.name_of(p); }
 const char* nic_class_name(NicClass c) { return kNicNames.name_of(c); }
 
 double net_efficiency_of(const NcclModelParams& p, NicClass c) {
-  return p.net_efficiency[static_cast<int>(c == NicClass::Roce ? NicClass::InfiniBand : c)];
+  return p.net_efficiency[static_cast<int>(efficiency_class(c))];
 }
 
 Expected<NcclAlgo> parse_nccl_algo(const std::string& name) {

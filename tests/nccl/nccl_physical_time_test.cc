@@ -161,7 +161,7 @@ TEST(NcclPhysicalTime, Ll128RingAcrossNodesIsPacedByItsNetworkSteps) {
   EXPECT_NEAR(l.time.us(), 15 * loops * 1000.0, 1e-6);
 }
 
-TEST(NcclPhysicalTime, TheProxyPaceIsTheClusterNicClasss) {
+TEST(NcclPhysicalTime, TheProxyPaceIsThatOfTheClustersNicClass) {
   // The step time of the ring's NIC class, no other: DGX H100 is InfiniBand (15 steps x 20 us at
   // 1 MiB), p5 is EFA with RDMA write (15 x 30 us); an InfiniBand step time leaves p5 alone.
   NcclModelParams p = network_hops_only();
@@ -198,7 +198,7 @@ TEST(NcclPhysicalTime, RoceHasItsOwnHopsAndStepsAndInfiniBandsEfficiency) {
   ASSERT_NE(find_param("ring_net_step_us.roce"), nullptr);
 
   NcclModelParams p = network_hops_only();
-  p.nic_latency_us[static_cast<int>(NicClass::Roce)] = 10.0;  // InfiniBand's, for now
+  p.nic_latency_us[static_cast<int>(NicClass::Roce)] = 10.0;  // network_hops_only's InfiniBand
   p.net_efficiency[static_cast<int>(NicClass::InfiniBand)] = 0.5;
   EXPECT_DOUBLE_EQ(net_efficiency_of(p, NicClass::Roce), 0.5);
   auto time_us = [&](const NcclSystem& s, Bytes b, NcclProto proto) {
