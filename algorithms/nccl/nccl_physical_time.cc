@@ -182,7 +182,14 @@ NcclPhysicalTime nvls(const Context& x) {
   const double gen = x.sys.arch_row >= 3 ? 0.74 / 0.85 : 1.0;
   const double eff =
       x.algo == NcclAlgo::NvlsTree ? x.prm.nvls_tree_efficiency : x.prm.nvls_efficiency;
-  const double reduce = x.sys.gpu_intra_bandwidth.gbps_bytes() * eff * gen;
+  double reduce = x.sys.gpu_intra_bandwidth.gbps_bytes() * eff * gen;
+  if (x.coll != sched::Collective::Allreduce) {
+    // All-gather and reduce-scatter over NVLS (one node): each GPU receives the whole buffer
+    // (all-gather) or sends it (reduce-scatter), against (n-1)/n of it for Ring (NVIDIA/nccl
+    // issue #1083, S. Jeaugey: "NVLS: Send S/N, Receive S" for allgather, "Send S, Receive
+    // S/N" for reduce-scatter); that one direction of the GPU's NVLink is the limit.
+    reduce = x.b_nvl;
+  }
   double bw = std::min(reduce, x.nc * x.b_simple_ch);
   const char* neck = reduce <= bw ? "NVLS" : "engine";
   double lat = x.t0 + x.prm.nvls_latency_us;

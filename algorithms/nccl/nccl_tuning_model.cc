@@ -52,8 +52,11 @@ double bus_bandwidth(const NcclTuningInputs& in, sched::Collective c, NcclAlgo a
   if (a == NcclAlgo::Nvls || a == NcclAlgo::NvlsTree) {
     if (rel >= R(2, 28, 0)) {  // v2.28.3-1: NVLS busBW per channel with nvlsEfficiency
       if (g.channels < 2) return 0;
+      // Allreduce pipelines two operations (x2); all-gather and reduce-scatter move the
+      // (ppn-1)/ppn of the buffer that is not the GPU's own.
+      const double pipe = c == sched::Collective::Allreduce ? 2.0 : (ppn - 1) / ppn;
       const double intra =
-          g.bw_intra * nccl_nvls_efficiency(arch) * (g.channels - 1) / g.channels * 2.0;
+          g.bw_intra * nccl_nvls_efficiency(arch) * (g.channels - 1) / g.channels * pipe;
       const double inter = g.bw_inter * (nodes <= 2 && a == NcclAlgo::NvlsTree ? 2 : 1);
       const double cap =
           a == NcclAlgo::NvlsTree ? nccl_per_channel_max_nvlstree_bw(rel, arch, scale) : 1e30;
@@ -101,6 +104,11 @@ double bus_bandwidth(const NcclTuningInputs& in, sched::Collective c, NcclAlgo a
 double bus_to_alg(const NcclTuningInputs& in, sched::Collective c, NcclAlgo a) {
   const int rel = in.release, n = in.ranks, nodes = in.nodes;
   if (a == NcclAlgo::Ring) return static_cast<double>(n) / steps_of(c, n);
+  // From v2.23.4-1 only Ring's all-gather/reduce-scatter bandwidth is converted (tuning.cc:
+  // `if (!(a != NCCL_ALGO_RING && (coll == AllGather || coll == ReduceScatter)))`); before,
+  // NVLS's was scaled by 5/6 like its allreduce (v2.19.3-1 .. v2.22.3-1).
+  const bool gather = c == sched::Collective::Allgather || c == sched::Collective::ReduceScatter;
+  if (gather && rel >= R(2, 23, 0)) return 1.0;
   if (a == NcclAlgo::Tree) return 0.5;
   if (rel >= R(2, 28, 0)) return static_cast<double>(n) / steps_of(c, n);  // v2.28.3-1
   const double tree_old = nodes > 1 ? .70 * nodes / (2.0 * (nodes - 1)) : 5.0 / 6.0;
@@ -179,7 +187,16 @@ bool ll128_default(const NcclTuningInputs& in, const NcclGraph& g) {
 const char* disabled(const NcclTuningInputs& in, sched::Collective c, NcclAlgo a, NcclProto p) {
   const int rel = in.release;
   const bool nvls_family = a == NcclAlgo::Nvls || a == NcclAlgo::NvlsTree;
-  if (c != sched::Collective::Allreduce && a != NcclAlgo::Ring) return "only Ring runs it";
+  const bool gather = c == sched::Collective::Allgather || c == sched::Collective::ReduceScatter;
+  // tuning.cc: broadcast and reduce run Ring only; all-gather and reduce-scatter Ring, NVLS
+  // (from v2.19.3-1), PAT and CollNetDirect (neither modelled: PAT needs one GPU per node).
+  if (c == sched::Collective::Broadcast && a != NcclAlgo::Ring) return "only Ring runs it";
+  if (gather && (a == NcclAlgo::Tree || a == NcclAlgo::NvlsTree)) {
+    return "all-gather/reduce-scatter run Ring, NVLS, PAT or CollNet";
+  }
+  if (gather && a == NcclAlgo::Nvls && rel < R(2, 19, 0)) {
+    return "no NVLS all-gather/reduce-scatter before NCCL 2.19";
+  }
   if (!allowed(in.algos, a)) return "excluded by NCCL_ALGO";
   if (!in.protos.empty() && !allowed(in.protos, p)) return "excluded by NCCL_PROTO";
   if (a == NcclAlgo::Tree && rel < R(2, 4, 0)) return "no Tree before NCCL 2.4";
@@ -188,6 +205,11 @@ const char* disabled(const NcclTuningInputs& in, sched::Collective c, NcclAlgo a
   if (a == NcclAlgo::Nvls && rel < R(2, 17, 0)) return "no NVLS before NCCL 2.17";
   if (a == NcclAlgo::NvlsTree && rel < R(2, 18, 0)) return "no NVLSTree before NCCL 2.18";
   if (a == NcclAlgo::Nvls && in.nodes > 1) return "multi-node NVLS needs CollNet";
+  // enqueue.cc (v2.25.1-1 on): NVLS all-gather/reduce-scatter for at most NCCL_MAX_NVLS_ARITY
+  // (32) ranks per node, which leaves out a 72-GPU NVLink domain.
+  if (gather && a == NcclAlgo::Nvls && rel >= R(2, 25, 0) && in.ranks / in.nodes > 32) {
+    return "NVLS all-gather/reduce-scatter takes at most 32 GPUs per node";
+  }
   if (a == NcclAlgo::NvlsTree && in.nodes == 1) return "NVLSTree is multi-node only";
   if (graph_of(in.graphs, a).channels == 0) return "the search found no channel";
   if (p == NcclProto::LL128 && in.protos.empty() && !ll128_default(in, graph_of(in.graphs, a))) {

@@ -68,6 +68,25 @@ TEST(NcclPhysicalTime, NvlsOnOneH100Node) {
   EXPECT_EQ(c.bottleneck, "NVLS");
 }
 
+// All-gather over NVLS receives the whole buffer through each GPU's NVLink (no in-switch
+// reduction): the bandwidth is the NVLink's, 450 x 0.5 = 225 GB/s, not the allreduce's NVLS
+// rate (450 x 0.3 here); otherwise the time is the allreduce's above, term by term. Ring's
+// all-gather moves 7/8 of the buffer at the same rate, so it is faster for large buffers.
+TEST(NcclPhysicalTime, NvlsAllGatherOnOneH100NodeMovesTheWholeBufferAtNvlinkRate) {
+  NcclModelParams p = simple_params();
+  p.nvls_efficiency = 0.3;
+  const NcclPredictor pr(testing::dgx_h100(1), p, {});
+  for (Collective c : {Collective::Allgather, Collective::ReduceScatter}) {
+    const NcclCandidate nvls = pr.evaluate(c, Bytes(1 << 30), NcclAlgo::Nvls, NcclProto::Simple);
+    ASSERT_TRUE(nvls.enabled) << nvls.why_disabled;
+    EXPECT_EQ(nvls.channels, 16);
+    const double expected = 28.4 + 1073741.824 / 225 + 131.072 * 16 / 225 + 512 * 0.5;
+    EXPECT_NEAR(nvls.time.us(), expected, 1e-6);
+    const NcclCandidate ring = pr.evaluate(c, Bytes(1 << 30), NcclAlgo::Ring, NcclProto::Simple);
+    EXPECT_LT(ring.time.us(), nvls.time.us());
+  }
+}
+
 TEST(NcclPhysicalTime, NetworkBoundsRingAcrossNodesAndTreeExceedsItAtTwoNodes) {
   // A ring's busbw is bounded by the node's NICs; a tree at two nodes sends the buffer once
   // per node (not 2(n-1)/n of it), so its busbw can exceed the NICs' line rate.

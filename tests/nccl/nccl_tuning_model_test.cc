@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "algorithms/nccl/nccl_predictor.h"
@@ -99,6 +100,57 @@ TEST(NcclTuning, ReleasesDiffer) {
   const double bw21 = nccl_tune(p4d, Collective::Allreduce).bandwidth_GBps[ring][ll];
   EXPECT_NEAR(bw20, 12.0 * 16 / 30, 1e-9);
   EXPECT_NEAR(bw21, 24.0 * 16 / 30, 1e-9);
+}
+
+// All-gather and reduce-scatter: Ring and, on one node, NVLS (src/graph/tuning.cc and
+// src/enqueue.cc by release); never Tree or NVLSTree.
+TEST(NcclTuning, NvlsAllGatherAndReduceScatterByRelease) {
+  NcclTuningInputs in;
+  in.ranks = 8;
+  in.nodes = 1;
+  in.cc = 90;
+  in.nvls_support = true;
+  const int nvls = static_cast<int>(NcclAlgo::Nvls), simple = static_cast<int>(NcclProto::Simple);
+  const auto tune = [&in](int release, Collective c) {
+    in.release = release;
+    in.graphs =
+        nccl_search(nccl_node_view(testing::dgx_h100(1), release), release, 1, true, true, 0);
+    return nccl_tune(in, c);
+  };
+  for (Collective c : {Collective::Allgather, Collective::ReduceScatter}) {
+    EXPECT_NE(tune(21806, c).why_disabled[nvls][simple], nullptr);  // 2.18.6: Ring only
+    EXPECT_NE(tune(22903, c).why_disabled[static_cast<int>(NcclAlgo::Tree)][simple], nullptr);
+    EXPECT_NE(tune(22903, c).why_disabled[static_cast<int>(NcclAlgo::NvlsTree)][simple], nullptr);
+    // v2.19.3-1 .. v2.22.3-1: nChannels x min(bwIntra, bwInter) x 5/6, like the allreduce.
+    NcclTuningTable t = tune(21903, c);
+    ASSERT_EQ(t.why_disabled[nvls][simple], nullptr);
+    const NcclGraph g19 = in.graphs.nvls;
+    EXPECT_NEAR(t.bandwidth_GBps[nvls][simple],
+                g19.channels * std::min(g19.bw_intra, g19.bw_inter) * 5.0 / 6.0, 1e-9);
+    // v2.23.4-1 .. v2.27.x: the same bus bandwidth, no longer converted.
+    t = tune(22304, c);
+    EXPECT_NEAR(
+        t.bandwidth_GBps[nvls][simple],
+        in.graphs.nvls.channels * std::min(in.graphs.nvls.bw_intra, in.graphs.nvls.bw_inter), 1e-9);
+    // v2.28.3-1 on: bwIntra x nvlsEfficiency (Hopper 0.85) x (nc-1)/nc x (ppn-1)/ppn per channel.
+    t = tune(22903, c);
+    const NcclGraph g = in.graphs.nvls;
+    const double intra = g.bw_intra * 0.85 * (g.channels - 1) / g.channels * 7.0 / 8.0;
+    EXPECT_NEAR(t.bandwidth_GBps[nvls][simple], g.channels * std::min(intra, g.bw_inter), 1e-6);
+  }
+  // At most NCCL_MAX_NVLS_ARITY (32) ranks per node from v2.25.1-1 (a 72-GPU NVLink domain is
+  // one node to NCCL under MNNVL).
+  in.ranks = 72;
+  in.release = 22403;
+  EXPECT_EQ(nccl_tune(in, Collective::Allgather).why_disabled[nvls][simple], nullptr);
+  in.release = 22501;
+  EXPECT_NE(nccl_tune(in, Collective::Allgather).why_disabled[nvls][simple], nullptr);
+  // Across nodes only with CollNet, which is not modelled.
+  in.ranks = 16;
+  in.nodes = 2;
+  in.release = 22903;
+  in.graphs = nccl_search(nccl_node_view(testing::dgx_h100(2), 22903), 22903, 2, true, true, 0);
+  EXPECT_NE(nccl_tune(in, Collective::Allgather).why_disabled[nvls][simple], nullptr);
 }
 
 TEST(NcclTuning, PlateauFactorRaisesRingSimpleLatencyAcrossNodes) {
