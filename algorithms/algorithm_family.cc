@@ -10,6 +10,7 @@
 #include "algorithms/double_binary_tree.h"
 #include "algorithms/halving_doubling.h"
 #include "algorithms/hierarchical.h"
+#include "algorithms/hierarchical_half.h"
 #include "algorithms/parameter_server.h"
 #include "algorithms/phase_context.h"
 #include "algorithms/ring_allreduce.h"
@@ -64,6 +65,18 @@ std::unique_ptr<Algorithm> make_ring(const AlgorithmOptions& o, sched::Collectiv
 template <typename A>
 std::unique_ptr<Algorithm> make_allreduce(const AlgorithmOptions& o, sched::Collective) {
   return std::make_unique<A>(o);
+}
+
+// hierarchical(X): the allreduce, or with an inner ring the two-level reduce-scatter and
+// allgather (supports() refuses another inner for them, and the other collectives).
+std::unique_ptr<Algorithm> make_hierarchical(const AlgorithmOptions& o, sched::Collective c) {
+  if (c == sched::Collective::ReduceScatter) {
+    return std::make_unique<HierarchicalHalf>(o, HierarchicalHalf::Kind::ReduceScatter);
+  }
+  if (c == sched::Collective::Allgather) {
+    return std::make_unique<HierarchicalHalf>(o, HierarchicalHalf::Kind::Allgather);
+  }
+  return std::make_unique<Hierarchical>(o);
 }
 
 // Inner roles: each family's allreduce across one rail of hierarchical(X), and its time.
@@ -211,7 +224,7 @@ std::deque<AlgorithmFamily> built_in() {
        "hierarchical(X): intra-host reduce-scatter, X across hosts, intra-host allgather",
        false,
        A::Inner,
-       make_allreduce<Hierarchical>,
+       make_hierarchical,
        hierarchical_transfers,
        nullptr,
        S::Always,

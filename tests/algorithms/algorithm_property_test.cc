@@ -224,6 +224,43 @@ TEST_P(AlgorithmProperty, Hierarchical) {
   }
 }
 
+TEST_P(AlgorithmProperty, HierarchicalReduceScatterAndAllgather) {
+  const int n = GetParam();
+  for (int G : {1, 2, 4, 8}) {
+    if (n % G != 0 || (G == 1 && n > 17)) continue;
+    const int H = n / G;
+    AlgorithmOptions o;
+    o.channels = n <= 16 ? 2 : 1;
+    o.chunks = n <= 16 ? 3 : 1;
+    const int K = o.chunks;
+    for (Collective c : {Collective::ReduceScatter, Collective::Allgather}) {
+      for (std::int64_t S : sizes_for(n)) {
+        if (n > 32 && S > 4 * (7 * n + 1)) continue;
+        auto r = run("hierarchical", o, c, n, G, S);
+        if (!r) continue;
+        // Per host, H intra-host rings over the blocks of each target host move (G-1)·S; each
+        // rail's ring over its blocks (S/G in all) moves (H-1)·S/G: exactly, on any split.
+        EXPECT_EQ(total_sent(*r), H * (G - 1) * S + (H - 1) * S);
+        if (S > 0) {
+          EXPECT_EQ(r->stats.steps, (G - 1) * K + (H - 1) * K);
+        }
+      }
+    }
+  }
+  // Across hosts it runs a ring only.
+  AlgorithmOptions rhd;
+  rhd.inner = AlgoKind::HalvingDoubling;
+  auto a = make_algorithm("hierarchical", rhd, Collective::ReduceScatter);
+  ASSERT_TRUE(a);
+  sched::CollectiveSpec spec;
+  spec.collective = Collective::ReduceScatter;
+  spec.ranks = 4;
+  spec.bytes = Bytes(64);
+  auto g = (*a)->generate(spec, *flat_layout(4, 2));
+  ASSERT_FALSE(g);
+  EXPECT_NE(g.error().message.find("runs a ring across hosts"), std::string::npos);
+}
+
 INSTANTIATE_TEST_SUITE_P(Ranks, AlgorithmProperty,
                          ::testing::Values(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
                                            17, 24, 32, 64, 128));

@@ -156,6 +156,23 @@ TEST(SimGridOracle, RingCollectivesOtherThanAllreduce) {
   }
 }
 
+// The two-level reduce-scatter and allgather (intra-host rings per target host, then rails),
+// on hosts of several GPUs and on a real topology whose NICs are shared by two GPUs.
+TEST(SimGridOracle, HierarchicalReduceScatterAndAllgather) {
+  auto p4d = topo::load_instance("p4d.24xlarge", 2);
+  ASSERT_TRUE(p4d) << p4d.error().message;
+  for (const auto coll : {sched::Collective::ReduceScatter, sched::Collective::Allgather}) {
+    for (const auto& o : {opts(1, 1), opts(2, 2)}) {
+      for (const auto& [t, where] :
+           {std::pair{uniform(3, 2), "3x2"}, {uniform(2, 4), "2x4"}, {*p4d, "p4d.24xlarge x 2"}}) {
+        SCOPED_TRACE(std::string(sched::collective_name(coll)) + " " + where +
+                     " C=" + std::to_string(o.channels) + " K=" + std::to_string(o.chunks));
+        expect_same_times(t, generate(t, "hierarchical", o, std::int64_t{12345676}, coll));
+      }
+    }
+  }
+}
+
 TEST(SimGridOracle, OversubscribedRacks) {
   // Eight hosts of two GPUs, four per rack, rack uplinks oversubscribed 4:1: every algorithm's
   // cross-rack traffic contends on the uplinks.
