@@ -11,8 +11,10 @@ namespace topotune::cli {
 namespace {
 
 Expected<sched::Schedule> schedule_for(const std::string& algorithm, Bytes size, int ranks,
-                                       sched::DataType dtype, const tune::MeasureLayout& layout) {
+                                       sched::DataType dtype, sched::Collective collective,
+                                       const tune::MeasureLayout& layout) {
   sched::CollectiveSpec spec;
+  spec.collective = collective;
   spec.ranks = ranks;
   spec.dtype = dtype;
   spec.bytes = size;
@@ -22,13 +24,22 @@ Expected<sched::Schedule> schedule_for(const std::string& algorithm, Bytes size,
 }  // namespace
 
 Expected<rt::Candidate> make_host_candidate(const std::string& algorithm, Bytes size,
-                                            sched::DataType dtype,
+                                            sched::DataType dtype, sched::Collective collective,
                                             const tune::MeasureLayout& layout,
                                             rt::MpiTransport& t) {
   if (algorithm == "mpi") {
-    return rt::Candidate{"mpi", [&t, dtype](rt::BufferView b) { return t.allreduce(b, dtype); }};
+    return rt::Candidate{"mpi", [&t, dtype, collective](rt::BufferView b) {
+                           if (collective == sched::Collective::ReduceScatter) {
+                             return t.reduce_scatter(b, dtype);
+                           }
+                           if (collective == sched::Collective::Allgather) {
+                             return t.allgather(b, dtype);
+                           }
+                           return t.allreduce(b, dtype);
+                         }};
   }
-  TT_TRY(sched::Schedule s, schedule_for(algorithm, size, t.world_size(), dtype, layout));
+  TT_TRY(sched::Schedule s,
+         schedule_for(algorithm, size, t.world_size(), dtype, collective, layout));
   return rt::schedule_candidate(algorithm, std::move(s), t);
 }
 
@@ -43,17 +54,24 @@ Expected<rt::Candidate> make_device_candidate(const std::string& algorithm, Byte
     return fail(Errc::InvalidArgument,
                 "algorithm `mpi` needs --backend mpi (use `nccl` as the baseline)");
   }
-  TT_TRY(sched::Schedule s, schedule_for(algorithm, size, t.world_size(), dtype, layout));
+  TT_TRY(sched::Schedule s, schedule_for(algorithm, size, t.world_size(), dtype,
+                                         sched::Collective::Allreduce, layout));
   return rt::device_schedule_candidate(algorithm, std::move(s), t, *backend.reducer);
 }
 #endif
 
 Expected<MeasureBackend> make_measure_backend(MeasureBackendKind kind, int warmup, int iterations,
-                                              sched::DataType dtype,
+                                              sched::DataType dtype, sched::Collective collective,
                                               const tune::MeasureLayout& layout,
                                               rt::MpiTransport& t) {
   MeasureBackend b;
   if (kind == MeasureBackendKind::Nccl) {
+    if (collective != sched::Collective::Allreduce) {
+      return fail(Errc::Unsupported,
+                  "--backend nccl measures allreduce only (its device harness and the `nccl` "
+                  "baseline are ncclAllReduce's): use --backend mpi for " +
+                      std::string(sched::collective_name(collective)));
+    }
 #ifdef TOPOTUNE_HAVE_NCCL_MPI
     TT_TRY(rt::NcclBackend nccl, rt::make_nccl_backend(MPI_COMM_WORLD));
     b.nccl = std::make_shared<rt::NcclBackend>(std::move(nccl));
@@ -69,10 +87,10 @@ Expected<MeasureBackend> make_measure_backend(MeasureBackendKind kind, int warmu
                 "--backend nccl: this topotune was built without CUDA/NCCL (see docs/gpu.md)");
 #endif
   }
-  b.harness =
-      std::make_unique<rt::MeasureHarness>(t, rt::HarnessOptions{warmup, iterations, dtype});
-  b.make_candidate = [&t, dtype, layout](const std::string& algo, Bytes size) {
-    return make_host_candidate(algo, size, dtype, layout, t);
+  b.harness = std::make_unique<rt::MeasureHarness>(
+      t, rt::HarnessOptions{warmup, iterations, dtype, collective});
+  b.make_candidate = [&t, dtype, collective, layout](const std::string& algo, Bytes size) {
+    return make_host_candidate(algo, size, dtype, collective, layout, t);
   };
   return b;
 }

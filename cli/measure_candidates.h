@@ -19,10 +19,11 @@
 
 namespace topotune::cli {
 
-/// `mpi` is MPI_Allreduce; any other name a schedule generated for `layout`, run by the host
-/// executor over `transport` (which must outlive the candidate).
+/// `mpi` is the MPI library's own collective (MPI_Allreduce, MPI_Reduce_scatter,
+/// MPI_Allgatherv); any other name a schedule of `collective` generated for `layout`, run by
+/// the host executor over `transport` (which must outlive the candidate).
 Expected<rt::Candidate> make_host_candidate(const std::string& algorithm, Bytes size,
-                                            sched::DataType dtype,
+                                            sched::DataType dtype, sched::Collective collective,
                                             const tune::MeasureLayout& layout,
                                             rt::MpiTransport& transport);
 
@@ -52,10 +53,10 @@ struct MeasureBackend {
 };
 
 /// Starts the backend (NCCL: its communicator over MPI_COMM_WORLD, collective) with `warmup`
-/// and `iterations` per point. Errc::Unsupported for NCCL in a build without CUDA/NCCL.
-/// `transport` must outlive the backend.
+/// and `iterations` per point. Errc::Unsupported for NCCL in a build without CUDA/NCCL, and
+/// for NCCL with any collective but allreduce. `transport` must outlive the backend.
 Expected<MeasureBackend> make_measure_backend(MeasureBackendKind kind, int warmup, int iterations,
-                                              sched::DataType dtype,
+                                              sched::DataType dtype, sched::Collective collective,
                                               const tune::MeasureLayout& layout,
                                               rt::MpiTransport& transport);
 

@@ -1,5 +1,5 @@
-// `topotune measure`: runs allreduce algorithms on real processes (launched with mpirun) and
-// reports nccl-tests-style numbers; see docs/runtime.md.
+// `topotune measure`: runs allreduce, allgather or reduce-scatter algorithms on real processes
+// (launched with mpirun) and reports nccl-tests-style numbers; see docs/runtime.md.
 //
 // Every rank runs this command. The loop, its watchdog and its failure policy are the
 // runtime's (runtime/measure_loop.h); this file chooses the harness (host memory over MPI, or
@@ -48,6 +48,7 @@ struct MeasureArgs {
   int channels = 1;
   int chunks = 1;
   std::string backend = "mpi";
+  std::string collective = "allreduce";
 };
 
 [[noreturn]] void abort_job(int rank, const Error& e) {
@@ -80,7 +81,7 @@ CommandRun setup_measure(CLI::App& sub) {
                  "Comma-separated algorithms: schedule generators (ring, tree, rhd, ps, ps:cpu, "
                  "hierarchical, hierarchical:rhd, ...), labels as `topotune plan` prints them "
                  "(hierarchical(rhd), ps(k=2), ring/ch4: generated as the planner timed them), "
-                 "and mpi (MPI_Allreduce, the baseline)")
+                 "and mpi (the MPI library's own collective, the baseline)")
       ->capture_default_str();
   sub.add_option("--sizes", args->sizes, "Sizes: A:B (doubling) or a list 1M,64M")
       ->capture_default_str();
@@ -117,10 +118,18 @@ CommandRun setup_measure(CLI::App& sub) {
                  "device memory over NCCL send/recv, one GPU per rank (baseline algorithm `nccl`)")
       ->capture_default_str()
       ->check(CLI::IsMember({"mpi", "nccl"}));
+  sub.add_option("--collective", args->collective,
+                 "allreduce, allgather or reduce_scatter: what every algorithm runs (the `mpi` "
+                 "baseline: MPI_Allreduce, MPI_Allgatherv, MPI_Reduce_scatter); sizes are the "
+                 "whole buffer, as nccl-tests' (--backend nccl: allreduce only)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"allreduce", "allgather", "reduce_scatter"}));
   sub.footer(
       "Launch with mpirun, e.g.\n"
       "  mpirun -np 4 topotune measure --algos ring,mpi --sizes 1M:64M --ranks-per-node 2\n"
       "  mpirun -np 4 topotune measure --algos 'hierarchical(rhd),ring' --ranks-per-node 2\n"
+      "  mpirun -np 4 topotune measure --collective reduce_scatter --algos hierarchical,ring,mpi "
+      "--ranks-per-node 2\n"
       "Inside an emulated cluster: topotune emulate run -- topotune measure --cluster "
       "DIR/cluster.json");
   return [args](std::ostream& out) { return run_measure(*args, out); };
@@ -128,10 +137,11 @@ CommandRun setup_measure(CLI::App& sub) {
 
 namespace {
 
-rt::Measurement describe_run(const MeasureArgs& a, int ranks,
+rt::Measurement describe_run(const MeasureArgs& a, sched::Collective collective, int ranks,
                              const std::vector<std::string>& hosts) {
   rt::Measurement m;
   m.source = "topotune-measure";
+  m.collective = collective;
   m.backend = a.backend;
   m.ranks = ranks;
   m.nodes = static_cast<int>(std::set<std::string>(hosts.begin(), hosts.end()).size());
@@ -164,6 +174,13 @@ int launch_rank() {
 Expected<void> run_measure(const MeasureArgs& a, std::ostream& out) {
   TT_TRY(std::vector<Bytes> sizes, parse_size_list(a.sizes));
   TT_TRY(sched::DataType dtype, sched::parse_dtype(a.dtype));
+  TT_TRY(const sched::Collective collective, sched::parse_collective(a.collective));
+  if (a.backend == "nccl" && collective != sched::Collective::Allreduce) {
+    return fail(Errc::InvalidArgument,
+                "--backend nccl measures allreduce only (its device harness and the `nccl` "
+                "baseline are ncclAllReduce's): use --backend mpi for --collective " +
+                    a.collective);
+  }
   TT_TRY_VOID(check_sizes(sizes, dtype));
   const std::vector<std::string> algos = split_comma_list(a.algos);
   if (algos.empty()) return fail(Errc::InvalidArgument, "--algos is empty");
@@ -185,11 +202,12 @@ Expected<void> run_measure(const MeasureArgs& a, std::ostream& out) {
          tune::make_measure_layout(std::move(cluster), a.cluster, a.ranks_per_node, hosts));
   layout.channels = a.channels;
   layout.chunks = a.chunks;
-  TT_TRY(MeasureBackend backend, make_measure_backend(a.backend == "nccl" ? MeasureBackendKind::Nccl
-                                                                          : MeasureBackendKind::Mpi,
-                                                      a.warmup, a.iters, dtype, layout, transport));
+  TT_TRY(
+      MeasureBackend backend,
+      make_measure_backend(a.backend == "nccl" ? MeasureBackendKind::Nccl : MeasureBackendKind::Mpi,
+                           a.warmup, a.iters, dtype, collective, layout, transport));
   rt::Watchdog watchdog(Seconds(a.timeout_s), exit_on_stall(me, a.timeout_s));
-  rt::Measurement m = describe_run(a, transport.world_size(), hosts);
+  rt::Measurement m = describe_run(a, collective, transport.world_size(), hosts);
   m.nccl_version = backend.nccl_version;
   std::unique_ptr<Reporter> reporter;  // rank 0 reports the rows as they are measured
   if (me == 0 && a.format != OutputFormat::Json) {

@@ -1,6 +1,7 @@
 #pragma once
-// Candidate: one implementation of allreduce (sum, in place) that `topotune measure` times,
-// on host memory (MeasureHarness) or device memory (runtime/nccl's DeviceHarness) alike.
+// Candidate: one implementation of a collective (allreduce, reduce-scatter or allgather, in
+// place on the whole buffer) that `topotune measure` times, on host memory (MeasureHarness) or
+// device memory (runtime/nccl's DeviceHarness) alike.
 
 #include <functional>
 #include <string>
@@ -10,7 +11,7 @@
 
 namespace topotune::rt {
 
-/// One implementation of allreduce (sum, in place) at one size. Whatever `run` needs (a
+/// One implementation of the measured collective (in place) at one size. Whatever `run` needs (a
 /// prepared schedule, an executor) is owned by the closure, so a Candidate is self-contained.
 struct Candidate {
   std::string name;  ///< the row's algorithm column, e.g. "ring", "mpi", "nccl"

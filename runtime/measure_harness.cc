@@ -61,33 +61,50 @@ Spread spread_of(std::vector<double> v) {
   return s;
 }
 
-// Input and reference are periodic in the element index (period m of input_value), so one
-// period is computed and repeated.
 void MeasureHarness::prepare_buffers(std::int64_t bytes) {
   if (prepared_bytes_ == bytes) return;
   const sched::DataType t = options_.dtype;
+  const sched::Collective c = options_.collective;
   const int esize = sched::dtype_size(t);
   const int n = transport_.world_size();
   const int me = transport_.rank().value;
-  const std::int64_t count = bytes / esize;
-  input_.resize(static_cast<std::size_t>(bytes));
-  expected_.resize(static_cast<std::size_t>(bytes));
-  buffer_.resize(static_cast<std::size_t>(bytes));
-  for (std::int64_t i = 0; i < count; ++i) {
-    int sum = 0;
-    for (int r = 0; r < n; ++r) sum += input_value(r, i, n, t);
-    store_value(&input_[static_cast<std::size_t>(i * esize)], t,
-                static_cast<float>(input_value(me, i, n, t)));
-    store_value(&expected_[static_cast<std::size_t>(i * esize)], t, static_cast<float>(sum));
+  const auto size = static_cast<std::size_t>(bytes);
+  input_.assign(size, std::byte{0});
+  expected_.assign(size, std::byte{0});
+  buffer_.resize(size);
+  check_begin_ = 0;
+  check_end_ = size;
+  for (int owner = 0; owner < n; ++owner) {
+    const sched::Slice b = sched::block(sched::Slice{Bytes(0), Bytes(bytes)}, esize, owner, n);
+    if (c == sched::Collective::ReduceScatter && owner == me) {
+      check_begin_ = static_cast<std::size_t>(b.offset.value);
+      check_end_ = static_cast<std::size_t>(b.end().value);
+    }
+    for (std::int64_t i = b.offset.value / esize; i < b.end().value / esize; ++i) {
+      const auto at = static_cast<std::size_t>(i * esize);
+      if (c != sched::Collective::Allgather || owner == me) {
+        store_value(&input_[at], t, static_cast<float>(input_value(me, i, n, t)));
+      }
+      int want = 0;  // allgather: the owner's input; the reductions: the sum over ranks
+      if (c == sched::Collective::Allgather) {
+        want = input_value(owner, i, n, t);
+      } else {
+        for (int r = 0; r < n; ++r) want += input_value(r, i, n, t);
+      }
+      store_value(&expected_[at], t, static_cast<float>(want));
+    }
   }
   prepared_bytes_ = bytes;
 }
 
 std::int64_t MeasureHarness::count_wrong() const {
-  if (std::memcmp(buffer_.data(), expected_.data(), buffer_.size()) == 0) return 0;
+  const std::size_t len = check_end_ - check_begin_;
+  if (std::memcmp(buffer_.data() + check_begin_, expected_.data() + check_begin_, len) == 0) {
+    return 0;
+  }
   const int esize = sched::dtype_size(options_.dtype);
   std::int64_t wrong = 0;
-  for (std::size_t off = 0; off < buffer_.size(); off += static_cast<std::size_t>(esize)) {
+  for (std::size_t off = check_begin_; off < check_end_; off += static_cast<std::size_t>(esize)) {
     wrong += std::memcmp(&buffer_[off], &expected_[off], static_cast<std::size_t>(esize)) != 0;
   }
   return wrong;
@@ -158,7 +175,7 @@ Expected<std::optional<MeasurementRow>> MeasureHarness::gather(const Candidate& 
   row.count = bytes / sched::dtype_size(options_.dtype);
   row.time_us = s.median * 1e6;
   row.algbw_GBps = s.median > 0 ? static_cast<double>(bytes) / s.median / 1e9 : 0.0;
-  row.busbw_GBps = row.algbw_GBps * sched::busbw_factor(sched::Collective::Allreduce, n);
+  row.busbw_GBps = row.algbw_GBps * sched::busbw_factor(options_.collective, n);
   row.time_us_min = s.min * 1e6;
   row.time_us_p10 = s.p10 * 1e6;
   row.time_us_p90 = s.p90 * 1e6;

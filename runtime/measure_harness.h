@@ -4,11 +4,13 @@
 //
 // Per (candidate, size): every rank fills its buffer with its input (outside the timed region),
 // then for warm-up and timed iterations alike: barrier, t0, run, t1; after each timed
-// iteration the result is checked against the reference sum (every element; inputs are small
-// integers so the sum is exact in the dtype, see input_value()). An iteration lasts as long as
-// its slowest rank: the per-rank times are sent to rank 0 at the end of the point (on tags
-// reserved for the harness), which takes the max per iteration and reports the median and the
-// spread (min, p10, p90, max) across iterations. Only rank 0 gets a row.
+// iteration the result is checked against the reference (inputs are small integers so sums
+// are exact in the dtype, see input_value()): allreduce, every element is the sum over ranks;
+// reduce-scatter, every element of this rank's block (sched::block) is; allgather (each rank
+// starts with only its own block, zeros elsewhere), every element is its owner's input. An
+// iteration lasts as long as its slowest rank: the per-rank times are sent to rank 0 at the end of
+// the point (on tags reserved for the harness), which takes the max per iteration and reports the
+// median and the spread (min, p10, p90, max) across iterations. Only rank 0 gets a row.
 // Transport-agnostic: the same code runs over MPI (`topotune measure`) and loopback (tests).
 
 #include <cstdint>
@@ -28,6 +30,8 @@ struct HarnessOptions {
   int warmup = 2;
   int iterations = 5;
   sched::DataType dtype = sched::DataType::F32;
+  /// Allreduce, ReduceScatter or Allgather (what the candidates run and the check expects).
+  sched::Collective collective = sched::Collective::Allreduce;
 };
 
 /// Rank r's input element i for `ranks` ranks: an integer in [1, M], M chosen so that the sum
@@ -65,7 +69,9 @@ class MeasureHarness final : public Harness {
   HarnessOptions options_;
   std::int64_t prepared_bytes_ = -1;
   std::vector<std::byte> input_;     // this rank's pristine input
-  std::vector<std::byte> expected_;  // the reference sum
+  std::vector<std::byte> expected_;  // the reference result
+  std::size_t check_begin_ = 0;      // the bytes the check compares: this rank's block for
+  std::size_t check_end_ = 0;        // reduce-scatter, the whole buffer otherwise
   std::vector<std::byte> buffer_;    // what the collective runs on
 };
 

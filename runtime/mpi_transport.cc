@@ -1,8 +1,11 @@
 #include "runtime/mpi_transport.h"
 
 #include <climits>
+#include <cstring>
 #include <string>
+#include <vector>
 
+#include "algorithms/schedule/collective_spec.h"
 #include "runtime/host_reducer.h"
 
 namespace topotune::rt {
@@ -188,6 +191,55 @@ Expected<void> MpiTransport::allreduce(BufferView data, sched::DataType dtype) {
   TT_TRY(int bytes, checked_count(data.size));
   const int count = bytes / sched::dtype_size(dtype);
   TT_MPI(MPI_Allreduce(MPI_IN_PLACE, data.data, count, type, op, comm_));
+  return {};
+}
+
+namespace {
+
+/// Each rank's block of a `bytes` buffer of `dtype`, as counts and displacements in `unit`
+/// bytes (the element for reductions, 1 for copies), within MPI's int limit.
+Expected<void> block_counts(std::size_t bytes, sched::DataType dtype, int ranks, int unit,
+                            std::vector<int>& counts, std::vector<int>& displs) {
+  TT_TRY_VOID(checked_count(bytes));  // every block is smaller than the whole
+  counts.resize(static_cast<std::size_t>(ranks));
+  displs.resize(static_cast<std::size_t>(ranks));
+  const sched::Slice whole{Bytes(0), Bytes(static_cast<std::int64_t>(bytes))};
+  for (int r = 0; r < ranks; ++r) {
+    const sched::Slice b = sched::block(whole, sched::dtype_size(dtype), r, ranks);
+    counts[static_cast<std::size_t>(r)] = static_cast<int>(b.size.value / unit);
+    displs[static_cast<std::size_t>(r)] = static_cast<int>(b.offset.value / unit);
+  }
+  return {};
+}
+
+}  // namespace
+
+Expected<void> MpiTransport::reduce_scatter(BufferView data, sched::DataType dtype) {
+  MPI_Datatype type = MPI_FLOAT;
+  MPI_Op op = MPI_SUM;
+  if (dtype != sched::DataType::F32) {
+    MPI_Op& user = dtype == sched::DataType::F16 ? f16_op_ : bf16_op_;
+    if (user == MPI_OP_NULL) {
+      TT_MPI(MPI_Op_create(dtype == sched::DataType::F16 ? sum_f16 : sum_bf16, 1, &user));
+    }
+    type = MPI_UINT16_T;
+    op = user;
+  }
+  const int esize = sched::dtype_size(dtype);
+  std::vector<int> counts, displs;
+  TT_TRY_VOID(block_counts(data.size, dtype, size_, esize, counts, displs));
+  TT_MPI(MPI_Reduce_scatter(MPI_IN_PLACE, data.data, counts.data(), type, op, comm_));
+  const auto me = static_cast<std::size_t>(rank_);
+  std::memmove(data.data + static_cast<std::size_t>(displs[me]) * esize, data.data,
+               static_cast<std::size_t>(counts[me]) * esize);
+  return {};
+}
+
+Expected<void> MpiTransport::allgather(BufferView data, sched::DataType dtype) {
+  std::vector<int> counts, displs;
+  TT_TRY_VOID(block_counts(data.size, dtype, size_, 1, counts, displs));
+  TT_MPI(MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, data.data, counts.data(), displs.data(),
+                        MPI_BYTE, comm_));
   return {};
 }
 

@@ -70,6 +70,14 @@ class MpiTransport final : public Transport {
   /// The library's own allreduce (sum, in place) on this communicator: the `mpi` baseline of
   /// `topotune measure`. fp16/bf16 use a user-defined MPI_Op summing through float.
   [[nodiscard]] Expected<void> allreduce(BufferView data, sched::DataType dtype);
+  /// The library's reduce-scatter (sum) on the whole buffer `data`: this rank's block
+  /// (sched::block) ends up reduced in place, at its own offset, as topotune's schedules leave
+  /// it. MPI_Reduce_scatter in place leaves it at the start of the buffer, so it is moved
+  /// there (a copy of one block, inside the call).
+  [[nodiscard]] Expected<void> reduce_scatter(BufferView data, sched::DataType dtype);
+  /// The library's allgather in place (MPI_Allgatherv, sched::block's blocks): every rank's
+  /// block of `data` ends up in every rank's buffer.
+  [[nodiscard]] Expected<void> allgather(BufferView data, sched::DataType dtype);
   /// Max of one value over all ranks (timing: an iteration lasts as long as its slowest rank).
   [[nodiscard]] Expected<double> max_over_ranks(double value);
   /// Sum of one value over all ranks (collective).

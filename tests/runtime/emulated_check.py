@@ -55,6 +55,13 @@ def main():
     ap.add_argument("--name", default="")
     ap.add_argument("--cpu", default="")
     a = ap.parse_args()
+    with open(a.measured) as f:
+        meas_collective = json.load(f).get("collective", "allreduce")
+    with open(a.predicted) as f:
+        pred_collective = json.load(f).get("collective", "allreduce")
+    if meas_collective != pred_collective:
+        print(f"FAIL: measured {meas_collective} but predicted {pred_collective}")
+        return 1
     meas, pred = rows_by_key(a.measured), rows_by_key(a.predicted)
     keys = sorted(k for k in meas if k in pred)
     if not keys:

@@ -5,7 +5,9 @@
 # with predict_emulated (the flow simulator on the cluster's JSON, cross-checked against
 # `topotune simulate --cluster`), compare (tests/runtime/emulated_check.py: median |error|
 # <= 10 % per algorithm at sizes >= 16 MiB, Open MPI's MPI_Allreduce included; the predicted
-# fastest and the plan's first choice measured within 5 % of the fastest), emulate down. Then: a rank killed mid-run in an emulated cluster ends the run with
+# fastest and the plan's first choice measured within 5 % of the fastest); on hosts of several
+# GPUs, reduce-scatter and allgather (ring, hierarchical) the same way; emulate down. Then: a
+# rank killed mid-run in an emulated cluster ends the run with
 # an error and no JSON; `emulate down` leaves no namespace, bridge, veth or qdisc behind, also
 # from a half-removed state.
 # usage: emulated_test.sh TOPOTUNE_BINARY RESULTS_DIR PREDICT_EMULATED_BINARY
@@ -130,6 +132,39 @@ for cfg in $configs; do
     else
       check no "$cfg: predict_emulated failed"
     fi
+  fi
+  # Reduce-scatter and allgather on hosts of several GPUs (where hierarchical differs from the
+  # ring): ring and hierarchical measured at the three largest sizes against their predictions,
+  # the same tolerance. (`mpi` is left out: no model of Open MPI's reduce_scatter/allgatherv.)
+  if [ "$rpn" -gt 1 ]; then
+    gsizes=$(echo "$sizes" | tr , '\n' | tail -3 | paste -sd, -)
+    for coll in reduce_scatter allgather; do
+      cpu_mark "$dir/cpu-before-$coll"
+      timeout 300 "$bin" emulate run --dir "$dir" -- "$bin" measure --cluster "$dir/cluster.json" \
+        --collective $coll --algos ring,hierarchical --sizes "$gsizes" --warmup 1 --iters "$iters" \
+        --timeout 60 --out "$dir/measured-$coll.json" > "$dir/measure-$coll.out"
+      rc=$?
+      cpu_mark "$dir/cpu-after-$coll"
+      [ $rc -eq 0 ] && check ok "$cfg: measure --collective $coll" \
+        || check no "$cfg: measure --collective $coll (rc=$rc)"
+      [ -f "$dir/measured-$coll.json" ] || continue
+      ours=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1])).get('ranks_cpu_s', ''))" \
+        "$dir/measured-$coll.json")
+      cpu_record "$dir/cpu-before-$coll" "$dir/cpu-after-$coll" "$dir/cpu-$coll.json" "$ours"
+      if "$predictor" "$dir/cluster.json" ring,hierarchical "$gsizes" 1 $coll \
+          > "$dir/predicted-$coll.json"; then
+        python3 "$here/emulated_check.py" "$dir/measured-$coll.json" "$dir/predicted-$coll.json" \
+          --name "$cfg $coll" --cpu "$dir/cpu-$coll.json"
+        case $? in
+          0) check ok "$cfg: $coll prediction within tolerance" ;;
+          77) echo "CONTENDED: $cfg: $coll prediction missed while other work took the CPUs"
+              contended=$((contended + 1)) ;;
+          *) check no "$cfg: $coll prediction within tolerance" ;;
+        esac
+      else
+        check no "$cfg: predict_emulated $coll failed"
+      fi
+    done
   fi
   # A rank killed mid-run (last config only, it costs ~10 s): error, non-zero, no JSON.
   if [ "$cfg" = "${configs##* }" ]; then

@@ -4,7 +4,10 @@
 #  2. a rank that hangs (stopped with SIGSTOP mid-run) ends the run within --timeout: the other
 #     ranks' watchdogs print "topotune: error: ...", a non-zero exit and no JSON;
 #  3. a rank killed mid-run (SIGKILL) ends the run with a non-zero exit and no JSON;
-#  4. --format csv prints the rows of the --out JSON, value for value.
+#  4. --format csv prints the rows of the --out JSON, value for value;
+#  5. --collective reduce_scatter / allgather: ring, hierarchical and MPI's own, every row
+#     verified, busbw with the (n-1)/n factor, the collective in the JSON; --backend nccl with
+#     them is refused (exit 2) before MPI starts.
 # usage: measure_cli_test.sh TOPOTUNE_BINARY [ALGOS]
 set -u
 bin=$1
@@ -99,4 +102,26 @@ for r, w in zip(rows, want):
     assert float(r["time_us"]) == w["time_us"] and float(r["busbw_GBps"]) == w["busbw_GBps"], (r, w)
     assert int(r["errors"]) == w["errors"] and r["dtype"] == w["dtype"], (r, w)
 PY
+# 5. reduce-scatter and allgather (uneven blocks: 1025 elements on 4 ranks)
+for coll in reduce_scatter allgather; do
+  "${mpirun[@]}" "$bin" measure --collective $coll --algos ring,hierarchical,mpi --sizes 4100,1M \
+    --warmup 1 --iters 2 --ranks-per-node 2 --out "$work/m5-$coll.json" > "$work/out5.txt" \
+    2> "$work/err5.txt"
+  python3 - "$work/m5-$coll.json" $coll <<'PY' && check ok "$coll: rows verified, busbw (n-1)/n" \
+    || { check no "$coll: rows"; cat "$work/err5.txt"; }
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert m["collective"] == sys.argv[2], m["collective"]
+rows = m["rows"]
+assert [(r["algorithm"], r["bytes"]) for r in rows] == [
+    (a, b) for a in ("ring", "hierarchical", "mpi") for b in (4100, 1048576)], rows
+for r in rows:
+    assert r["errors"] == 0, r
+    assert abs(r["busbw_GBps"] - r["algbw_GBps"] * 0.75) < 1e-9, r
+PY
+done
+"$bin" measure --backend nccl --collective allgather > "$work/out6.txt" 2> "$work/err6.txt"
+rc=$?
+[ $rc -eq 2 ] && grep -q "allreduce only" "$work/err6.txt" && check ok "nccl backend refuses allgather" \
+  || { check no "nccl backend with allgather: rc=$rc"; cat "$work/err6.txt"; }
 exit $failures

@@ -49,14 +49,15 @@ struct RankResult {
 
 // Runs `make(rank, transport)` -> Candidate on every rank of a loopback world at `bytes`.
 template <class Make>
-std::vector<RankResult> measure_all(int n, std::int64_t bytes, sched::DataType t, Make make) {
+std::vector<RankResult> measure_all(int n, std::int64_t bytes, sched::DataType t, Make make,
+                                    sched::Collective c = sched::Collective::Allreduce) {
   LoopbackWorld world(n);
   std::vector<RankResult> out(static_cast<std::size_t>(n));
   std::vector<std::thread> threads;
   for (int r = 0; r < n; ++r) {
     threads.emplace_back([&, r] {
       Transport& tr = world.transport(RankId(r));
-      MeasureHarness h(tr, HarnessOptions{1, 3, t});
+      MeasureHarness h(tr, HarnessOptions{1, 3, t, c});
       auto state = make(r, tr);
       auto res = h.measure(state->candidate, bytes);
       if (!res) {
@@ -124,6 +125,45 @@ TEST(MeasureHarness, ACandidateThatDoesNotReduceIsCountedWrong) {
                              [](int, Transport&) { return std::make_unique<NoopCandidate>(); });
   ASSERT_TRUE(results[0].row.has_value());
   EXPECT_EQ(results[0].row->errors, 900);
+}
+
+// Allgather: each rank starts with its own block only, so a ring allgather is checked on
+// every element; the bus bandwidth factor is (n-1)/n.
+TEST(MeasureHarness, RingAllgatherIsCheckedOnEveryElement) {
+  const int n = 3;
+  const std::int64_t bytes = 4 * 1001;  // 1001 elements: blocks of 334, 334, 333
+  auto results = measure_all(
+      n, bytes, sched::DataType::F32,
+      [&](int r, Transport& tr) {
+        sched::CollectiveSpec spec;
+        spec.collective = sched::Collective::Allgather;
+        spec.ranks = n;
+        spec.bytes = Bytes(bytes);
+        auto st = std::make_unique<ScheduleCandidate>(
+            ScheduleCandidate{testing::ring_allgather(spec), Executor(), HostReducer(), {}});
+        ScheduleCandidate* p = st.get();
+        st->candidate = {"ring", [p, r, &tr](BufferView b) {
+                           return p->executor.run(p->schedule, RankId(r), b, tr, p->reducer);
+                         }};
+        return st;
+      },
+      sched::Collective::Allgather);
+  ASSERT_TRUE(results[0].row.has_value()) << results[0].error;
+  EXPECT_EQ(results[0].row->errors, 0);
+  EXPECT_DOUBLE_EQ(results[0].row->busbw_GBps, results[0].row->algbw_GBps * 2.0 / 3.0);
+}
+
+// A candidate that does nothing: for reduce-scatter only the rank's own block is checked (100
+// elements over 3 ranks, every one below its sum: 100 per iteration in all, x 3 iterations);
+// for allgather every element outside the rank's own block is wrong (2 x 100 x 3).
+TEST(MeasureHarness, ANoopIsWrongOnWhatEachCollectiveChecks) {
+  const auto noop = [](int, Transport&) { return std::make_unique<NoopCandidate>(); };
+  auto rs = measure_all(3, 400, sched::DataType::F32, noop, sched::Collective::ReduceScatter);
+  ASSERT_TRUE(rs[0].row.has_value());
+  EXPECT_EQ(rs[0].row->errors, 300);
+  auto ag = measure_all(3, 400, sched::DataType::F32, noop, sched::Collective::Allgather);
+  ASSERT_TRUE(ag[0].row.has_value());
+  EXPECT_EQ(ag[0].row->errors, 600);
 }
 
 }  // namespace

@@ -74,6 +74,30 @@ TEST(MpiExecutor, MpiAllreduceBaselineIsExact) {
   }
 }
 
+// MPI_Reduce_scatter and MPI_Allgatherv leave every block where topotune's schedules do
+// (sched::block: 1001 elements on 4 ranks are blocks of 251, 250, 250, 250).
+TEST(MpiExecutor, MpiReduceScatterAndAllgatherBaselinesAreExact) {
+  for (auto c : {sched::Collective::ReduceScatter, sched::Collective::Allgather}) {
+    for (auto t : {sched::DataType::F32, sched::DataType::BF16}) {
+      MeasureHarness h(*g_transport, HarnessOptions{1, 2, t, c});
+      Candidate cand{"mpi", [&](BufferView b) {
+                       return c == sched::Collective::ReduceScatter
+                                  ? g_transport->reduce_scatter(b, t)
+                                  : g_transport->allgather(b, t);
+                     }};
+      for (std::int64_t count : {65536, 1001}) {
+        auto row = h.measure(cand, count * sched::dtype_size(t));
+        ASSERT_TRUE(row) << row.error().message;
+        if (g_transport->rank().value == 0) {
+          ASSERT_TRUE(row->has_value());
+          EXPECT_EQ((*row)->errors, 0)
+              << sched::collective_name(c) << " " << sched::dtype_name(t) << " " << count;
+        }
+      }
+    }
+  }
+}
+
 TEST(MpiTransport, ErrorsComeBackAsValues) {
   // Sending to a rank that does not exist is refused by MPI (MPI_ERR_RANK) and, with
   // MPI_ERRORS_RETURN, reported as an Error carrying MPI's message.

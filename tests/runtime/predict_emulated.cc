@@ -1,5 +1,6 @@
-// predict_emulated CLUSTER_JSON ALGOS SIZES [CHANNELS]: the simulator's predicted time of each
-// algorithm at each size on the cluster described by CLUSTER_JSON (as written by `topotune
+// predict_emulated CLUSTER_JSON ALGOS SIZES [CHANNELS [COLLECTIVE]]: the simulator's predicted
+// time of each algorithm (allreduce, or COLLECTIVE: allgather, reduce_scatter) at each size on
+// the cluster described by CLUSTER_JSON (as written by `topotune
 // emulate up`), printed in the measurement schema so that emulated_check.py compares it with
 // `topotune measure` row by row. The schedules are generated exactly as `topotune measure
 // --cluster` generates them (same registry names, layout from the same topology). `mpi` is
@@ -28,7 +29,8 @@ namespace {
 using namespace topotune;
 
 Expected<rt::Measurement> predict(const std::string& cluster, const std::string& algos,
-                                  const std::string& sizes, int channels) {
+                                  const std::string& sizes, int channels,
+                                  sched::Collective collective) {
   TT_TRY(topo::ClusterSpec cs, topo::load_cluster_file(cluster));
   TT_TRY(const tune::SchedulePredictor predictor, tune::SchedulePredictor::create(cs, channels));
   TT_TRY(std::vector<Bytes> size_list, parse_size_list(sizes));
@@ -40,11 +42,13 @@ Expected<rt::Measurement> predict(const std::string& cluster, const std::string&
   m.nodes = t.num_hosts();
   m.gpus_per_node = t.gpus_per_host();
   m.cluster = cluster;
+  m.collective = collective;
   for (const std::string& name : split_comma_list(algos)) {
     // The schedule `measure` ran (for `mpi` the Open MPI model), simulated: the library's
     // mapping, the one `topotune validate --measured` uses.
     for (Bytes s : size_list) {
       sched::CollectiveSpec spec;
+      spec.collective = collective;
       spec.ranks = t.num_ranks();
       spec.bytes = s;
       TT_TRY(const Seconds time, predictor.time(name, spec));
@@ -54,7 +58,7 @@ Expected<rt::Measurement> predict(const std::string& cluster, const std::string&
       row.count = spec.elements();
       row.time_us = time.us();
       row.algbw_GBps = time.value > 0 ? s.as_double() / time.value / 1e9 : 0.0;
-      row.busbw_GBps = row.algbw_GBps * sched::busbw_factor(sched::Collective::Allreduce, m.ranks);
+      row.busbw_GBps = row.algbw_GBps * sched::busbw_factor(collective, m.ranks);
       m.rows.push_back(row);
     }
   }
@@ -65,10 +69,16 @@ Expected<rt::Measurement> predict(const std::string& cluster, const std::string&
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: predict_emulated CLUSTER_JSON ALGOS SIZES [CHANNELS]\n");
+    std::fprintf(stderr,
+                 "usage: predict_emulated CLUSTER_JSON ALGOS SIZES [CHANNELS [COLLECTIVE]]\n");
     return 2;
   }
-  auto m = predict(argv[1], argv[2], argv[3], argc > 4 ? std::atoi(argv[4]) : 1);
+  auto collective = sched::parse_collective(argc > 5 ? argv[5] : "allreduce");
+  if (!collective) {
+    std::fprintf(stderr, "predict_emulated: error: %s\n", collective.error().message.c_str());
+    return 2;
+  }
+  auto m = predict(argv[1], argv[2], argv[3], argc > 4 ? std::atoi(argv[4]) : 1, *collective);
   if (!m) {
     std::fprintf(stderr, "predict_emulated: error: %s\n", m.error().message.c_str());
     return 1;
