@@ -9,6 +9,7 @@
 #include "algorithms/cost_model.h"
 #include "algorithms/double_binary_tree.h"
 #include "algorithms/halving_doubling.h"
+#include "algorithms/halving_doubling_half.h"
 #include "algorithms/hierarchical.h"
 #include "algorithms/hierarchical_half.h"
 #include "algorithms/parameter_server.h"
@@ -65,6 +66,17 @@ std::unique_ptr<Algorithm> make_ring(const AlgorithmOptions& o, sched::Collectiv
 template <typename A>
 std::unique_ptr<Algorithm> make_allreduce(const AlgorithmOptions& o, sched::Collective) {
   return std::make_unique<A>(o);
+}
+
+// rhd: the allreduce, or recursive halving (reduce-scatter) / doubling (allgather).
+std::unique_ptr<Algorithm> make_rhd(const AlgorithmOptions& o, sched::Collective c) {
+  if (c == sched::Collective::ReduceScatter) {
+    return std::make_unique<HalvingDoublingHalf>(o, HalvingDoublingHalf::Kind::ReduceScatter);
+  }
+  if (c == sched::Collective::Allgather) {
+    return std::make_unique<HalvingDoublingHalf>(o, HalvingDoublingHalf::Kind::Allgather);
+  }
+  return std::make_unique<HalvingDoubling>(o);
 }
 
 // hierarchical(X): the allreduce, or with an inner ring the two-level reduce-scatter and
@@ -202,7 +214,7 @@ std::deque<AlgorithmFamily> built_in() {
        "recursive halving-doubling",
        false,
        A::None,
-       make_allreduce<HalvingDoubling>,
+       make_rhd,
        rhd_transfers,
        &kRhdRail,
        S::Always,

@@ -7,36 +7,21 @@
 #include "core/memory_budget.h"
 
 namespace topotune::algo {
-namespace {
-
-// Blocks [a, b) of p as one contiguous slice.
-sched::Slice blocks(const PhaseContext& ctx, sched::Slice region, int a, int b, int p) {
-  const sched::Slice first = part(ctx, region, a, p);
-  const sched::Slice last = part(ctx, region, b - 1, p);
-  return sched::Slice{first.offset, last.end() - first.offset};
-}
-
-struct Vrank {
-  EndpointId at;
-  int lo = 0, hi = 0;         // blocks currently owned [lo, hi)
-  TransferId sent, received;  // last send, last receive
-  DepList ag_received;        // every allgather receive (they write disjoint ranges)
-};
-
-}  // namespace
-
-namespace {
 
 // One halving (reduce, send the half the partner keeps) or doubling (copy the owned range)
 // exchange at `mask` among the p virtual ranks.
-void exchange(const PhaseContext& ctx, std::vector<Vrank>& v, sched::Slice region, int mask,
-              bool halving, int channel) {
+void add_rhd_exchange(const PhaseContext& ctx, std::vector<RhdVrank>& v,
+                      const std::vector<Bytes>& edges, int mask, bool halving, int channel) {
   const int p = static_cast<int>(v.size());
+  const auto range = [&edges](int a, int b) {
+    return sched::Slice{edges[static_cast<std::size_t>(a)],
+                        edges[static_cast<std::size_t>(b)] - edges[static_cast<std::size_t>(a)]};
+  };
   std::vector<TransferId> got(static_cast<std::size_t>(p));
   DepList deps;
   for (int x = 0; x < p; ++x) {
-    Vrank& me = v[static_cast<std::size_t>(x)];
-    const Vrank& peer = v[static_cast<std::size_t>(x ^ mask)];
+    RhdVrank& me = v[static_cast<std::size_t>(x)];
+    const RhdVrank& peer = v[static_cast<std::size_t>(x ^ mask)];
     int a = me.lo, b = me.hi;
     if (halving) {
       const int mid = (me.lo + me.hi) / 2;
@@ -56,11 +41,11 @@ void exchange(const PhaseContext& ctx, std::vector<Vrank>& v, sched::Slice regio
       ctx.add_entry(deps, me.at);
       ctx.add_entry(deps, peer.at);
     }
-    me.sent = ctx.builder.add(me.at, peer.at, blocks(ctx, region, a, b, p), halving, deps, channel);
+    me.sent = ctx.builder.add(me.at, peer.at, range(a, b), halving, deps, channel);
     got[static_cast<std::size_t>(x ^ mask)] = me.sent;
   }
   for (int x = 0; x < p; ++x) {
-    Vrank& me = v[static_cast<std::size_t>(x)];
+    RhdVrank& me = v[static_cast<std::size_t>(x)];
     me.received = got[static_cast<std::size_t>(x)];
     if (halving) {
       const int mid = (me.lo + me.hi) / 2;
@@ -70,14 +55,12 @@ void exchange(const PhaseContext& ctx, std::vector<Vrank>& v, sched::Slice regio
         me.lo = mid;
     } else {
       me.ag_received.push_back(me.received);
-      const Vrank& peer = v[static_cast<std::size_t>(x ^ mask)];
+      const RhdVrank& peer = v[static_cast<std::size_t>(x ^ mask)];
       me.lo = std::min(me.lo, peer.lo);
       me.hi = std::max(me.hi, peer.hi);
     }
   }
 }
-
-}  // namespace
 
 void add_rhd_allreduce(const PhaseContext& ctx, const std::vector<EndpointId>& order,
                        sched::Slice region, int channel) {
@@ -89,10 +72,13 @@ void add_rhd_allreduce(const PhaseContext& ctx, const std::vector<EndpointId>& o
   const int p = static_cast<int>(std::bit_floor(static_cast<unsigned>(n)));
   const int r = n - p;
   const auto at = [&](int i) { return order[static_cast<std::size_t>(i)]; };
-  std::vector<Vrank> v(static_cast<std::size_t>(p));
+  std::vector<Bytes> edges;  // the p blocks of the region
+  for (int x = 0; x < p; ++x) edges.push_back(part(ctx, region, x, p).offset);
+  edges.push_back(region.end());
+  std::vector<RhdVrank> v(static_cast<std::size_t>(p));
   DepList deps;
   for (int x = 0; x < p; ++x) {
-    Vrank& w = v[static_cast<std::size_t>(x)];
+    RhdVrank& w = v[static_cast<std::size_t>(x)];
     w.at = at(x < r ? 2 * x + 1 : x + r);
     w.hi = p;
     if (x >= r) continue;
@@ -101,17 +87,17 @@ void add_rhd_allreduce(const PhaseContext& ctx, const std::vector<EndpointId>& o
     ctx.add_entry(deps, at(2 * x + 1));
     w.received = ctx.builder.add(at(2 * x), w.at, region, true, deps, channel);
   }
-  for (int mask = p / 2; mask >= 1; mask /= 2) exchange(ctx, v, region, mask, true, channel);
-  for (int mask = 1; mask < p; mask *= 2) exchange(ctx, v, region, mask, false, channel);
+  for (int mask = p / 2; mask >= 1; mask /= 2) add_rhd_exchange(ctx, v, edges, mask, true, channel);
+  for (int mask = 1; mask < p; mask *= 2) add_rhd_exchange(ctx, v, edges, mask, false, channel);
   for (int x = 0; x < r; ++x) {  // post-step: copy the result back to 2x
-    Vrank& me = v[static_cast<std::size_t>(x)];
+    RhdVrank& me = v[static_cast<std::size_t>(x)];
     deps = me.ag_received;
     deps.push_back(me.sent);
     const TransferId t = ctx.builder.add(me.at, at(2 * x), region, false, deps, channel);
     ctx.add_exit(at(2 * x), t);
     ctx.add_exit(me.at, t);
   }
-  for (const Vrank& me : v) {
+  for (const RhdVrank& me : v) {
     ctx.add_exit(me.at, me.sent);
     for (TransferId t : me.ag_received) ctx.add_exit(me.at, t);
   }

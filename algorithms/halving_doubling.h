@@ -39,6 +39,20 @@ class HalvingDoubling final : public Algorithm {
                                 const CostParams& params) const override;
 };
 
+/// One virtual rank of a halving-doubling (the building block the rhd generators share).
+struct RhdVrank {
+  EndpointId at;              ///< the rank that runs it
+  int lo = 0, hi = 0;         ///< virtual blocks currently owned [lo, hi)
+  TransferId sent, received;  ///< last send, last receive
+  DepList ag_received;        ///< every doubling receive (they write disjoint ranges)
+};
+
+/// One halving (each sends the half its partner keeps, reduced into the partner) or doubling
+/// (each copies its range to its partner) exchange at `mask` among the p = v.size() virtual
+/// ranks; virtual block k is bytes [edges[k], edges[k + 1]) (p + 1 edges).
+void add_rhd_exchange(const PhaseContext& ctx, std::vector<RhdVrank>& v,
+                      const std::vector<Bytes>& edges, int mask, bool halving, int channel);
+
 /// Halving-doubling allreduce of `region` over `order` (positions), on channel `channel`.
 void add_rhd_allreduce(const PhaseContext& ctx, const std::vector<EndpointId>& order,
                        sched::Slice region, int channel);

@@ -224,6 +224,37 @@ TEST_P(AlgorithmProperty, Hierarchical) {
   }
 }
 
+TEST_P(AlgorithmProperty, HalvingReduceScatterAndDoublingAllgather) {
+  const int n = GetParam();
+  const int p = static_cast<int>(std::bit_floor(static_cast<unsigned>(n)));
+  const int r = n - p;
+  for (int G : {1, 2}) {
+    if (n % G != 0) continue;
+    for (std::int64_t S : sizes_for(n)) {
+      // Each mask m moves m·S in all (every block by m virtual ranks): (p-1)·S, plus the
+      // pre- and post-steps: reduce-scatter r·S in and the r folded blocks back, allgather the
+      // r folded blocks in and r·S minus them back, so (n-1)·S exactly.
+      std::int64_t folded = 0;
+      for (int i = 0; i < r; ++i) {
+        folded += sched::block(sched::Slice{Bytes(0), Bytes(S)}, 4, 2 * i, n).size.value;
+      }
+      const int depth = std::countr_zero(static_cast<unsigned>(p)) + (r > 0 ? 2 : 0);
+      if (auto rs = run("rhd", AlgorithmOptions{}, Collective::ReduceScatter, n, G, S)) {
+        EXPECT_EQ(total_sent(*rs), (n - 1) * S + folded);
+        if (S >= 4 * n) {  // every block non-empty (an empty one moves nothing)
+          EXPECT_EQ(rs->stats.steps, depth);
+        }
+      }
+      if (auto ag = run("rhd", AlgorithmOptions{}, Collective::Allgather, n, G, S)) {
+        EXPECT_EQ(total_sent(*ag), (n - 1) * S);
+        if (S >= 4 * n) {
+          EXPECT_EQ(ag->stats.steps, depth);
+        }
+      }
+    }
+  }
+}
+
 TEST_P(AlgorithmProperty, HierarchicalReduceScatterAndAllgather) {
   const int n = GetParam();
   for (int G : {1, 2, 4, 8}) {

@@ -5,7 +5,7 @@
 #     ranks' watchdogs print "topotune: error: ...", a non-zero exit and no JSON;
 #  3. a rank killed mid-run (SIGKILL) ends the run with a non-zero exit and no JSON;
 #  4. --format csv prints the rows of the --out JSON, value for value;
-#  5. --collective reduce_scatter / allgather: ring, hierarchical and MPI's own, every row
+#  5. --collective reduce_scatter / allgather: ring, hierarchical, rhd and MPI's own, every row
 #     verified, busbw with the (n-1)/n factor, the collective in the JSON; --backend nccl with
 #     them is refused (exit 2) before MPI starts.
 # usage: measure_cli_test.sh TOPOTUNE_BINARY [ALGOS]
@@ -104,7 +104,7 @@ for r, w in zip(rows, want):
 PY
 # 5. reduce-scatter and allgather (uneven blocks: 1025 elements on 4 ranks)
 for coll in reduce_scatter allgather; do
-  "${mpirun[@]}" "$bin" measure --collective $coll --algos ring,hierarchical,mpi --sizes 4100,1M \
+  "${mpirun[@]}" "$bin" measure --collective $coll --algos ring,hierarchical,rhd,mpi --sizes 4100,1M \
     --warmup 1 --iters 2 --ranks-per-node 2 --out "$work/m5-$coll.json" > "$work/out5.txt" \
     2> "$work/err5.txt"
   python3 - "$work/m5-$coll.json" $coll <<'PY' && check ok "$coll: rows verified, busbw (n-1)/n" \
@@ -114,7 +114,7 @@ m = json.load(open(sys.argv[1]))
 assert m["collective"] == sys.argv[2], m["collective"]
 rows = m["rows"]
 assert [(r["algorithm"], r["bytes"]) for r in rows] == [
-    (a, b) for a in ("ring", "hierarchical", "mpi") for b in (4100, 1048576)], rows
+    (a, b) for a in ("ring", "hierarchical", "rhd", "mpi") for b in (4100, 1048576)], rows
 for r in rows:
     assert r["errors"] == 0, r
     assert abs(r["busbw_GBps"] - r["algbw_GBps"] * 0.75) < 1e-9, r

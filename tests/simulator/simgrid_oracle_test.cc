@@ -156,9 +156,10 @@ TEST(SimGridOracle, RingCollectivesOtherThanAllreduce) {
   }
 }
 
-// The two-level reduce-scatter and allgather (intra-host rings per target host, then rails),
-// on hosts of several GPUs and on a real topology whose NICs are shared by two GPUs.
-TEST(SimGridOracle, HierarchicalReduceScatterAndAllgather) {
+// The two-level reduce-scatter and allgather (intra-host rings per target host, then rails)
+// and recursive halving / doubling (3x2: six ranks, two of them folded), on hosts of several
+// GPUs and on a real topology whose NICs are shared by two GPUs.
+TEST(SimGridOracle, HierarchicalAndHalvingDoublingReduceScatterAndAllgather) {
   auto p4d = topo::load_instance("p4d.24xlarge", 2);
   ASSERT_TRUE(p4d) << p4d.error().message;
   for (const auto coll : {sched::Collective::ReduceScatter, sched::Collective::Allgather}) {
@@ -168,6 +169,7 @@ TEST(SimGridOracle, HierarchicalReduceScatterAndAllgather) {
         SCOPED_TRACE(std::string(sched::collective_name(coll)) + " " + where +
                      " C=" + std::to_string(o.channels) + " K=" + std::to_string(o.chunks));
         expect_same_times(t, generate(t, "hierarchical", o, std::int64_t{12345676}, coll));
+        expect_same_times(t, generate(t, "rhd", o, std::int64_t{12345676}, coll));
       }
     }
   }
