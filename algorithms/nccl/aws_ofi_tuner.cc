@@ -5,8 +5,9 @@
 #include <vector>
 
 // aws/aws-ofi-nccl v1.21.1 src/tuner/nccl_ofi_regions.cpp: region_init_internal_p5_p5e,
-// region_init_internal_p5en, extend_region, is_inside_region, intersect, distance;
-// include/tuner/nccl_ofi_tuner_region.h TUNER_MAX_SIZE, TUNER_MAX_RANKS, transform_log2.
+// region_init_internal_p5en (allreduce, allgather, reduce-scatter with 8 GPUs per node),
+// extend_region, is_inside_region, intersect, distance; include/tuner/nccl_ofi_tuner_region.h
+// TUNER_MAX_SIZE, TUNER_MAX_RANKS, transform_log2.
 namespace topotune::algo {
 namespace {
 
@@ -192,6 +193,105 @@ std::vector<Region> p5en_regions() {
   };
 }
 
+// P5en, 8 GPUs per node: all-gather and reduce-scatter run Ring, the protocol by region.
+std::vector<Region> p5en_allgather_regions() {
+  const Point max{kMaxSize, kMaxRanks};
+  const Point ll = extend({28305408, 768}, {33554432, 1024}, max);
+  const Point ll128 = extend({7247754240, 384}, {17179865088, 896}, max);
+  using A = NcclAlgo;
+  using P = NcclProto;
+  return {
+      region(A::Ring, P::LL,
+             {{0, 16},
+              {786432, 16},
+              {4718592, 128},
+              {13630464, 384},
+              {19922944, 512},
+              {28305408, 768},
+              {33554432, 1024},
+              ll,
+              {0, kMaxRanks}}),
+      region(A::Ring, P::LL128,
+             {ll,
+              {33554432, 1024},
+              {28305408, 768},
+              {19922944, 512},
+              {13630464, 384},
+              {4718592, 128},
+              {786432, 16},
+              {236978176, 16},
+              {956301312, 64},
+              {7247754240, 384},
+              {17179865088, 896},
+              ll128}),
+      region(A::Ring, P::Simple,
+             {ll128,
+              {17179865088, 896},
+              {7247754240, 384},
+              {956301312, 64},
+              {494927872, 32},
+              {236978176, 16},
+              {kMaxSize, 16}}),
+  };
+}
+
+std::vector<Region> p5en_reduce_scatter_regions() {
+  const Point max{kMaxSize, kMaxRanks};
+  const Point ll = extend({7340032, 256}, {18874368, 512}, max);
+  const Point ll128 = extend({7247757312, 256}, {17179869184, 640}, max);
+  using A = NcclAlgo;
+  using P = NcclProto;
+  return {
+      region(A::Ring, P::LL,
+             {{0, 16},
+              {786432, 16},
+              {4718592, 128},
+              {7340032, 256},
+              {18874368, 512},
+              ll,
+              {0, kMaxRanks}}),
+      region(A::Ring, P::LL128,
+             {ll,
+              {18874368, 512},
+              {7340032, 256},
+              {4718592, 128},
+              {786432, 16},
+              {291504128, 16},
+              {589299712, 32},
+              {2415919104, 128},
+              {7247757312, 256},
+              {17179869184, 640},
+              ll128}),
+      region(A::Ring, P::Simple,
+             {ll128,
+              {17179869184, 640},
+              {7247757312, 256},
+              {2415919104, 128},
+              {589299712, 32},
+              {291504128, 16},
+              {kMaxSize, 16}}),
+  };
+}
+
+const std::vector<Region>& regions_of(AwsTunerPlatform platform, sched::Collective c) {
+  static const std::vector<Region> kNone;
+  static const std::vector<Region> kP5 = p5_regions();
+  static const std::vector<Region> kP5en = p5en_regions();
+  static const std::vector<Region> kP5enAllgather = p5en_allgather_regions();
+  static const std::vector<Region> kP5enReduceScatter = p5en_reduce_scatter_regions();
+  switch (c) {
+    case sched::Collective::Allreduce:
+      return platform == AwsTunerPlatform::P5 ? kP5 : kP5en;
+    case sched::Collective::Allgather:  // P5/P5e: regions for one GPU per node only
+      return platform == AwsTunerPlatform::P5en ? kP5enAllgather : kNone;
+    case sched::Collective::ReduceScatter:
+      return platform == AwsTunerPlatform::P5en ? kP5enReduceScatter : kNone;
+    case sched::Collective::Broadcast:
+      break;
+  }
+  return kNone;
+}
+
 }  // namespace
 
 AwsTunerPlatform aws_tuner_platform(const std::string& instance) {
@@ -202,13 +302,11 @@ AwsTunerPlatform aws_tuner_platform(const std::string& instance) {
 }
 
 std::optional<std::pair<NcclAlgo, NcclProto>> aws_region_tuner_choice(
-    AwsTunerPlatform platform, int ranks, int nodes, double bytes,
+    AwsTunerPlatform platform, sched::Collective collective, int ranks, int nodes, double bytes,
     const std::function<bool(NcclAlgo, NcclProto)>& enabled) {
   if (platform == AwsTunerPlatform::None || nodes <= 2 || ranks != 8 * nodes) return std::nullopt;
-  static const std::vector<Region> kP5 = p5_regions();
-  static const std::vector<Region> kP5en = p5en_regions();
   const Point p = lg({bytes, static_cast<double>(ranks)});
-  for (const Region& r : platform == AwsTunerPlatform::P5 ? kP5 : kP5en) {
+  for (const Region& r : regions_of(platform, collective)) {
     if (!enabled(r.algo, r.proto)) continue;
     if (inside(p, r.vertices) >= 0) return std::make_pair(r.algo, r.proto);
   }

@@ -184,12 +184,12 @@ Expected<NcclPrediction> NcclPredictor::predict(sched::Collective c, Bytes bytes
                                        std::string(sched::collective_name(c)) + " on this system");
   }
   out.chosen_by = "NCCL's cost model";
-  if (c == sched::Collective::Allreduce && tuner_ != AwsTunerPlatform::None) {
+  if (c != sched::Collective::Broadcast && tuner_ != AwsTunerPlatform::None) {
     const auto enabled = [&t](NcclAlgo a, NcclProto q) {
       return t.bandwidth_GBps[static_cast<int>(a)][static_cast<int>(q)] > 0;
     };
     if (const auto r =
-            aws_region_tuner_choice(tuner_, system_.ranks(), system_.nodes, b, enabled)) {
+            aws_region_tuner_choice(tuner_, c, system_.ranks(), system_.nodes, b, enabled)) {
       choice = *r;
       out.chosen_by = "AWS region tuner (aws-ofi-nccl)";
     }
