@@ -45,17 +45,17 @@ Expected<rt::Candidate> make_host_candidate(const std::string& algorithm, Bytes 
 
 #ifdef TOPOTUNE_HAVE_NCCL_MPI
 Expected<rt::Candidate> make_device_candidate(const std::string& algorithm, Bytes size,
-                                              sched::DataType dtype,
+                                              sched::DataType dtype, sched::Collective collective,
                                               const tune::MeasureLayout& layout,
                                               rt::NcclBackend& backend) {
   rt::NcclTransport& t = *backend.transport;
-  if (algorithm == "nccl") return rt::nccl_allreduce_candidate(t, dtype);
+  if (algorithm == "nccl") return rt::nccl_collective_candidate(t, dtype, collective);
   if (algorithm == "mpi") {
     return fail(Errc::InvalidArgument,
                 "algorithm `mpi` needs --backend mpi (use `nccl` as the baseline)");
   }
-  TT_TRY(sched::Schedule s, schedule_for(algorithm, size, t.world_size(), dtype,
-                                         sched::Collective::Allreduce, layout));
+  TT_TRY(sched::Schedule s,
+         schedule_for(algorithm, size, t.world_size(), dtype, collective, layout));
   return rt::device_schedule_candidate(algorithm, std::move(s), t, *backend.reducer);
 }
 #endif
@@ -66,20 +66,15 @@ Expected<MeasureBackend> make_measure_backend(MeasureBackendKind kind, int warmu
                                               rt::MpiTransport& t) {
   MeasureBackend b;
   if (kind == MeasureBackendKind::Nccl) {
-    if (collective != sched::Collective::Allreduce) {
-      return fail(Errc::Unsupported,
-                  "--backend nccl measures allreduce only (its device harness and the `nccl` "
-                  "baseline are ncclAllReduce's): use --backend mpi for " +
-                      std::string(sched::collective_name(collective)));
-    }
 #ifdef TOPOTUNE_HAVE_NCCL_MPI
     TT_TRY(rt::NcclBackend nccl, rt::make_nccl_backend(MPI_COMM_WORLD));
     b.nccl = std::make_shared<rt::NcclBackend>(std::move(nccl));
     b.nccl_version = rt::nccl_version_string();
     b.harness = std::make_unique<rt::DeviceHarness>(
-        *b.nccl->transport, dtype, rt::NcclAllreduceOptions{warmup, iterations, true});
-    b.make_candidate = [nccl = b.nccl, dtype, layout](const std::string& algo, Bytes size) {
-      return make_device_candidate(algo, size, dtype, layout, *nccl);
+        *b.nccl->transport, dtype, rt::NcclAllreduceOptions{warmup, iterations, true, collective});
+    b.make_candidate = [nccl = b.nccl, dtype, collective, layout](const std::string& algo,
+                                                                  Bytes size) {
+      return make_device_candidate(algo, size, dtype, collective, layout, *nccl);
     };
     return b;
 #else

@@ -28,10 +28,11 @@ Expected<rt::Candidate> make_host_candidate(const std::string& algorithm, Bytes 
                                             rt::MpiTransport& transport);
 
 #ifdef TOPOTUNE_HAVE_NCCL_MPI
-/// `nccl` is ncclAllReduce; any other name (but `mpi`) a schedule generated for `layout`, run
-/// by the device executor (`backend` must outlive the candidate).
+/// `nccl` is NCCL's own collective (ncclAllReduce, ncclReduceScatter, ncclAllGather); any
+/// other name (but `mpi`) a schedule of `collective` generated for `layout`, run by the device
+/// executor (`backend` must outlive the candidate).
 Expected<rt::Candidate> make_device_candidate(const std::string& algorithm, Bytes size,
-                                              sched::DataType dtype,
+                                              sched::DataType dtype, sched::Collective collective,
                                               const tune::MeasureLayout& layout,
                                               rt::NcclBackend& backend);
 #endif
@@ -53,8 +54,8 @@ struct MeasureBackend {
 };
 
 /// Starts the backend (NCCL: its communicator over MPI_COMM_WORLD, collective) with `warmup`
-/// and `iterations` per point. Errc::Unsupported for NCCL in a build without CUDA/NCCL, and
-/// for NCCL with any collective but allreduce. `transport` must outlive the backend.
+/// and `iterations` per point. Errc::Unsupported for NCCL in a build without CUDA/NCCL.
+/// `transport` must outlive the backend.
 Expected<MeasureBackend> make_measure_backend(MeasureBackendKind kind, int warmup, int iterations,
                                               sched::DataType dtype, sched::Collective collective,
                                               const tune::MeasureLayout& layout,

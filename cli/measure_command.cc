@@ -119,9 +119,10 @@ CommandRun setup_measure(CLI::App& sub) {
       ->capture_default_str()
       ->check(CLI::IsMember({"mpi", "nccl"}));
   sub.add_option("--collective", args->collective,
-                 "allreduce, allgather or reduce_scatter: what every algorithm runs (the `mpi` "
-                 "baseline: MPI_Allreduce, MPI_Allgatherv, MPI_Reduce_scatter); sizes are the "
-                 "whole buffer, as nccl-tests' (--backend nccl: allreduce only)")
+                 "allreduce, allgather or reduce_scatter: what every algorithm runs (the "
+                 "baselines: `mpi` MPI_Allreduce, MPI_Allgatherv, MPI_Reduce_scatter; `nccl` "
+                 "ncclAllReduce, ncclAllGather, ncclReduceScatter, whose blocks must be equal); "
+                 "sizes are the whole buffer, as nccl-tests'")
       ->capture_default_str()
       ->check(CLI::IsMember({"allreduce", "allgather", "reduce_scatter"}));
   sub.footer(
@@ -175,12 +176,6 @@ Expected<void> run_measure(const MeasureArgs& a, std::ostream& out) {
   TT_TRY(std::vector<Bytes> sizes, parse_size_list(a.sizes));
   TT_TRY(sched::DataType dtype, sched::parse_dtype(a.dtype));
   TT_TRY(const sched::Collective collective, sched::parse_collective(a.collective));
-  if (a.backend == "nccl" && collective != sched::Collective::Allreduce) {
-    return fail(Errc::InvalidArgument,
-                "--backend nccl measures allreduce only (its device harness and the `nccl` "
-                "baseline are ncclAllReduce's): use --backend mpi for --collective " +
-                    a.collective);
-  }
   TT_TRY_VOID(check_sizes(sizes, dtype));
   const std::vector<std::string> algos = split_comma_list(a.algos);
   if (algos.empty()) return fail(Errc::InvalidArgument, "--algos is empty");

@@ -19,6 +19,9 @@ struct NcclAllreduceOptions {
   int warmup = 5;
   int iterations = 20;
   bool verify = true;  ///< run one checked allreduce first (counts wrong elements)
+  /// What `measure --backend nccl` runs and checks (measure_on_device): Allreduce,
+  /// ReduceScatter or Allgather. run_nccl_allreduce_baseline runs allreduce only.
+  sched::Collective collective = sched::Collective::Allreduce;
 };
 
 /// Per-iteration times of this rank and the verification result.

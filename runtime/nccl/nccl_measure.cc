@@ -26,19 +26,42 @@ Expected<void> allreduce_host(NcclTransport& t, std::vector<T>& values, ncclData
   return copy_to_host(host, buf.view(), t.stream());
 }
 
-// The buffers of one point: this rank's input and the expected result, on the host.
+// The buffers of one point: this rank's input, the expected result and the elements the
+// check compares, on the host.
 struct Point {
   std::vector<std::byte> input;
   std::vector<float> expected;
+  std::size_t check_begin = 0, check_end = 0;
 };
 
-Point make_point(int rank, int ranks, std::int64_t count, sched::DataType dtype) {
-  std::vector<float> in(static_cast<std::size_t>(count));
+// Allreduce: the sum everywhere. Reduce-scatter: the sum, checked on this rank's block only
+// (sched::block). Allgather: each rank starts with its own block (zeros elsewhere) and ends
+// with every block's owner's input.
+Point make_point(int rank, int ranks, std::int64_t count, sched::DataType dtype,
+                 sched::Collective c) {
+  std::vector<float> in(static_cast<std::size_t>(count), 0.0f);
   Point p;
   p.expected.assign(in.size(), 0.0f);
-  for (std::int64_t i = 0; i < count; ++i) {
-    in[static_cast<std::size_t>(i)] = input_value(rank, i);
-    for (int r = 0; r < ranks; ++r) p.expected[static_cast<std::size_t>(i)] += input_value(r, i);
+  p.check_end = in.size();
+  const int esize = sched::dtype_size(dtype);
+  const sched::Slice whole{Bytes(0), Bytes(count * esize)};
+  for (int owner = 0; owner < ranks; ++owner) {
+    const sched::Slice b = sched::block(whole, esize, owner, ranks);
+    const auto lo = static_cast<std::size_t>(b.offset.value / esize);
+    const auto hi = static_cast<std::size_t>(b.end().value / esize);
+    if (c == sched::Collective::ReduceScatter && owner == rank) {
+      p.check_begin = lo;
+      p.check_end = hi;
+    }
+    for (std::size_t i = lo; i < hi; ++i) {
+      const auto e = static_cast<std::int64_t>(i);
+      if (c != sched::Collective::Allgather || owner == rank) in[i] = input_value(rank, e);
+      if (c == sched::Collective::Allgather) {
+        p.expected[i] = input_value(owner, e);
+      } else {
+        for (int r = 0; r < ranks; ++r) p.expected[i] += input_value(r, e);
+      }
+    }
   }
   p.input = encode_elements(in, dtype);
   return p;
@@ -64,7 +87,7 @@ Expected<std::int64_t> count_wrong(NcclTransport& t, BufferView buffer, const Po
   TT_TRY_VOID(copy_to_host(out, buffer, t.stream()));
   const std::vector<float> got = decode_elements(out, dtype);
   std::int64_t wrong = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) wrong += got[i] != p.expected[i];
+  for (std::size_t i = p.check_begin; i < p.check_end; ++i) wrong += got[i] != p.expected[i];
   return wrong;
 }
 
@@ -103,7 +126,8 @@ Expected<Timings> run_iterations(NcclTransport& t, const Candidate& c, BufferVie
 
 }  // namespace
 
-void summarise_times(std::vector<double> seconds, int ranks, MeasurementRow& row) {
+void summarise_times(std::vector<double> seconds, int ranks, MeasurementRow& row,
+                     sched::Collective collective) {
   if (seconds.empty()) return;
   std::sort(seconds.begin(), seconds.end());
   const std::size_t n = seconds.size();
@@ -114,7 +138,7 @@ void summarise_times(std::vector<double> seconds, int ranks, MeasurementRow& row
   row.time_us_max = seconds.back() * 1e6;
   row.iterations = static_cast<int>(n);
   row.algbw_GBps = row.time_us > 0 ? static_cast<double>(row.bytes) / (row.time_us * 1e3) : 0.0;
-  row.busbw_GBps = row.algbw_GBps * sched::busbw_factor(sched::Collective::Allreduce, ranks);
+  row.busbw_GBps = row.algbw_GBps * sched::busbw_factor(collective, ranks);
 }
 
 Expected<MeasurementRow> measure_on_device(NcclTransport& t, const Candidate& c, std::int64_t bytes,
@@ -129,7 +153,7 @@ Expected<MeasurementRow> measure_on_device(NcclTransport& t, const Candidate& c,
                 std::to_string(bytes) + " bytes is not a whole number of elements");
   }
   const std::int64_t count = bytes / sched::dtype_size(dtype);
-  const Point p = make_point(t.rank().value, t.world_size(), count, dtype);
+  const Point p = make_point(t.rank().value, t.world_size(), count, dtype, options.collective);
   TT_TRY(DeviceBuffer buffer, DeviceBuffer::allocate(static_cast<std::size_t>(bytes)));
   TT_TRY(Timings timings, run_iterations(t, c, buffer.view(), p, dtype, options, progress));
   TT_TRY_VOID(allreduce_host(t, timings.seconds, ncclFloat64, ncclMax));
@@ -141,7 +165,7 @@ Expected<MeasurementRow> measure_on_device(NcclTransport& t, const Candidate& c,
   row.count = count;
   row.dtype = dtype;
   if (options.verify) row.errors = wrong[0];
-  summarise_times(std::move(timings.seconds), t.world_size(), row);
+  summarise_times(std::move(timings.seconds), t.world_size(), row, options.collective);
   return row;
 }
 
@@ -154,6 +178,36 @@ Candidate nccl_allreduce_candidate(NcclTransport& t, sched::DataType dtype) {
                                            t.comm(), t.stream()));
                      return t.synchronize();
                    }};
+}
+
+Candidate nccl_collective_candidate(NcclTransport& t, sched::DataType dtype,
+                                    sched::Collective collective) {
+  if (collective == sched::Collective::Allreduce) return nccl_allreduce_candidate(t, dtype);
+  const bool gather = collective == sched::Collective::Allgather;
+  return Candidate{
+      "nccl", [&t, dtype, gather](BufferView b) -> Expected<void> {
+        const auto esize = static_cast<std::size_t>(sched::dtype_size(dtype));
+        const std::size_t count = b.size / esize;
+        const auto n = static_cast<std::size_t>(t.world_size());
+        if (count == 0) return {};
+        if (count % n != 0) {
+          return fail(Errc::InvalidArgument, "the nccl baseline needs the element count (" +
+                                                 std::to_string(count) +
+                                                 ") to be a multiple of the " + std::to_string(n) +
+                                                 " ranks (NCCL's blocks are equal)");
+        }
+        const std::size_t per_rank = count / n;
+        std::byte* own = b.data + static_cast<std::size_t>(t.rank().value) * per_rank * esize;
+        // In place as NCCL defines it: the rank's block of the whole buffer is
+        // the all-gather's input and the reduce-scatter's output.
+        if (gather) {
+          TT_NCCL(ncclAllGather(own, b.data, per_rank, nccl_dtype(dtype), t.comm(), t.stream()));
+        } else {
+          TT_NCCL(ncclReduceScatter(b.data, own, per_rank, nccl_dtype(dtype), ncclSum, t.comm(),
+                                    t.stream()));
+        }
+        return t.synchronize();
+      }};
 }
 
 Expected<std::vector<MeasurementRow>> measure_nccl_allreduce(NcclTransport& transport,

@@ -1,7 +1,10 @@
 #pragma once
-// The measurement harness of `topotune measure --backend nccl`: times one allreduce
-// implementation (NCCL's ncclAllReduce, or a schedule run by the DeviceExecutor) at one size on
-// device memory, the way the host harness (runtime/measure_harness.h) does on host memory.
+// The measurement harness of `topotune measure --backend nccl`: times one implementation of a
+// collective (allreduce, reduce-scatter or allgather: NCCL's own, or a schedule run by the
+// DeviceExecutor) at one size on device memory, the way the host harness
+// (runtime/measure_harness.h) does on host memory, and checks what the collective promises
+// (options.collective): allreduce every element, reduce-scatter the rank's block, allgather
+// every element (each rank starts with its own block only).
 //
 // Per point, on every rank: warm-up and timed iterations alike fill the device buffer with the
 // rank's input (untimed), pass an NCCL barrier, then run the collective in place between two
@@ -42,13 +45,21 @@ using DeviceProgressFn = std::function<void(int iteration)>;
 /// The `nccl` candidate: ncclAllReduce (sum) in place on the transport's communicator.
 Candidate nccl_allreduce_candidate(NcclTransport& transport, sched::DataType dtype);
 
+/// The `nccl` candidate of `collective`: ncclAllReduce, or ncclReduceScatter / ncclAllGather
+/// in place (the rank's block of the whole buffer is the reduce-scatter's output and the
+/// all-gather's input); those need the element count to be a multiple of the ranks (NCCL's
+/// blocks are equal), and fail otherwise.
+Candidate nccl_collective_candidate(NcclTransport& transport, sched::DataType dtype,
+                                    sched::Collective collective);
+
 /// measure_on_device of nccl_allreduce_candidate for each size: the `nccl` rows.
 [[nodiscard]] Expected<std::vector<MeasurementRow>> measure_nccl_allreduce(
     NcclTransport& transport, std::span<const std::int64_t> sizes, sched::DataType dtype,
     const NcclAllreduceOptions& options);
 
 /// Fills the row's time, spread and bandwidth fields from per-iteration times in seconds
-/// (already the max over ranks) for `ranks` ranks; `row.bytes` must be set.
-void summarise_times(std::vector<double> seconds, int ranks, MeasurementRow& row);
+/// (already the max over ranks) for `ranks` ranks of `collective`; `row.bytes` must be set.
+void summarise_times(std::vector<double> seconds, int ranks, MeasurementRow& row,
+                     sched::Collective collective = sched::Collective::Allreduce);
 
 }  // namespace topotune::rt

@@ -29,6 +29,31 @@ TEST(NcclMeasure, SummariseTimesAsNcclTests) {
   EXPECT_NEAR(row.busbw_GBps, 0.5, 1e-12);
 }
 
+TEST(NcclMeasure, SummariseTimesUsesTheCollectivesBusFactor) {
+  MeasurementRow row;
+  row.bytes = 1'000'000'000;
+  summarise_times({2.0}, 4, row, sched::Collective::Allgather);
+  // algbw = 1e9 B / 2 s = 0.5 GB/s; busbw = algbw x (4-1)/4.
+  EXPECT_NEAR(row.busbw_GBps, 0.375, 1e-12);
+}
+
+// ncclReduceScatter and ncclAllGather in place on one rank: the paths of `measure --backend
+// nccl --collective reduce_scatter|allgather` (one rank owns the whole buffer).
+TEST(NcclMeasure, OneRankReduceScatterAndAllGatherAreVerified) {
+  TT_REQUIRE_GPU();
+  auto t = NcclTransport::create_single(0, {});
+  ASSERT_TRUE(t.has_value()) << t.error().message;
+  for (auto c : {sched::Collective::ReduceScatter, sched::Collective::Allgather}) {
+    const Candidate nccl = nccl_collective_candidate(**t, sched::DataType::F32, c);
+    NcclAllreduceOptions o{.warmup = 1, .iterations = 3};
+    o.collective = c;
+    auto row = measure_on_device(**t, nccl, 1 << 20, sched::DataType::F32, o);
+    ASSERT_TRUE(row.has_value()) << row.error().message;
+    EXPECT_EQ(row->errors.value_or(-1), 0) << sched::collective_name(c);
+    EXPECT_GT(row->time_us, 0.0);
+  }
+}
+
 TEST(NcclMeasure, OneRankRowsAreVerifiedAndTimed) {
   TT_REQUIRE_GPU();
   auto t = NcclTransport::create_single(0, {});

@@ -6,8 +6,7 @@
 #  3. a rank killed mid-run (SIGKILL) ends the run with a non-zero exit and no JSON;
 #  4. --format csv prints the rows of the --out JSON, value for value;
 #  5. --collective reduce_scatter / allgather: ring, hierarchical, rhd and MPI's own, every row
-#     verified, busbw with the (n-1)/n factor, the collective in the JSON; --backend nccl with
-#     them is refused (exit 2) before MPI starts.
+#     verified, busbw with the (n-1)/n factor, the collective in the JSON.
 # usage: measure_cli_test.sh TOPOTUNE_BINARY [ALGOS]
 set -u
 bin=$1
@@ -120,8 +119,4 @@ for r in rows:
     assert abs(r["busbw_GBps"] - r["algbw_GBps"] * 0.75) < 1e-9, r
 PY
 done
-"$bin" measure --backend nccl --collective allgather > "$work/out6.txt" 2> "$work/err6.txt"
-rc=$?
-[ $rc -eq 2 ] && grep -q "allreduce only" "$work/err6.txt" && check ok "nccl backend refuses allgather" \
-  || { check no "nccl backend with allgather: rc=$rc"; cat "$work/err6.txt"; }
 exit $failures
