@@ -103,6 +103,11 @@ void add_rhd_allreduce(const PhaseContext& ctx, const std::vector<EndpointId>& o
   }
 }
 
+std::int64_t rhd_transfer_bound(std::int64_t n) {
+  return saturating_product(
+      {2, n, static_cast<std::int64_t>(std::bit_width(static_cast<std::uint64_t>(n))) + 1});
+}
+
 std::string HalvingDoubling::name() const { return "rhd"; }
 
 Expected<void> HalvingDoubling::supports(const sched::CollectiveSpec& spec,
@@ -114,10 +119,7 @@ Expected<sched::Schedule> HalvingDoubling::generate(const sched::CollectiveSpec&
                                                     const RankLayout& layout) const {
   TT_TRY_VOID(supports(spec, layout));
   sched::ScheduleBuilder b(spec, name());
-  // Transfers: 2·p·log2 p + 2r (header), at most 2·n·(log2 n + 1); each has a few deps.
-  const std::int64_t n = spec.ranks;
-  const std::int64_t transfers = saturating_product(
-      {2, n, static_cast<std::int64_t>(std::bit_width(static_cast<std::uint64_t>(n))) + 1});
+  const std::int64_t transfers = rhd_transfer_bound(spec.ranks);  // each has a few deps
   TT_TRY_VOID(reserve(b, transfers, saturating_mul(3, transfers)));
   std::vector<EndpointId> order;
   for (RankId r : layout.ring(0)) order.push_back(sched::endpoint_of(r));

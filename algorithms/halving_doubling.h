@@ -53,6 +53,10 @@ struct RhdVrank {
 void add_rhd_exchange(const PhaseContext& ctx, std::vector<RhdVrank>& v,
                       const std::vector<Bytes>& edges, int mask, bool halving, int channel);
 
+/// A bound on the transfers of any halving-doubling schedule on n ranks (the allreduce's
+/// 2·p·log2 p + 2r, a half's fewer): 2·n·(log2 n + 1), for ScheduleBuilder reservations.
+std::int64_t rhd_transfer_bound(std::int64_t n);
+
 /// Halving-doubling allreduce of `region` over `order` (positions), on channel `channel`.
 void add_rhd_allreduce(const PhaseContext& ctx, const std::vector<EndpointId>& order,
                        sched::Slice region, int channel);

@@ -79,11 +79,8 @@ Expected<sched::Schedule> HalvingDoublingHalf::generate(const sched::CollectiveS
                                                         const RankLayout& layout) const {
   TT_TRY_VOID(supports(spec, layout));
   sched::ScheduleBuilder b(spec, name());
-  // Transfers: p·log2 p + 2r (+ r for the allgather's split post-step), at most
-  // 2·n·(log2 n + 1); each has a few deps.
-  const std::int64_t n = spec.ranks;
-  const std::int64_t transfers = saturating_product(
-      {2, n, static_cast<std::int64_t>(std::bit_width(static_cast<std::uint64_t>(n))) + 1});
+  // Transfers: p·log2 p + 2r (+ r for the allgather's split post-step), each with a few deps.
+  const std::int64_t transfers = rhd_transfer_bound(spec.ranks);
   TT_TRY_VOID(reserve(b, transfers, saturating_mul(3, transfers)));
   add_halves(b, sched::dtype_size(spec.dtype), spec.ranks, spec.bytes, reduce());
   return std::move(b).build();

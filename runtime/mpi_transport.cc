@@ -3,6 +3,7 @@
 #include <climits>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "algorithms/schedule/collective_spec.h"
@@ -177,17 +178,18 @@ Expected<void> MpiTransport::barrier() {
   return {};
 }
 
-Expected<void> MpiTransport::allreduce(BufferView data, sched::DataType dtype) {
-  MPI_Datatype type = MPI_FLOAT;
-  MPI_Op op = MPI_SUM;
-  if (dtype != sched::DataType::F32) {
-    MPI_Op& user = dtype == sched::DataType::F16 ? f16_op_ : bf16_op_;
-    if (user == MPI_OP_NULL) {
-      TT_MPI(MPI_Op_create(dtype == sched::DataType::F16 ? sum_f16 : sum_bf16, 1, &user));
-    }
-    type = MPI_UINT16_T;
-    op = user;
+Expected<std::pair<MPI_Datatype, MPI_Op>> MpiTransport::sum_of(sched::DataType dtype) {
+  if (dtype == sched::DataType::F32) return std::make_pair(MPI_FLOAT, MPI_SUM);
+  MPI_Op& user = dtype == sched::DataType::F16 ? f16_op_ : bf16_op_;
+  if (user == MPI_OP_NULL) {
+    TT_MPI(MPI_Op_create(dtype == sched::DataType::F16 ? sum_f16 : sum_bf16, 1, &user));
   }
+  return std::make_pair(MPI_UINT16_T, user);
+}
+
+Expected<void> MpiTransport::allreduce(BufferView data, sched::DataType dtype) {
+  TT_TRY(const auto sum, sum_of(dtype));
+  const auto [type, op] = sum;
   TT_TRY(int bytes, checked_count(data.size));
   const int count = bytes / sched::dtype_size(dtype);
   TT_MPI(MPI_Allreduce(MPI_IN_PLACE, data.data, count, type, op, comm_));
@@ -215,16 +217,8 @@ Expected<void> block_counts(std::size_t bytes, sched::DataType dtype, int ranks,
 }  // namespace
 
 Expected<void> MpiTransport::reduce_scatter(BufferView data, sched::DataType dtype) {
-  MPI_Datatype type = MPI_FLOAT;
-  MPI_Op op = MPI_SUM;
-  if (dtype != sched::DataType::F32) {
-    MPI_Op& user = dtype == sched::DataType::F16 ? f16_op_ : bf16_op_;
-    if (user == MPI_OP_NULL) {
-      TT_MPI(MPI_Op_create(dtype == sched::DataType::F16 ? sum_f16 : sum_bf16, 1, &user));
-    }
-    type = MPI_UINT16_T;
-    op = user;
-  }
+  TT_TRY(const auto sum, sum_of(dtype));
+  const auto [type, op] = sum;
   const int esize = sched::dtype_size(dtype);
   std::vector<int> counts, displs;
   TT_TRY_VOID(block_counts(data.size, dtype, size_, esize, counts, displs));

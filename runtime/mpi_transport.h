@@ -13,6 +13,7 @@
 #include <mpi.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/transport.h"
@@ -96,6 +97,10 @@ class MpiTransport final : public Transport {
   Tag max_tag_ = 32767;
   std::vector<MPI_Request> requests_;  // Request::handle indexes this
   std::vector<std::int64_t> free_;
+  /// The MPI type and sum of `dtype`: MPI_FLOAT and MPI_SUM, or 16-bit words and a
+  /// user-defined sum through float (created on first use).
+  Expected<std::pair<MPI_Datatype, MPI_Op>> sum_of(sched::DataType dtype);
+
   MPI_Op f16_op_ = MPI_OP_NULL;  // user-defined sums for fp16 / bf16 (created lazily)
   MPI_Op bf16_op_ = MPI_OP_NULL;
 };
