@@ -71,8 +71,7 @@ std::string HalvingDoublingHalf::name() const {
 
 Expected<void> HalvingDoublingHalf::supports(const sched::CollectiveSpec& spec,
                                              const RankLayout& layout) const {
-  return check_common(spec, layout,
-                      {reduce() ? sched::Collective::ReduceScatter : sched::Collective::Allgather});
+  return check_common(spec, layout, {collective()});
 }
 
 Expected<sched::Schedule> HalvingDoublingHalf::generate(const sched::CollectiveSpec& spec,

@@ -17,15 +17,13 @@
 // Closed form: Σ over masks of hop(S·mask/p) (+ S·mask/p·γ halving), each at the slowest level
 // of its pairs, plus the pre- and post-steps when r > 0.
 
-#include "algorithms/algorithm.h"
+#include "algorithms/half_algorithm.h"
 
 namespace topotune::algo {
 
-class HalvingDoublingHalf final : public Algorithm {
+class HalvingDoublingHalf final : public HalfAlgorithm {
  public:
-  enum class Kind { ReduceScatter, Allgather };
-
-  HalvingDoublingHalf(AlgorithmOptions options, Kind kind) : Algorithm(options), kind_(kind) {}
+  using HalfAlgorithm::HalfAlgorithm;
   std::string name() const override;
   Expected<void> supports(const sched::CollectiveSpec& spec,
                           const RankLayout& layout) const override;
@@ -33,10 +31,6 @@ class HalvingDoublingHalf final : public Algorithm {
                                      const RankLayout& layout) const override;
   Expected<Seconds> closed_form(const sched::CollectiveSpec& spec, const RankLayout& layout,
                                 const CostParams& params) const override;
-
- private:
-  bool reduce() const { return kind_ == Kind::ReduceScatter; }
-  Kind kind_;
 };
 
 }  // namespace topotune::algo

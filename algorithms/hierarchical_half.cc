@@ -75,8 +75,7 @@ std::string HierarchicalHalf::name() const {
 
 Expected<void> HierarchicalHalf::supports(const sched::CollectiveSpec& spec,
                                           const RankLayout& layout) const {
-  TT_TRY_VOID(check_common(
-      spec, layout, {reduce() ? sched::Collective::ReduceScatter : sched::Collective::Allgather}));
+  TT_TRY_VOID(check_common(spec, layout, {collective()}));
   if (options_.inner != AlgoKind::Ring) {
     return fail(Errc::InvalidArgument, std::string("hierarchical ") +
                                            sched::collective_name(spec.collective) +

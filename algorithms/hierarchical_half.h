@@ -19,15 +19,13 @@
 // Closed form: ring_time(G, S, K) over the intra hop + ring_time(H, S/G, K) over the rail hop
 // (all G rails at once share the NICs), γ on the reduce-scatter's bytes.
 
-#include "algorithms/algorithm.h"
+#include "algorithms/half_algorithm.h"
 
 namespace topotune::algo {
 
-class HierarchicalHalf final : public Algorithm {
+class HierarchicalHalf final : public HalfAlgorithm {
  public:
-  enum class Kind { ReduceScatter, Allgather };
-
-  HierarchicalHalf(AlgorithmOptions options, Kind kind) : Algorithm(options), kind_(kind) {}
+  using HalfAlgorithm::HalfAlgorithm;
   std::string name() const override;
   Expected<void> supports(const sched::CollectiveSpec& spec,
                           const RankLayout& layout) const override;
@@ -35,10 +33,6 @@ class HierarchicalHalf final : public Algorithm {
                                      const RankLayout& layout) const override;
   Expected<Seconds> closed_form(const sched::CollectiveSpec& spec, const RankLayout& layout,
                                 const CostParams& params) const override;
-
- private:
-  bool reduce() const { return kind_ == Kind::ReduceScatter; }
-  Kind kind_;
 };
 
 }  // namespace topotune::algo

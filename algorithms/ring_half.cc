@@ -38,8 +38,7 @@ std::string RingHalf::name() const {
 
 Expected<void> RingHalf::supports(const sched::CollectiveSpec& spec,
                                   const RankLayout& layout) const {
-  return check_common(spec, layout,
-                      {reduce() ? sched::Collective::ReduceScatter : sched::Collective::Allgather});
+  return check_common(spec, layout, {collective()});
 }
 
 Expected<sched::Schedule> RingHalf::generate(const sched::CollectiveSpec& spec,

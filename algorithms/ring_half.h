@@ -19,16 +19,14 @@
 //   of the rank's ring successor, which it never forwards).
 // Closed form: T = (n-1)K·α + (n-1)/n·S·β.
 
-#include "algorithms/algorithm.h"
+#include "algorithms/half_algorithm.h"
 
 namespace topotune::algo {
 
 /// The ring reduce-scatter or ring allgather (see the file comment).
-class RingHalf final : public Algorithm {
+class RingHalf final : public HalfAlgorithm {
  public:
-  enum class Kind { ReduceScatter, Allgather };
-
-  RingHalf(AlgorithmOptions options, Kind kind) : Algorithm(options), kind_(kind) {}
+  using HalfAlgorithm::HalfAlgorithm;
   std::string name() const override;
   Expected<void> supports(const sched::CollectiveSpec& spec,
                           const RankLayout& layout) const override;
@@ -36,10 +34,6 @@ class RingHalf final : public Algorithm {
                                      const RankLayout& layout) const override;
   Expected<Seconds> closed_form(const sched::CollectiveSpec& spec, const RankLayout& layout,
                                 const CostParams& params) const override;
-
- private:
-  bool reduce() const { return kind_ == Kind::ReduceScatter; }
-  Kind kind_;
 };
 
 }  // namespace topotune::algo
