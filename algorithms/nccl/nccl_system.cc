@@ -25,7 +25,10 @@ int arch_row_of(topo::GpuArch a) {
   return 1;
 }
 
-int compute_capability(topo::GpuArch a) {
+// NCCL's minCompCap of the GPU: by architecture, and within Blackwell by model, since NCCL
+// 2.25-2.26 enable LL128 for sm_100 but not for sm_103 (NVIDIA's CUDA GPU list,
+// developer.nvidia.com/cuda-gpus: GB200 and B200 10.0, GB300 and B300 10.3).
+int compute_capability(topo::GpuArch a, const std::string& model) {
   switch (a) {
     case topo::GpuArch::Volta:
       return 70;
@@ -37,7 +40,7 @@ int compute_capability(topo::GpuArch a) {
     case topo::GpuArch::Hopper:
       return 90;
     case topo::GpuArch::Blackwell:
-      return 100;
+      return model.find("B300") != std::string::npos ? 103 : 100;  // GB300 too
   }
   return 80;
 }
@@ -170,7 +173,7 @@ Expected<NcclSystem> nccl_system_from_cluster(const topo::ClusterSpec& spec) {
   s.nodes = spec.hosts / domain;
   s.gpus_per_node = inst.num_gpus * domain;
   s.arch_row = arch_row_of(inst.gpu.arch);
-  s.cc = compute_capability(inst.gpu.arch);
+  s.cc = compute_capability(inst.gpu.arch, inst.gpu.model);
   s.sm90 = s.arch_row >= 2;
   s.intra = inst.fabric;
   if (s.intra == topo::IntraFabric::PcieOnly) {

@@ -179,9 +179,16 @@ bool ll128_default(const NcclTuningInputs& in, const NcclGraph& g) {
   const int rel = in.release, cc = in.cc;
   if (rel < R(2, 5, 0) || g.channels == 0) return false;
   if (rel < R(2, 15, 0)) return g.inter_local && g.intra_nvlink && (cc == 70 || cc == 80);
-  // typeInter <= PXB (or PXN on sm90, 2.17.1+): inter_local covers both for these nodes
-  return g.inter_local && g.intra_nvlink && (cc == 70 || cc == 80 || cc >= 90) &&
-         (cc < 100 || rel >= R(2, 25, 0));
+  // typeInter <= PXB (or PXN on sm90, 2.17.1+): inter_local covers both for these nodes.
+  // The compute capabilities: 70, 80, 90 to v2.24; 100 and 120 added in v2.25.1-1; every one
+  // from 70 up from v2.27.3-1 (so sm_103, GB300/B300, only then).
+  bool arch = cc == 70 || cc == 80 || cc == 90;
+  if (rel >= R(2, 27, 0)) {
+    arch = cc >= 70;
+  } else if (rel >= R(2, 25, 0)) {
+    arch = arch || cc == 100 || cc == 120;
+  }
+  return g.inter_local && g.intra_nvlink && arch;
 }
 
 const char* disabled(const NcclTuningInputs& in, sched::Collective c, NcclAlgo a, NcclProto p) {

@@ -153,6 +153,40 @@ TEST(NcclTuning, NvlsAllGatherAndReduceScatterByRelease) {
   EXPECT_NE(nccl_tune(in, Collective::Allgather).why_disabled[nvls][simple], nullptr);
 }
 
+// LL128 by default (tuning.cc): compute capabilities 70, 80, 90 to v2.24; 100 and 120 added in
+// v2.25.1-1; every one from 70 up from v2.27.3-1, so GB300/B300 (sm_103) only then.
+TEST(NcclTuning, Ll128ByComputeCapabilityAndRelease) {
+  NcclTuningInputs in;
+  in.ranks = 16;
+  in.nodes = 2;
+  in.graphs = nccl_search(nccl_node_view(testing::dgx_h100(2), 22903), 22903, 2, true, true, 0);
+  const int ring = static_cast<int>(NcclAlgo::Ring), ll128 = static_cast<int>(NcclProto::LL128);
+  const auto on = [&in, ring, ll128](int cc, int release) {
+    in.cc = cc;
+    in.release = release;
+    return nccl_tune(in, Collective::Allreduce).why_disabled[ring][ll128] == nullptr;
+  };
+  EXPECT_TRUE(on(90, 22403));
+  EXPECT_FALSE(on(100, 22403));
+  EXPECT_TRUE(on(100, 22501));
+  EXPECT_FALSE(on(103, 22501));
+  EXPECT_FALSE(on(103, 22606));
+  EXPECT_TRUE(on(103, 22703));
+  EXPECT_TRUE(on(100, 22903));
+}
+
+// The compute capability NCCL sees: Blackwell is 10.0, but 10.3 for GB300 and B300.
+TEST(NcclSystem, BlackwellUltraIsSm103) {
+  topo::InstanceSpec inst =
+      testing::nvswitch_instance("gb", topo::GpuArch::Blackwell, 18, true, 8, 400,
+                                 topo::NetTransport::InfiniBand, 0, 63, "Intel");
+  for (const auto& [model, cc] :
+       {std::pair{"GB200", 100}, {"B200", 100}, {"GB300", 103}, {"B300", 103}}) {
+    inst.gpu.model = model;
+    EXPECT_EQ(testing::system_of(inst, 2).cc, cc) << model;
+  }
+}
+
 TEST(NcclTuning, PlateauFactorRaisesRingSimpleLatencyAcrossNodes) {
   NcclTuningInputs in;
   in.release = kLatestModeledRelease;
