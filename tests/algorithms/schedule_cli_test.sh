@@ -19,6 +19,12 @@ expect 2 "either --ranks N or --instance" --algo ring --size 1M
 expect 2 "do not fill hosts of 4" --algo ring --ranks 6 --gpus-per-node 4 --size 1M
 expect 2 "does not implement broadcast" --algo tree --ranks 4 --size 1M --collective broadcast
 expect 2 "unknown inner algorithm" --algo hierarchical --inner star --ranks 4 --size 1M
+# Reduce-scatter and allgather: the two-level and the halving/doubling generators, proved.
+expect 0 "proved by the symbolic interpreter" --algo hierarchical --collective reduce_scatter --ranks 12 --gpus-per-node 4 --size 4100
+expect 0 "proved by the symbolic interpreter" --algo hierarchical --collective allgather --ranks 12 --gpus-per-node 4 --size 1M
+expect 0 "steps (DAG depth)      5" --algo rhd --collective reduce_scatter --ranks 12 --size 1M
+expect 0 "proved by the symbolic interpreter" --algo rhd --collective allgather --ranks 6 --size 4100
+expect 2 "hierarchical allgather runs a ring across hosts (inner=ring), not rhd" --algo hierarchical --inner rhd --collective allgather --ranks 8 --gpus-per-node 2 --size 1M
 # The cluster by the rule every command shares (cli/cluster_flags.h), --ranks being schedule's
 # own alternative: --cluster (its --nodes overriding the file's), --placement, the same
 # messages and ranges as the other commands.
