@@ -39,11 +39,20 @@ Expected<std::pair<double, std::string>> RowPredictor::predict(const std::string
 }
 
 Expected<std::vector<ValidationRow>> compare_run(const rt::Measurement& run,
-                                                 RowPredictor& predictor) {
+                                                 RowPredictor& predictor,
+                                                 std::vector<std::string>* unmodelled) {
   std::vector<ValidationRow> rows;
   const double factor = sched::busbw_factor(run.collective, run.ranks);
   for (const rt::MeasurementRow& r : run.rows) {
     if (r.bytes <= 0 || r.time_us <= 0) continue;
+    if (row_model(r.algorithm) == RowModel::OpenMpi &&
+        run.collective != sched::Collective::Allreduce) {
+      if (unmodelled != nullptr &&
+          std::find(unmodelled->begin(), unmodelled->end(), r.algorithm) == unmodelled->end()) {
+        unmodelled->push_back(r.algorithm);
+      }
+      continue;
+    }
     sched::CollectiveSpec spec;
     spec.collective = run.collective;
     spec.dtype = r.dtype;
@@ -63,7 +72,13 @@ Expected<std::vector<ValidationRow>> compare_run(const rt::Measurement& run,
     row.model = pred.second;
     rows.push_back(std::move(row));
   }
-  if (rows.empty()) return fail(Errc::InvalidArgument, "the measurement has no sizes > 0");
+  if (rows.empty()) {
+    return fail(Errc::InvalidArgument,
+                unmodelled != nullptr && !unmodelled->empty()
+                    ? "the measurement has no row with a model (Open MPI's own " +
+                          std::string(sched::collective_name(run.collective)) + " has none)"
+                    : std::string("the measurement has no sizes > 0"));
+  }
   return rows;
 }
 

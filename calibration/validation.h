@@ -68,10 +68,13 @@ class RowPredictor {
 };
 
 /// Every row of `run` with a size and a time > 0, in the file's order, predicted and compared.
-/// Fails when there is none, or when a row cannot be predicted (an unknown algorithm, a
-/// schedule too large).
+/// Rows of `mpi` in a run of another collective than allreduce have no model (the Open MPI
+/// model is MPI_Allreduce's): they are left out and their algorithm named in `unmodelled`
+/// (when given). Fails when no row is left, or when a row cannot be predicted (an unknown
+/// algorithm, a schedule too large).
 Expected<std::vector<ValidationRow>> compare_run(const rt::Measurement& run,
-                                                 RowPredictor& predictor);
+                                                 RowPredictor& predictor,
+                                                 std::vector<std::string>* unmodelled = nullptr);
 
 /// The rows' algorithms in first-seen order (deterministic: the file's order).
 std::vector<std::string> algorithms_of(const std::vector<ValidationRow>& rows);

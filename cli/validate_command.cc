@@ -64,9 +64,15 @@ Expected<void> run_validate(const ValidateArgs& a, std::ostream& out) {
   const algo::NcclPredictor predictor(sys, params, opts);
   tune::RowPredictor models(predictor, cluster, m.channels.value_or(1), m.chunks.value_or(1),
                             simulation_budget);
-  TT_TRY(std::vector<tune::ValidationRow> rows, tune::compare_run(m, models));
+  std::vector<std::string> unmodelled;
+  TT_TRY(std::vector<tune::ValidationRow> rows, tune::compare_run(m, models, &unmodelled));
   ValidateReport report;
   report.rows = std::move(rows);
+  for (const std::string& algo : unmodelled) {
+    report.warnings.push_back("rows of `" + algo + "` not compared: topotune has no model of " +
+                              "Open MPI's own " + sched::collective_name(m.collective) +
+                              " (its Open MPI model is MPI_Allreduce's)");
+  }
   if (!a.plot.empty()) {  // the plot is written before the report is printed
     TT_TRY_VOID(
         plot_validation(report.rows, a.plot, sys.instance + " x " + std::to_string(sys.nodes))
@@ -78,7 +84,10 @@ Expected<void> run_validate(const ValidateArgs& a, std::ostream& out) {
   report.ranks = m.ranks;
   report.collective = m.collective;
   report.nccl_version = opts.version.str();
-  report.warnings = tune::log_contradictions({m.gpu_names, m.nodes}, cluster, a.nodes.has_value());
+  for (std::string& w :
+       tune::log_contradictions({m.gpu_names, m.nodes}, cluster, a.nodes.has_value())) {
+    report.warnings.push_back(std::move(w));
+  }
   if (!a.nccl_tests.empty() && !opts.version.known) {
     report.warnings.push_back(
         "the log does not print its NCCL version: predicted as the latest modeled release, " +

@@ -119,6 +119,29 @@ TEST(Validation, EmptyRowsAreSkippedAndUnknownAlgorithmsRefused) {
   EXPECT_NE(bad.error().message.find("rnig"), std::string::npos) << bad.error().message;
 }
 
+// A reduce-scatter measured with MPI's own: its rows have no model (the Open MPI model is
+// MPI_Allreduce's), so they are left out and named; the schedule rows are compared as usual.
+TEST(Validation, OpenMpiRowsOfOtherCollectivesAreLeftOutAndNamed) {
+  Fixture f;
+  RowPredictor p = f.predictor();
+  rt::Measurement run = run_of({{"mpi", Bytes(4096), sched::DataType::F32, 50},
+                                {"reduce_scatter_ring", Bytes(4096), sched::DataType::F32, 60}});
+  run.collective = sched::Collective::ReduceScatter;
+  std::vector<std::string> unmodelled;
+  const auto rows = compare_run(run, p, &unmodelled);
+  ASSERT_TRUE(rows) << rows.error().message;
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ((*rows)[0].algorithm, "reduce_scatter_ring");
+  EXPECT_EQ(unmodelled, std::vector<std::string>{"mpi"});
+  rt::Measurement only_mpi = run_of({{"mpi", Bytes(4096), sched::DataType::F32, 50}});
+  only_mpi.collective = sched::Collective::Allgather;
+  unmodelled.clear();
+  const auto none = compare_run(only_mpi, p, &unmodelled);
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.error().message.find("no row with a model"), std::string::npos)
+      << none.error().message;
+}
+
 TEST(Validation, SummariesPerAlgorithmInFileOrder) {
   std::vector<ValidationRow> rows(4);
   const char* names[] = {"tree", "ring", "tree", "ring"};
