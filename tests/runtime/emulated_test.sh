@@ -104,14 +104,20 @@ for cfg in $configs; do
   else
     check no "$cfg: topotune plan on the cluster"
   fi
+  # A timing miss with every element right (emulated_check.py exit 3) is measured once more:
+  # on this shared VM single runs of ps on 4x1 have come out 10-19 % slow with others within
+  # 1 % (+0.2-0.5 s per size, like TCP retransmission timeouts of the 3:1 incast into one tbf
+  # queue), and the next run within 1 %. Both attempts are printed; two misses fail.
+  for attempt in 1 2; do
   start=$(date +%s)
   cpu_mark "$dir/cpu-before"
   timeout 500 "$bin" emulate run --dir "$dir" -- "$bin" measure --cluster "$dir/cluster.json" \
     --algos "$run_algos" --sizes "$sizes" --warmup 1 --iters "$iters" --timeout 60 --out "$dir/measured.json"
   rc=$?
   cpu_mark "$dir/cpu-after"
-  echo "# $cfg measured in $(( $(date +%s) - start )) s"
+  echo "# $cfg measured in $(( $(date +%s) - start )) s (attempt $attempt)"
   [ $rc -eq 0 ] && check ok "$cfg: measure" || check no "$cfg: measure (rc=$rc)"
+  verdict=0
   if [ -f "$dir/measured.json" ]; then
     # The ranks run under mpirun's daemons, not as this shell's children: their CPU is the sum
     # measure recorded (ranks_cpu_s), what the rest of the machine did is other work's.
@@ -121,7 +127,12 @@ for cfg in $configs; do
     if "$predictor" "$dir/cluster.json" "$run_algos" "$sizes" > "$dir/predicted.json"; then
       python3 "$here/emulated_check.py" "$dir/measured.json" "$dir/predicted.json" --name "$cfg" \
         --cpu "$dir/cpu.json" "${plan_check[@]}"
-      case $? in
+      verdict=$?
+      if [ $verdict -eq 3 ] && [ $attempt -eq 1 ]; then
+        echo "RETRY: $cfg: a timing check missed with every element right: measuring again"
+        continue
+      fi
+      case $verdict in
         0) check ok "$cfg: prediction within tolerance" ;;
         77) echo "CONTENDED: $cfg: prediction missed while other work took the CPUs"
             contended=$((contended + 1)) ;;
@@ -133,6 +144,8 @@ for cfg in $configs; do
       check no "$cfg: predict_emulated failed"
     fi
   fi
+  break
+  done
   # Reduce-scatter and allgather on hosts of several GPUs (where hierarchical differs from the
   # ring): ring and hierarchical measured at the three largest sizes against their predictions,
   # the same tolerance. (`mpi` is left out: no model of Open MPI's reduce_scatter/allgatherv.)
