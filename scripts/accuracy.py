@@ -384,7 +384,7 @@ GATE_OVERALL, GATE_ENTRY = 8.0, 90.0  # where the model stands: README "Accuracy
 # all_gather / reduce_scatter (data/validation/nccl_tests_added_2026-11-27.json): the
 # leave-one-out median over their rows >= 1 MiB; the gate is where the model stands (with a
 # little margin), below the target.
-TARGET_AGRS, GATE_AGRS = 8.0, 10.4  # measured 10.0 % (docs/nccl-model.md)
+TARGET_AGRS, GATE_AGRS = 8.0, 9.0  # measured 8.6 % (docs/nccl-model.md)
 
 # The all_reduce fits (first stage) by the ids they were fitted on: every all_gather/
 # reduce_scatter leave-one-out shares one. One lock per key, so that parallel folds with
