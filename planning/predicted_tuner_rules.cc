@@ -14,10 +14,10 @@ using algo::NcclAlgo;
 using algo::NcclProto;
 
 // NCCL's loop order in topoGetAlgoInfo (src/enqueue.cc at v2.30.7-1): algorithms by their
-// index (Tree, Ring, ..., NVLS, NVLSTree), protocols LL, LL128, Simple; the first of equal
-// times wins.
+// index (Tree, Ring, ..., NVLS, NVLSTree, PAT), protocols LL, LL128, Simple; the first of
+// equal times wins.
 constexpr NcclAlgo kAlgoOrder[] = {NcclAlgo::Tree, NcclAlgo::Ring, NcclAlgo::Nvls,
-                                   NcclAlgo::NvlsTree};
+                                   NcclAlgo::NvlsTree, NcclAlgo::Pat};
 constexpr NcclProto kProtoOrder[] = {NcclProto::LL, NcclProto::LL128, NcclProto::Simple};
 
 NcclPick pick_of(const algo::NcclCandidate& c) { return {c.algo, c.proto}; }

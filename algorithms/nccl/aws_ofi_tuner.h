@@ -5,9 +5,10 @@
 // list of polygons, each naming an (algorithm, protocol); the first polygon containing the
 // point (its edges included) decides, and NCCL runs that choice. All-gather and reduce-scatter
 // have lists of their own on P5en (Ring, the protocol by region; nBytes is the whole buffer,
-// NCCL's ncclFuncMaxSendRecvCount); P5/P5e have them only for one GPU per node (PAT, not
-// modelled), so NCCL's model decides those there. It is active with more than
-// two nodes (v1.14.0+) and 8 GPUs per node; elsewhere NCCL's own model decides.
+// NCCL's ncclFuncMaxSendRecvCount); P5/P5e have them only for one GPU per node (PAT regions
+// with the plugin's own PAT channel counts: not transcribed), so NCCL's model decides there. It is
+// active with more than two nodes (v1.14.0+) and 8 GPUs per node; elsewhere NCCL's own model
+// decides.
 
 #include <functional>
 #include <optional>

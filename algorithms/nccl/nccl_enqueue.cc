@@ -36,6 +36,9 @@ int nccl_run_channels(const NcclLaunchInputs& in, NcclAlgo a, NcclProto p, doubl
   // 2.20.3 .. 2.21.5 start from collChannels; the others from comm->nChannels.
   int nc = rel >= R(2, 20, 3) && rel < R(2, 22, 0) ? g.coll_channels : g.comm_channels;
   nc = std::max(1, nc);
+  // tuning.cc sets no maxThreads for PAT (0 in the calloc'd communicator), so the size loop
+  // never trims its channels (v2.23.4-1 .. v2.30.7-1); only the traffic cells below do.
+  if (a == NcclAlgo::Pat) nt = 0;
   while (bytes < nc * nt * threshold && nc >= 2) --nc;
   if (rel >= R(2, 22, 0)) {
     // scheduleCollTasksToPlan: at least one cell of MinTrafficPerChannel / 2 bytes per channel

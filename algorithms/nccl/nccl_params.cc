@@ -27,6 +27,7 @@ constexpr auto kAlgoNames = enum_names<NcclAlgo>({{NcclAlgo::Ring, "ring"},
                                                   {NcclAlgo::Tree, "tree"},
                                                   {NcclAlgo::Nvls, "nvls"},
                                                   {NcclAlgo::NvlsTree, "nvls_tree"},
+                                                  {NcclAlgo::Pat, "pat"},
                                                   {NcclAlgo::NvlsTree, "nvlstree", true}});
 constexpr auto kProtoNames = enum_names<NcclProto>(
     {{NcclProto::LL, "LL"}, {NcclProto::LL128, "LL128"}, {NcclProto::Simple, "Simple"}});

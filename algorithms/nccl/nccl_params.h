@@ -24,13 +24,14 @@
 namespace topotune::algo {
 
 /// NCCL's algorithms modelled here (CollNet needs a SHARP plugin: no catalog instance has one).
-enum class NcclAlgo { Ring, Tree, Nvls, NvlsTree };
+/// Pat: all-gather and reduce-scatter on one GPU per node (NCCL 2.23.4 on).
+enum class NcclAlgo { Ring, Tree, Nvls, NvlsTree, Pat };
 /// NCCL's protocols.
 enum class NcclProto { LL, LL128, Simple };
-inline constexpr int kNumNcclAlgos = 4;
+inline constexpr int kNumNcclAlgos = 5;
 inline constexpr int kNumNcclProtos = 3;
 
-const char* nccl_algo_name(NcclAlgo a);    ///< "ring", "tree", "nvls", "nvls_tree"
+const char* nccl_algo_name(NcclAlgo a);    ///< "ring", "tree", "nvls", "nvls_tree", "pat"
 const char* nccl_proto_name(NcclProto p);  ///< "LL", "LL128", "Simple"
 Expected<NcclAlgo> parse_nccl_algo(const std::string& name);  ///< case-insensitive, NCCL_ALGO names
 

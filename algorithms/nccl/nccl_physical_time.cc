@@ -215,6 +215,24 @@ NcclPhysicalTime nvls(const Context& x) {
   return {t, lat, x.S / bw < lat ? "latency" : neck};
 }
 
+// PAT (Parallel Aggregated Trees; all-gather and reduce-scatter with one GPU per node): each
+// rank exchanges with the ranks 1, 2, 4, ... nodes away, aggregating what it forwards, so the
+// bytes through its NICs are Ring's, (n-1)/n of the buffer, and the path of the last piece is
+// ceil(log2 nodes) network hops instead of n-1 (src/device/all_gather.h / reduce_scatter.h
+// RunWorkColl<..., NCCL_ALGO_PAT, NCCL_PROTO_SIMPLE>, src/include/collectives.h
+// PatAGAlgorithm / PatRSAlgorithm). Its copies are Simple's, one CTA per channel. No log in
+// the validation sets ran PAT at >= 1 MiB (NCCL's own estimate leaves it to the small sizes),
+// so this shares Ring's and Tree's fitted rates and hop latencies and has nothing of its own.
+NcclPhysicalTime pat(const Context& x) {
+  const double volume = sched::busbw_factor(x.coll, x.sys.ranks()) * x.S;
+  const double engine = x.nc * x.b_simple_ch;
+  double bw = engine;
+  const char* neck = "engine";
+  if (x.sys.nodes > 1 && x.b_net < bw) bw = x.b_net, neck = "network";
+  const double lat = x.t0 + x.depth * x.l_net;
+  return {lat + volume / bw, lat, volume / bw < lat ? "latency" : neck};
+}
+
 }  // namespace
 
 NcclPhysicalTime nccl_physical_time(const NcclSystem& sys, const NcclModelParams& prm,
@@ -229,6 +247,8 @@ NcclPhysicalTime nccl_physical_time(const NcclSystem& sys, const NcclModelParams
     case NcclAlgo::Nvls:
     case NcclAlgo::NvlsTree:
       return nvls(x);
+    case NcclAlgo::Pat:
+      return pat(x);
   }
   return ring(x);
 }

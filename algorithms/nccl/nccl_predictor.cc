@@ -11,9 +11,10 @@ namespace {
 
 constexpr int R(int ma, int mi, int pa) { return nccl_release_code(ma, mi, pa); }
 constexpr int kNumCollectives = 4;
-// ncclTopoGetAlgoInfo's loop order (Tree before Ring, NVLS, NVLSTree), which breaks ties.
+// ncclTopoGetAlgoInfo's loop order (Tree before Ring, NVLS, NVLSTree, PAT: NCCL_ALGO_* index
+// order), which breaks ties.
 constexpr NcclAlgo kNcclOrder[] = {NcclAlgo::Tree, NcclAlgo::Ring, NcclAlgo::Nvls,
-                                   NcclAlgo::NvlsTree};
+                                   NcclAlgo::NvlsTree, NcclAlgo::Pat};
 constexpr NcclProto kProtos[] = {NcclProto::LL, NcclProto::LL128, NcclProto::Simple};
 
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
@@ -117,6 +118,10 @@ NcclPredictor::NcclPredictor(NcclSystem system, NcclModelParams params, NcclOpti
   tuning_.amd_cpu = s.amd_cpu;
   tuning_.graphs = g;
   tuning_.nvls_support = nvls;
+  // GPUDirect-TCPX reports netDeviceType NCCL_NET_DEVICE_UNPACK (google/nccl-plugin-gpudirecttcpx
+  // src/net_tcpx.cc tcpxGetProperties at 4b8ea7f); TCPXO reports NCCL_NET_DEVICE_HOST
+  // (nccl-plugin-gpudirect-tcpxo nccl_shim.cc at v1.0.17), as NCCL's own transports do.
+  tuning_.net_device_offload = s.nic_class == NicClass::Tcpx;
   tuning_.algos = options_.algos;
   tuning_.protos = options_.protos;
   // aws-ofi-nccl sets NCCL_PROTO=simple (when unset) on EFA endpoints without 128-byte

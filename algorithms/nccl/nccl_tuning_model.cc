@@ -11,7 +11,8 @@ namespace topotune::algo {
 namespace {
 
 constexpr int R(int ma, int mi, int pa) { return nccl_release_code(ma, mi, pa); }
-constexpr NcclAlgo kAlgos[] = {NcclAlgo::Ring, NcclAlgo::Tree, NcclAlgo::Nvls, NcclAlgo::NvlsTree};
+constexpr NcclAlgo kAlgos[] = {NcclAlgo::Ring, NcclAlgo::Tree, NcclAlgo::Nvls, NcclAlgo::NvlsTree,
+                               NcclAlgo::Pat};
 constexpr NcclProto kProtos[] = {NcclProto::LL, NcclProto::LL128, NcclProto::Simple};
 
 int ai(NcclAlgo a) { return static_cast<int>(a); }
@@ -27,9 +28,10 @@ bool allowed(const std::vector<T>& v, T x) {
   return v.empty() || std::find(v.begin(), v.end(), x) != v.end();
 }
 
+// init.cc: graphs[NCCL_ALGO_PAT] is the tree graph (v2.23.4-1 on).
 const NcclGraph& graph_of(const NcclGraphs& g, NcclAlgo a) {
   if (a == NcclAlgo::Ring) return g.ring;
-  if (a == NcclAlgo::Tree) return g.tree;
+  if (a == NcclAlgo::Tree || a == NcclAlgo::Pat) return g.tree;
   return g.nvls;
 }
 
@@ -98,6 +100,7 @@ double bus_bandwidth(const NcclTuningInputs& in, sched::Collective c, NcclAlgo a
     }
     if (rel >= R(2, 18, 3) && g.tree_pattern) bus *= .85;
   }
+  if (a == NcclAlgo::Pat) bus *= rel < R(2, 24, 0) ? .85 : .75;  // v2.23.4-1, v2.24.3-1
   return bus;
 }
 
@@ -171,6 +174,10 @@ double latency(const NcclTuningInputs& in, sched::Collective c, NcclAlgo a, Nccl
       if (rel < R(2, 19, 0))
         return lat + 2 * (nodes - 1) * nccl_hw_latency_us(rel, NcclHw::Net, a, p);
       return lat + intra + 2 * log2i(nodes) * inter;
+    case NcclAlgo::Pat:
+      // "Base time" 8 us (in baseLatencies from v2.28.3-1), "Log latency", and "Still a
+      // linear part; hopefully we'll manage to remove it at some point" (tuning.cc).
+      return 8.0 + log2i(nodes) * (inter / 3.5) + n * 2.8;
   }
   return lat;
 }
@@ -196,8 +203,12 @@ const char* disabled(const NcclTuningInputs& in, sched::Collective c, NcclAlgo a
   const bool nvls_family = a == NcclAlgo::Nvls || a == NcclAlgo::NvlsTree;
   const bool gather = c == sched::Collective::Allgather || c == sched::Collective::ReduceScatter;
   // tuning.cc: broadcast and reduce run Ring only; all-gather and reduce-scatter Ring, NVLS
-  // (from v2.19.3-1), PAT and CollNetDirect (neither modelled: PAT needs one GPU per node).
+  // (from v2.19.3-1), PAT (from v2.23.4-1) and CollNetDirect (not modelled: no SHARP plugin).
   if (c == sched::Collective::Broadcast && a != NcclAlgo::Ring) return "only Ring runs it";
+  if (a == NcclAlgo::Pat) {
+    if (!gather) return "PAT runs all-gather and reduce-scatter only";
+    if (rel < R(2, 23, 0)) return "no PAT before NCCL 2.23.4";
+  }
   if (gather && (a == NcclAlgo::Tree || a == NcclAlgo::NvlsTree)) {
     return "all-gather/reduce-scatter run Ring, NVLS, PAT or CollNet";
   }
@@ -218,6 +229,11 @@ const char* disabled(const NcclTuningInputs& in, sched::Collective c, NcclAlgo a
     return "NVLS all-gather/reduce-scatter takes at most 32 GPUs per node";
   }
   if (a == NcclAlgo::NvlsTree && in.nodes == 1) return "NVLSTree is multi-node only";
+  if (a == NcclAlgo::Pat) {  // ncclPatEnable (NCCL_PAT_ENABLE unset), tuning.cc
+    if (p != NcclProto::Simple) return "PAT runs Simple only";
+    if (in.ranks != in.nodes) return "PAT needs one GPU per node";
+    if (in.net_device_offload) return "PAT does not run over a net plugin's device offload";
+  }
   if (graph_of(in.graphs, a).channels == 0) return "the search found no channel";
   if (p == NcclProto::LL128 && in.protos.empty() && !ll128_default(in, graph_of(in.graphs, a))) {
     return "LL128 off by default here (needs NVLink and the NIC within PXB)";

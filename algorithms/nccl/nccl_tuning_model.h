@@ -25,6 +25,9 @@ struct NcclTuningInputs {
   bool amd_cpu = false;  ///< CPU vendor row of llMaxBws and the network overhead
   NcclGraphs graphs;
   bool nvls_support = false;
+  /// The net plugin's netDeviceType is not NCCL_NET_DEVICE_HOST (GPUDirect-TCPX's unpack
+  /// kernel), which rules PAT out.
+  bool net_device_offload = false;
   std::vector<NcclAlgo> algos;    ///< NCCL_ALGO; empty = all
   std::vector<NcclProto> protos;  ///< NCCL_PROTO; empty = all (LL128 by its default rule)
 };

@@ -15,6 +15,9 @@ using Row = std::array<double, 3>;  // LL, LL128, Simple or scale N1, N2, N4
 int pi(NcclProto p) { return static_cast<int>(p); }
 
 Row base_row(int rel, NcclAlgo a) {
+  // PAT's row is in the tables from v2.28.3-1; v2.23.4-1 .. v2.27.7-1 wrote the same 8 us into
+  // PAT's latency formula itself (nccl_tuning_model.cc).
+  if (a == NcclAlgo::Pat) return rel < R(2, 28, 0) ? Row{0, 0, 0} : Row{8.0, 8.0, 8.0};
   if (a == NcclAlgo::Nvls || a == NcclAlgo::NvlsTree) {
     if (rel < R(2, 18, 0)) return {0, 0, 40.0};  // v2.17.1-1 NVLS
     if (rel < R(2, 19, 0)) return {0, 0, 23.0};  // v2.18.1-1
@@ -37,6 +40,7 @@ Row nvlink_row(int rel, NcclAlgo a) {
     return {.6, 1.25, 4.0};                         // v2.23.4-1
   }
   if (a == NcclAlgo::Ring) return rel < R(2, 18, 0) ? Row{.47, 1.9, 3.4} : Row{.6, 1.9, 3.4};
+  if (a == NcclAlgo::Pat) return rel < R(2, 28, 0) ? Row{0, 0, 0} : Row{0, 0, 4.0};  // v2.28.3-1
   if (rel < R(2, 19, 0)) return {0, 0, 0};   // NVLS, NVLSTree: v2.17.1-1, v2.18.1-1
   if (rel < R(2, 21, 0)) return {0, 0, 23};  // v2.19.1-1
   return {0, 0, 25};                         // v2.21.5-1
@@ -44,6 +48,7 @@ Row nvlink_row(int rel, NcclAlgo a) {
 
 Row pci_row(int rel, NcclAlgo a) {
   if (a == NcclAlgo::Ring) return {1.0, 2.5, 5.7};  // every release
+  if (a == NcclAlgo::Pat) return rel < R(2, 28, 0) ? Row{0, 0, 0} : Row{0, 0, 4.0};  // v2.28.3-1
   if (a != NcclAlgo::Tree) return {0, 0, 0};
   if (rel < R(2, 18, 3)) return {1.0, 1.9, 28};  // v2.5.6-1
   if (rel < R(2, 19, 0)) return {1.0, 1.9, 6};   // v2.18.3-1
@@ -70,6 +75,8 @@ Row net_row(int rel, NcclAlgo a) {
       if (rel < R(2, 19, 0)) return {0, 0, 19};  // v2.18.1-1
       if (rel < R(2, 28, 9)) return {0, 0, 14};  // v2.19.1-1
       return {0, 0, 20.9};                       // v2.28.9-1
+    case NcclAlgo::Pat:
+      return rel < R(2, 28, 0) ? Row{0, 0, 0} : Row{0, 0, 14};  // v2.28.3-1
   }
   return {0, 0, 0};
 }

@@ -25,7 +25,7 @@ TEST(NcclNames, NamesAreTheDataFileKeys) {
 
 TEST(NcclNames, UnknownAlgorithmKeepsItsWording) {
   EXPECT_EQ(parse_nccl_algo("rign").error().message,
-            "unknown NCCL algorithm 'rign' (ring, tree, nvls, nvls_tree)");
+            "unknown NCCL algorithm 'rign' (ring, tree, nvls, nvls_tree, pat)");
 }
 
 }  // namespace

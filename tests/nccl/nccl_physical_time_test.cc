@@ -261,5 +261,28 @@ TEST(NcclPhysicalTime, NoProxyPaceWithoutTheSystemFenceOrForLlOrInsideANode) {
   EXPECT_NEAR(time_us(testing::dgx_h100(2), NcclProto::LL128, v2_17), 300.0, 1e-9);
 }
 
+// PAT's last piece crosses ceil(log2 nodes) network hops where a ring's crosses nodes - 1; its
+// bytes are Ring's, (n-1)/n of the buffer through each node's NICs.
+TEST(NcclPhysicalTime, PatLatencyIsLogarithmicInNodesAndItsVolumeIsRings) {
+  const NcclModelParams p = network_hops_only();
+  const Bytes small(4096);
+  for (const auto& [nodes, hops] : {std::pair{2, 1}, {4, 2}, {8, 3}, {9, 4}, {16, 4}}) {
+    const NcclCandidate pat =
+        NcclPredictor(dgx_h100_with(1, nodes), p, {})
+            .evaluate(Collective::Allgather, small, NcclAlgo::Pat, NcclProto::Simple);
+    ASSERT_TRUE(pat.enabled) << pat.why_disabled;
+    EXPECT_NEAR(pat.latency.us(), 10.0 * hops, 1e-9) << nodes << " nodes";
+  }
+  NcclModelParams q = simple_params();
+  q.net_efficiency[static_cast<int>(NicClass::InfiniBand)] = 1.0;
+  const Bytes big(std::int64_t{8} << 30);
+  const NcclPredictor pr(dgx_h100_with(1, 8), q, {});
+  const NcclCandidate pat =
+      pr.evaluate(Collective::ReduceScatter, big, NcclAlgo::Pat, NcclProto::Simple);
+  EXPECT_EQ(pat.bottleneck, "network");
+  const double busbw = big.value / (pat.time.value - pat.latency.value) / 1e9 * 7.0 / 8.0;
+  EXPECT_NEAR(busbw, 50.0, 1e-6);  // one 400 Gbps NIC
+}
+
 }  // namespace
 }  // namespace topotune::algo

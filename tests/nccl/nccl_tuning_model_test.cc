@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <string>
 
+#include "algorithms/nccl/nccl_enqueue.h"
 #include "algorithms/nccl/nccl_predictor.h"
 #include "tests/nccl/test_systems.h"
 
@@ -203,6 +204,88 @@ TEST(NcclTuning, PlateauFactorRaisesRingSimpleLatencyAcrossNodes) {
       nccl_algo_time_us(in, t, Collective::Allreduce, NcclAlgo::Ring, NcclProto::Simple, 1 << 20);
   EXPECT_NEAR(small - 1024 / (1000 * t.bandwidth_GBps[0][2]), lat, 1e-6);
   EXPECT_NEAR(big - (1 << 20) / (1000 * t.bandwidth_GBps[0][2]), 1.4 * lat, 1e-6);
+}
+
+// PAT (tuning.cc, v2.23.4-1 on): all-gather and reduce-scatter, Simple only, one GPU per node
+// and no net device offload (ncclPatEnable); the tree graph's channels x bandwidth x .85
+// (v2.23.4-1) or x .75 (v2.24.3-1 on), unconverted; latency 8 + log2i(nodes) x interLat / 3.5
+// + nRanks x 2.8, interLat the Tree row's network Simple latency (14 us) plus the graph's
+// inter-node latency twice (the flush).
+TEST(NcclTuning, PatOnOneGpuPerNodeByRelease) {
+  topo::InstanceSpec inst =
+      testing::nvswitch_instance("h100-1gpu", topo::GpuArch::Hopper, 18, false, 1, 400,
+                                 topo::NetTransport::InfiniBand, 0, 63, "Intel Xeon 8480C");
+  inst.num_gpus = 1;
+  inst.num_nics = 1;
+  const int pat = static_cast<int>(NcclAlgo::Pat), simple = static_cast<int>(NcclProto::Simple);
+  const auto inputs = [&inst](int release, int nodes) {
+    NcclTuningInputs in;
+    in.release = release;
+    in.ranks = nodes * inst.num_gpus;
+    in.nodes = nodes;
+    in.cc = 90;
+    in.graphs = nccl_search(nccl_node_view(testing::system_of(inst, nodes), release), release,
+                            nodes, false, true, 0);
+    return in;
+  };
+  NcclTuningInputs in = inputs(22203, 8);
+  EXPECT_NE(nccl_tune(in, Collective::Allgather).why_disabled[pat][simple], nullptr);
+  for (const auto& [release, factor] : {std::pair{22304, .85}, {22403, .75}, {22903, .75}}) {
+    in = inputs(release, 8);
+    const NcclGraph& tree = in.graphs.tree;
+    ASSERT_GT(tree.channels, 0);
+    const double inter = 14.0 + 2 * tree.latency_inter_us;
+    for (Collective c : {Collective::Allgather, Collective::ReduceScatter}) {
+      const NcclTuningTable t = nccl_tune(in, c);
+      ASSERT_EQ(t.why_disabled[pat][simple], nullptr) << release;
+      EXPECT_NEAR(t.bandwidth_GBps[pat][simple], tree.channels * tree.bw_inter * factor, 1e-9);
+      EXPECT_NEAR(t.latency_us[pat][simple], 8 + 3 * inter / 3.5 + 8 * 2.8, 1e-9) << release;
+      EXPECT_NE(t.why_disabled[pat][static_cast<int>(NcclProto::LL)], nullptr);
+      EXPECT_NE(t.why_disabled[pat][static_cast<int>(NcclProto::LL128)], nullptr);
+    }
+    EXPECT_NE(nccl_tune(in, Collective::Allreduce).why_disabled[pat][simple], nullptr);
+    EXPECT_NE(nccl_tune(in, Collective::Broadcast).why_disabled[pat][simple], nullptr);
+  }
+  in.net_device_offload = true;  // GPUDirect-TCPX's unpack kernel
+  EXPECT_NE(nccl_tune(in, Collective::Allgather).why_disabled[pat][simple], nullptr);
+  inst.num_gpus = inst.num_nics = 2;  // two GPUs per node
+  in = inputs(22903, 8);
+  EXPECT_NE(nccl_tune(in, Collective::Allgather).why_disabled[pat][simple], nullptr);
+}
+
+// What PAT is for: on one GPU per node NCCL's estimate takes it where its log-depth latency
+// beats Ring's n-1 network steps, and leaves the large sizes to Ring (x .75 bandwidth).
+TEST(NcclChoice, PatForSmallAllGathersOnOneGpuPerNode) {
+  topo::InstanceSpec inst =
+      testing::nvswitch_instance("h100-1gpu", topo::GpuArch::Hopper, 18, false, 1, 400,
+                                 topo::NetTransport::InfiniBand, 0, 63, "Intel Xeon 8480C");
+  inst.num_gpus = inst.num_nics = 1;
+  NcclOptions o;
+  o.version = parse_nccl_version("2.29.2").value();
+  const NcclPredictor pr(testing::system_of(inst, 16), default_params(), o);
+  const auto algo = [&pr](Collective c, double bytes) {
+    return pr.predict(c, Bytes(static_cast<std::int64_t>(bytes))).value().chosen.algo;
+  };
+  for (Collective c : {Collective::Allgather, Collective::ReduceScatter}) {
+    EXPECT_EQ(algo(c, 1 * MiB), NcclAlgo::Pat);
+    EXPECT_EQ(algo(c, 1024 * MiB), NcclAlgo::Ring);
+  }
+  EXPECT_NE(algo(Collective::Allreduce, 1 * MiB), NcclAlgo::Pat);
+}
+
+// enqueue.cc: tuning.cc sets no maxThreads for PAT, so the size loop that trims Ring's and
+// Tree's channels (bytes < nc x nThreads x threshold) never trims PAT's; only the
+// minimum traffic per channel does (16 KiB cells in v2.23.4-1 .. v2.28.9-1).
+TEST(NcclEnqueue, PatKeepsItsChannelsDownToTheTrafficCells) {
+  NcclLaunchInputs in;
+  in.release = 22501;
+  in.ranks = in.nodes = 8;
+  in.graphs.comm_channels = 8;
+  // Ring/Simple at 64 KiB: 256 threads (the empty graph is PCIe-class) x 64 bytes per thread
+  // leaves 4 channels; PAT keeps 8 (eight 8 KiB cells), and 5 at 40 KiB (five cells).
+  EXPECT_EQ(nccl_run_channels(in, NcclAlgo::Ring, NcclProto::Simple, 64 * KiB), 4);
+  EXPECT_EQ(nccl_run_channels(in, NcclAlgo::Pat, NcclProto::Simple, 64 * KiB), 8);
+  EXPECT_EQ(nccl_run_channels(in, NcclAlgo::Pat, NcclProto::Simple, 40 * KiB), 5);
 }
 
 }  // namespace

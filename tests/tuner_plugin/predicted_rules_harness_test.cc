@@ -44,6 +44,8 @@ int nccl_index(NcclAlgo a) {
       return NCCL_ALGO_NVLS;
     case NcclAlgo::NvlsTree:
       return NCCL_ALGO_NVLS_TREE;
+    case NcclAlgo::Pat:
+      return NCCL_ALGO_PAT;
   }
   return NCCL_ALGO_UNDEF;
 }
