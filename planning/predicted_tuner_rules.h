@@ -5,18 +5,20 @@
 // For allreduce, allgather and reduce-scatter at each sampled size, on the job's world
 // communicator (all nodes, all ranks), three choices are compared:
 //  - what NCCL runs when topotune's plugin is loaded and has no rule: NCCL's own cost model
-//    (NCCL loads one tuner, so on p5-class instances the AWS region tuner is then not loaded);
+//    (NCCL loads one tuner, so on the AWS tuner's platforms, p5, p5e, p5en, p6-b200 and p6-b300,
+//    the AWS region tuner is then not loaded);
 //  - the predicted default, what NCCL runs without topotune's plugin (predict's own row: the
 //    AWS region tuner where it decides, NCCL's cost model elsewhere);
 //  - topotune's fastest, the (algorithm, protocol) with the shortest predicted time among those
 //    NCCL allows for that collective and cluster (NCCL's enable rules as the model reproduces
-//    them: no NVLS without NVLS support; PAT and CollNet are not modelled, so never picked).
+//    them: no NVLS without NVLS support, PAT only with one GPU per node; CollNet is not
+//    modelled, so never picked).
 // The recommended pick is topotune's fastest when it beats the predicted default by more than
 // both predictions' held-out error bands (planning/error_band.h, as the plan's recommendation
 // requires: the error-band table's figure for the communicator's kind of cluster, the
 // collective and the size), else the predicted default. A rule is written exactly where the
 // recommended pick differs from what NCCL would run with the plugin loaded: topotune's gains, and
-// on p5-class instances the AWS tuner's picks restated, so loading topotune's plugin does not lose
+// on the AWS tuner's platforms its picks restated, so loading topotune's plugin does not lose
 // them.
 
 #include <string>

@@ -20,6 +20,15 @@ std::string at(AwsTunerPlatform p, int nodes, double bytes,
 
 constexpr double MiB = 1024.0 * 1024;
 
+// The tuner's pick for `gpus` GPUs per node.
+std::string at_gpn(AwsTunerPlatform p, int nodes, int gpus, double bytes, sched::Collective c,
+                   bool pat = true) {
+  const auto enabled = [pat](NcclAlgo a, NcclProto) { return pat || a != NcclAlgo::Pat; };
+  const auto r = aws_region_tuner_choice(p, c, gpus * nodes, nodes, bytes, enabled);
+  if (!r) return "nccl";
+  return std::string(nccl_algo_name(r->first)) + "/" + nccl_proto_name(r->second);
+}
+
 TEST(AwsRegionTuner, P5AtFourAndSixteenNodes) {
   // The first polygon (Tree/LL128) reaches 36 MiB at 32 ranks; Ring/LL128 up to the edge
   // (1 GiB, 17 ranks)-(2 GiB, 64 ranks); Ring/Simple beyond.
@@ -92,6 +101,64 @@ TEST(AwsRegionTuner, P5enAllGatherAndReduceScatter) {
   EXPECT_EQ(at(AwsTunerPlatform::P5, 4, 2 * MiB, C::Allgather), "nccl");
   EXPECT_EQ(at(P5en, 2, 2 * MiB, C::Allgather), "nccl");
   EXPECT_EQ(at(P5en, 4, 2 * MiB, C::Broadcast), "nccl");
+}
+
+// p6-b200, 8 GPUs per node (region_init_internal_p6): allreduce Tree/LL up to 384 KiB at any
+// rank count, Tree/LL128 to the staircase through (17.5 MiB, 32) and (38.5 MiB, 64), the
+// Ring/LL128 island on (17.5-127.5 MiB, 32) and (48.5-114.5 MiB, 64), NVLSTree to the edge
+// (MAX, 16)-(415 MiB, 32), Ring/Simple beyond; all-gather and reduce-scatter Ring with LL to
+// 1.5 MiB at 32 ranks, LL128 to 435 MiB (all-gather) / 485 MiB (reduce-scatter), then Simple.
+TEST(AwsRegionTuner, P6B200EightGpusPerNode) {
+  using sched::Collective;
+  const AwsTunerPlatform p6 = aws_tuner_platform("p6-b200.48xlarge");
+  ASSERT_EQ(p6, AwsTunerPlatform::P6);
+  EXPECT_EQ(at(p6, 4, 0.25 * MiB), "tree/LL");
+  EXPECT_EQ(at(p6, 64, 0.25 * MiB), "tree/LL");
+  EXPECT_EQ(at(p6, 4, 16 * MiB), "tree/LL128");
+  EXPECT_EQ(at(p6, 4, 64 * MiB), "ring/LL128");
+  EXPECT_EQ(at(p6, 8, 32 * MiB), "tree/LL128");
+  EXPECT_EQ(at(p6, 8, 64 * MiB), "ring/LL128");
+  EXPECT_EQ(at(p6, 4, 256 * MiB), "nvls_tree/Simple");
+  EXPECT_EQ(at(p6, 4, 1024 * MiB), "ring/Simple");
+  EXPECT_EQ(at(p6, 4, 1 * MiB, Collective::Allgather), "ring/LL");
+  EXPECT_EQ(at(p6, 4, 256 * MiB, Collective::Allgather), "ring/LL128");
+  EXPECT_EQ(at(p6, 4, 448 * MiB, Collective::Allgather), "ring/Simple");
+  EXPECT_EQ(at(p6, 4, 448 * MiB, Collective::ReduceScatter), "ring/LL128");
+  EXPECT_EQ(at(p6, 4, 512 * MiB, Collective::ReduceScatter), "ring/Simple");
+}
+
+// p6-b200, one GPU per node: all-gather PAT up to the edge (1 MiB, 4)-(4 MiB + 1, 16), 2 MiB
+// at 8 ranks; Ring/LL128 to the edge (2 MiB, 2)-(16 MiB, 8); Ring/Simple beyond. Where NCCL
+// has no PAT the point inside PAT's polygon is in no other: NCCL decides.
+TEST(AwsRegionTuner, P6B200OneGpuPerNodeRunsPat) {
+  using sched::Collective;
+  const AwsTunerPlatform p6 = AwsTunerPlatform::P6;
+  EXPECT_EQ(at_gpn(p6, 8, 1, 1 * MiB, Collective::Allgather), "pat/Simple");
+  EXPECT_EQ(at_gpn(p6, 8, 1, 2 * MiB, Collective::Allgather), "pat/Simple");
+  EXPECT_EQ(at_gpn(p6, 8, 1, 8 * MiB, Collective::Allgather), "ring/LL128");
+  EXPECT_EQ(at_gpn(p6, 8, 1, 64 * MiB, Collective::Allgather), "ring/Simple");
+  EXPECT_EQ(at_gpn(p6, 8, 1, 1 * MiB, Collective::Allgather, false), "nccl");
+  EXPECT_EQ(at_gpn(p6, 2, 1, 1 * MiB, Collective::Allgather), "nccl");  // two nodes
+}
+
+// p6-b300 all-gather at 32 ranks: LL to 3.25 MiB, LL128 to 832 MiB, Simple beyond.
+TEST(AwsRegionTuner, P6B300AllGather) {
+  const AwsTunerPlatform b300 = aws_tuner_platform("p6-b300.48xlarge");
+  ASSERT_EQ(b300, AwsTunerPlatform::P6B300);
+  EXPECT_EQ(at(b300, 4, 3 * MiB, sched::Collective::Allgather), "ring/LL");
+  EXPECT_EQ(at(b300, 4, 4 * MiB, sched::Collective::Allgather), "ring/LL128");
+  EXPECT_EQ(at(b300, 4, 800 * MiB, sched::Collective::Allgather), "ring/LL128");
+  EXPECT_EQ(at(b300, 4, 1024 * MiB, sched::Collective::Allgather), "ring/Simple");
+}
+
+// p5/p5e with 2 GPUs per node, allreduce at 8 ranks: Tree/LL128 to 1,051,648 bytes, Ring/LL128
+// to 41,842,688, NVLSTree beyond (to 275,775,488).
+TEST(AwsRegionTuner, P5TwoGpusPerNode) {
+  const AwsTunerPlatform p5 = AwsTunerPlatform::P5;
+  EXPECT_EQ(at_gpn(p5, 4, 2, 0.5 * MiB, sched::Collective::Allreduce), "tree/LL128");
+  EXPECT_EQ(at_gpn(p5, 4, 2, 16 * MiB, sched::Collective::Allreduce), "ring/LL128");
+  EXPECT_EQ(at_gpn(p5, 4, 2, 128 * MiB, sched::Collective::Allreduce), "nvls_tree/Simple");
+  EXPECT_EQ(at_gpn(p5, 4, 4, 16 * MiB, sched::Collective::Allreduce), "nccl");  // no 4-GPU list
 }
 
 }  // namespace
