@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "algorithms/nccl/aws_ofi_regions.h"
@@ -61,6 +62,36 @@ int inside(AwsPoint p, const std::vector<AwsPoint>& v) {
   return crosses & 1 ? 1 : -1;
 }
 
+int log2i(long long n) {
+  int l = 0;
+  while (n >>= 1) ++l;
+  return l;
+}
+
+// calculateChunkSizeTreeLL128 (nccl_ofi_regions.cpp, with include/internal/tuner/
+// nccl_defaults.h): NCCL's LL128 tree chunk for 8 GPUs per node, as bytes on the wire. Integer
+// arithmetic as the source has it.
+std::uint64_t tree_ll128_chunk(std::uint64_t bytes, std::uint64_t channels, int log2_nodes) {
+  constexpr std::uint64_t kSteps = 8, kWarp = 32, kElemsPerThread = 120, kThreads = 640;
+  constexpr std::uint64_t kShmemElems = 8, kLineElems = 128 / 8, kDataElems = kLineElems - 1;
+  const double ppn = 8;
+  std::uint64_t chunk = kElemsPerThread * kThreads * kSteps * 8 / kSteps;
+  chunk = chunk / kLineElems * kDataElems;
+  const double steps = 1 + log2_nodes + 0.1 * ppn;
+  while (static_cast<double>(bytes / (channels * chunk)) < steps * 64 / ppn && chunk > 131072)
+    chunk /= 2;
+  while (static_cast<double>(bytes / (channels * chunk)) < steps * 16 / ppn && chunk > 32768)
+    chunk /= 2;
+  const std::uint64_t grain = kWarp * kShmemElems / kLineElems * kDataElems * 8;
+  chunk = chunk / grain * grain;
+  const std::uint64_t nelem = chunk / grain * (grain / 4);
+  const std::uint64_t wire_words = kWarp * kShmemElems;
+  const std::uint64_t data_per_slice = (wire_words - wire_words / kLineElems) * 2;
+  return static_cast<std::uint64_t>(
+             std::ceil(static_cast<double>(nelem) / static_cast<double>(data_per_slice))) *
+         wire_words * 8;
+}
+
 }  // namespace
 
 AwsPoint aws_log2(AwsPoint p) { return {std::log2(p.x == 0 ? 1e-6 : p.x), std::log2(p.y)}; }
@@ -99,6 +130,28 @@ std::optional<std::pair<NcclAlgo, NcclProto>> aws_region_tuner_choice(
     if (inside(p, r.vertices) >= 0) return std::make_pair(r.algo, r.proto);
   }
   return std::nullopt;
+}
+
+int aws_region_tuner_channels(AwsTunerPlatform platform, sched::Collective collective, int ranks,
+                              int nodes, double bytes, NcclAlgo algo, NcclProto proto) {
+  if (platform != AwsTunerPlatform::P6 || nodes <= 2) return 0;
+  constexpr double MiB = 1024.0 * 1024;
+  if (collective == sched::Collective::Allreduce && algo == NcclAlgo::Tree &&
+      proto == NcclProto::LL128 && bytes >= 4 * MiB && bytes <= 32 * MiB && ranks == 8 * nodes) {
+    int best = 0;
+    std::uint64_t most = 0;
+    for (const int ch : {16, 24, 32}) {
+      const std::uint64_t c = tree_ll128_chunk(static_cast<std::uint64_t>(bytes),
+                                               static_cast<std::uint64_t>(ch), log2i(nodes));
+      if (c > most || (c == most && ch > best)) most = c, best = ch;
+    }
+    return best;
+  }
+  if (algo == NcclAlgo::Pat && proto == NcclProto::Simple && bytes <= 32 * MiB && ranks == nodes) {
+    if (bytes <= nodes * 65536.0) return 1;
+    if (bytes <= nodes * 65536.0 * 2) return 2;
+  }
+  return 0;
 }
 
 }  // namespace topotune::algo

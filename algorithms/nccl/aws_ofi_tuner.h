@@ -9,8 +9,8 @@
 // (allreduce; all-gather and reduce-scatter except on p5/p5e), 2 GPUs per node on p5/p5e
 // (allreduce) and one GPU per node on all (with PAT for all-gather and reduce-scatter). It is
 // active with more than two nodes (v1.14.0+); elsewhere, or where no region holds the point,
-// NCCL's own model decides. The channel counts the plugin also sets on p6-b200 (Tree/LL128
-// allreduce at 4-32 MiB, PAT up to 32 MiB) are not modelled.
+// NCCL's own model decides. On p6-b200 it also sets the channel count of two of its picks
+// (aws_region_tuner_channels).
 
 #include <functional>
 #include <optional>
@@ -35,5 +35,13 @@ AwsTunerPlatform aws_tuner_platform(const std::string& instance);
 std::optional<std::pair<NcclAlgo, NcclProto>> aws_region_tuner_choice(
     AwsTunerPlatform platform, sched::Collective collective, int ranks, int nodes, double bytes,
     const std::function<bool(NcclAlgo, NcclProto)>& enabled);
+
+/// The channel count the tuner sets with its pick (algo, proto), or 0 where it leaves NCCL's:
+/// on p6-b200 only (region_get_coll_info_internal_v3), Tree/LL128 allreduce of 4-32 MiB with 8
+/// GPUs per node gets 16, 24 or 32 (calculateBestNChannelTree: the count whose LL128 tree chunk
+/// is largest, the larger count on a tie), PAT up to 32 MiB with one GPU per node 1 or 2
+/// (calculateBestNChannelPat: up to 64 KiB, then 128 KiB, per node).
+int aws_region_tuner_channels(AwsTunerPlatform platform, sched::Collective collective, int ranks,
+                              int nodes, double bytes, NcclAlgo algo, NcclProto proto);
 
 }  // namespace topotune::algo

@@ -14,6 +14,21 @@ constexpr double kSteps = 8;  // NCCL_STEPS
 
 int log2i(double n) { return n >= 1 ? static_cast<int>(std::floor(std::log2(n))) : 0; }
 
+// scheduleCollTasksToPlan: at least one cell of MinTrafficPerChannel / 2 bytes per channel
+// (512 B in 2.22.3, 16 KiB in 2.23.4 .. 2.28.9, 32 KiB from 2.29.2; LL traffic counts 4x from
+// 2.26.2).
+int within_traffic_cells(const NcclLaunchInputs& in, NcclProto p, double bytes, int nc) {
+  const int rel = in.release;
+  if (rel < R(2, 22, 0)) return nc;
+  double cell = rel >= R(2, 29, 0) ? 16384 : rel >= R(2, 23, 0) ? 8192 : 256;
+  if (p == NcclProto::LL && rel >= R(2, 26, 0)) cell /= 4;
+  // Compared as doubles: ceil(bytes / cell) passes INT_MAX at 512 GiB with 256-byte cells,
+  // and a cast of it to int would wrap (undefined) and halve the channel count.
+  const double cells = std::ceil(bytes / cell);
+  if (cells < nc) nc = std::max(1, static_cast<int>(cells));
+  return nc;
+}
+
 }  // namespace
 
 int nccl_run_channels(const NcclLaunchInputs& in, NcclAlgo a, NcclProto p, double bytes) {
@@ -40,18 +55,15 @@ int nccl_run_channels(const NcclLaunchInputs& in, NcclAlgo a, NcclProto p, doubl
   // never trims its channels (v2.23.4-1 .. v2.30.7-1); only the traffic cells below do.
   if (a == NcclAlgo::Pat) nt = 0;
   while (bytes < nc * nt * threshold && nc >= 2) --nc;
-  if (rel >= R(2, 22, 0)) {
-    // scheduleCollTasksToPlan: at least one cell of MinTrafficPerChannel / 2 bytes per channel
-    // (512 B in 2.22.3, 16 KiB in 2.23.4 .. 2.28.9, 32 KiB from 2.29.2; LL traffic counts 4x
-    // from 2.26.2).
-    double cell = rel >= R(2, 29, 0) ? 16384 : rel >= R(2, 23, 0) ? 8192 : 256;
-    if (p == NcclProto::LL && rel >= R(2, 26, 0)) cell /= 4;
-    // Compared as doubles: ceil(bytes / cell) passes INT_MAX at 512 GiB with 256-byte cells,
-    // and a cast of it to int would wrap (undefined) and halve the channel count.
-    const double cells = std::ceil(bytes / cell);
-    if (cells < nc) nc = std::max(1, static_cast<int>(cells));
-  }
-  return nc;
+  return within_traffic_cells(in, p, bytes, nc);
+}
+
+int nccl_tuner_channels(const NcclLaunchInputs& in, NcclProto p, double bytes, int requested) {
+  // ncclGetAlgoInfo: a tuner's nChannels replaces the count topoGetAlgoInfo chose
+  // (info->nMaxChannels); scheduleCollTasksToPlan caps it at comm->nChannels and splits the
+  // traffic as for any other task.
+  const int nc = std::clamp(requested, 1, std::max(1, in.graphs.comm_channels));
+  return within_traffic_cells(in, p, bytes, nc);
 }
 
 double nccl_step_bytes(const NcclLaunchInputs& in, NcclProto p) {

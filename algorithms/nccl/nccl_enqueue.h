@@ -30,6 +30,10 @@ struct NcclLaunchInputs {
 /// Channels (CTAs) one allreduce of `bytes` runs on under (a, p).
 int nccl_run_channels(const NcclLaunchInputs& in, NcclAlgo a, NcclProto p, double bytes);
 
+/// Channels when a tuner plugin asked for `requested` (> 0): at most the communicator's, and
+/// still at least one traffic cell each.
+int nccl_tuner_channels(const NcclLaunchInputs& in, NcclProto p, double bytes, int requested);
+
 /// Bytes of one of a connection's NCCL_STEPS buffer slots for protocol p, as sent on the wire
 /// (comm->buffSizes[p] / NCCL_STEPS: LL 512 KiB, LL128 4,915,200 B, Simple NCCL_BUFFSIZE).
 double nccl_step_bytes(const NcclLaunchInputs& in, NcclProto p);

@@ -143,8 +143,8 @@ const NcclTuningTable& NcclPredictor::table(sched::Collective c) const {
   return tables_[static_cast<std::size_t>(c)];
 }
 
-NcclCandidate NcclPredictor::evaluate(sched::Collective c, Bytes bytes, NcclAlgo a,
-                                      NcclProto q) const {
+NcclCandidate NcclPredictor::evaluate(sched::Collective c, Bytes bytes, NcclAlgo a, NcclProto q,
+                                      int tuner_channels) const {
   NcclCandidate cand;
   cand.algo = a;
   cand.proto = q;
@@ -154,7 +154,8 @@ NcclCandidate NcclPredictor::evaluate(sched::Collective c, Bytes bytes, NcclAlgo
   cand.enabled = why == nullptr;
   if (!cand.enabled) return cand;
   const double b = static_cast<double>(std::max<std::int64_t>(bytes.value, 1));
-  cand.channels = nccl_run_channels(launch_, a, q, b);
+  cand.channels = tuner_channels > 0 ? nccl_tuner_channels(launch_, q, b, tuner_channels)
+                                     : nccl_run_channels(launch_, a, q, b);
   const NcclPhysicalTime pt =
       nccl_physical_time(system_, params_, launch_, c, a, q, cand.channels, b);
   cand.time = microseconds(pt.time_us);
@@ -189,6 +190,7 @@ Expected<NcclPrediction> NcclPredictor::predict(sched::Collective c, Bytes bytes
                                        std::string(sched::collective_name(c)) + " on this system");
   }
   out.chosen_by = "NCCL's cost model";
+  int tuner_channels = 0;
   if (c != sched::Collective::Broadcast && tuner_ != AwsTunerPlatform::None) {
     const auto enabled = [&t](NcclAlgo a, NcclProto q) {
       return t.bandwidth_GBps[static_cast<int>(a)][static_cast<int>(q)] > 0;
@@ -197,9 +199,14 @@ Expected<NcclPrediction> NcclPredictor::predict(sched::Collective c, Bytes bytes
             aws_region_tuner_choice(tuner_, c, system_.ranks(), system_.nodes, b, enabled)) {
       choice = *r;
       out.chosen_by = "AWS region tuner (aws-ofi-nccl)";
+      tuner_channels = aws_region_tuner_channels(tuner_, c, system_.ranks(), system_.nodes, b,
+                                                 choice.first, choice.second);
     }
   }
-  out.chosen = evaluate(c, bytes, choice.first, choice.second);
+  out.chosen = evaluate(c, bytes, choice.first, choice.second, tuner_channels);
+  for (NcclCandidate& cand : out.candidates) {  // the explained row of the pick is the pick
+    if (cand.algo == choice.first && cand.proto == choice.second) cand = out.chosen;
+  }
   const double time = out.chosen.time.value;
   out.algbw_GBps = time > 0 ? static_cast<double>(bytes.value) / time / 1e9 : 0.0;
   out.busbw_GBps = out.algbw_GBps * sched::busbw_factor(c, system_.ranks());

@@ -71,7 +71,9 @@ class NcclPredictor {
   Expected<NcclPrediction> predict(sched::Collective c, Bytes bytes, bool explain = false) const;
 
   /// Time of one candidate; the candidate is disabled (with the reason) if NCCL would not run it.
-  NcclCandidate evaluate(sched::Collective c, Bytes bytes, NcclAlgo algo, NcclProto proto) const;
+  /// `tuner_channels` > 0: the channel count a tuner plugin set with this pick.
+  NcclCandidate evaluate(sched::Collective c, Bytes bytes, NcclAlgo algo, NcclProto proto,
+                         int tuner_channels = 0) const;
 
   const NcclSystem& system() const { return system_; }
   const NcclModelParams& params() const { return params_; }

@@ -161,5 +161,33 @@ TEST(AwsRegionTuner, P5TwoGpusPerNode) {
   EXPECT_EQ(at_gpn(p5, 4, 4, 16 * MiB, sched::Collective::Allreduce), "nccl");  // no 4-GPU list
 }
 
+// The channel counts the tuner sets on p6-b200 (region_get_coll_info_internal_v3), worked by
+// hand from calculateChunkSizeTreeLL128: at 4 nodes and 4 MiB every count's chunk ends at
+// 18,000 bytes (18,432 on the wire), a tie the largest count wins; at 16 nodes and 8 MiB 16
+// channels keep 36,000-byte chunks where 24 and 32 halve to 18,000. PAT: one channel up to
+// 64 KiB per node, two up to 128 KiB, NCCL's beyond.
+TEST(AwsRegionTuner, P6ChannelCounts) {
+  using sched::Collective;
+  const AwsTunerPlatform p6 = AwsTunerPlatform::P6;
+  const auto tree = [p6](int nodes, double bytes) {
+    return aws_region_tuner_channels(p6, Collective::Allreduce, 8 * nodes, nodes, bytes,
+                                     NcclAlgo::Tree, NcclProto::LL128);
+  };
+  EXPECT_EQ(tree(4, 4 * MiB), 32);
+  EXPECT_EQ(tree(16, 8 * MiB), 16);
+  EXPECT_EQ(tree(16, 3 * MiB), 0);   // below 4 MiB
+  EXPECT_EQ(tree(16, 33 * MiB), 0);  // above 32 MiB
+  EXPECT_EQ(aws_region_tuner_channels(AwsTunerPlatform::P5, Collective::Allreduce, 128, 16, 8 * MiB,
+                                      NcclAlgo::Tree, NcclProto::LL128),
+            0);
+  const auto pat = [p6](double bytes) {
+    return aws_region_tuner_channels(p6, Collective::Allgather, 8, 8, bytes, NcclAlgo::Pat,
+                                     NcclProto::Simple);
+  };
+  EXPECT_EQ(pat(0.5 * MiB), 1);
+  EXPECT_EQ(pat(1 * MiB), 2);
+  EXPECT_EQ(pat(2 * MiB), 0);
+}
+
 }  // namespace
 }  // namespace topotune::algo

@@ -154,6 +154,32 @@ TEST(NcclSelection, AwsRegionTunerDecidesOnP5PastTwoNodes) {
   EXPECT_EQ(predict(p5(4), Bytes(256 << 20), version("2.20.5")).chosen_by, "NCCL's cost model");
 }
 
+// p6-b200 with one GPU per node: the AWS tuner picks PAT for small all-gathers and sets its
+// channel count (calculateBestNChannelPat: one channel up to 64 KiB per node, two up to 128
+// KiB); NCCL would run PAT on the communicator's channels.
+TEST(NcclSelection, AwsTunerSetsPatChannelsOnP6) {
+  topo::InstanceSpec inst =
+      testing::nvswitch_instance("p6-b200.48xlarge", topo::GpuArch::Blackwell, 18, true, 8, 400,
+                                 topo::NetTransport::Efa, 3, 63, "Intel Xeon 5th Gen");
+  inst.num_gpus = 1;
+  inst.num_nics = 8;
+  const NcclPredictor pr(testing::system_of(inst, 8), default_params(), {});
+  const auto at = [&pr](std::int64_t bytes) {
+    return pr.predict(sched::Collective::Allgather, Bytes(bytes)).value();
+  };
+  const NcclPrediction one = at(256 << 10), two = at(1 << 20), own = at(2 << 20);
+  EXPECT_EQ(one.chosen_by, "AWS region tuner (aws-ofi-nccl)");
+  EXPECT_EQ(one.chosen.algo, NcclAlgo::Pat);
+  EXPECT_EQ(one.chosen.channels, 1);
+  EXPECT_EQ(two.chosen.algo, NcclAlgo::Pat);
+  EXPECT_EQ(two.chosen.channels, 2);
+  EXPECT_EQ(own.chosen.algo, NcclAlgo::Pat);  // 2 MiB: PAT, NCCL's channel count
+  EXPECT_GT(own.chosen.channels, 2);
+  EXPECT_EQ(own.chosen.channels, pr.evaluate(sched::Collective::Allgather, Bytes(2 << 20),
+                                             NcclAlgo::Pat, NcclProto::Simple)
+                                     .channels);
+}
+
 TEST(NcclPhenomena, SmallMessageLatencyFloor) {
   // Below a few KiB the time is latency: 8 B and 1 KiB differ by under 5%, and take microseconds.
   for (const NcclSystem& s : {dgx_h100(1), p4d(2), p5(2)}) {
