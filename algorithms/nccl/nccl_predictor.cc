@@ -186,8 +186,23 @@ Expected<NcclPrediction> NcclPredictor::predict(sched::Collective c, Bytes bytes
     }
   }
   if (best < 0) {
+    // Say why the algorithms NCCL_ALGO / NCCL_PROTO left in are out ("pat: PAT needs one GPU
+    // per node"), so that a restriction that leaves nothing names its reason.
+    const auto left_in = [](const auto& list, auto x) {
+      return list.empty() || std::find(list.begin(), list.end(), x) != list.end();
+    };
+    std::string why;
+    for (NcclAlgo a : kNcclOrder) {
+      for (NcclProto q : kProtos) {
+        const char* r = t.why_disabled[static_cast<int>(a)][static_cast<int>(q)];
+        if (r == nullptr || !left_in(tuning_.algos, a) || !left_in(tuning_.protos, q)) continue;
+        const std::string item = std::string(nccl_algo_name(a)) + ": " + r;
+        if (why.find(item) == std::string::npos) why += (why.empty() ? " (" : "; ") + item;
+      }
+    }
     return fail(Errc::Unsupported, "no NCCL algorithm/protocol is enabled for " +
-                                       std::string(sched::collective_name(c)) + " on this system");
+                                       std::string(sched::collective_name(c)) + " on this system" +
+                                       (why.empty() ? "" : why + ")"));
   }
   out.chosen_by = "NCCL's cost model";
   int tuner_channels = 0;

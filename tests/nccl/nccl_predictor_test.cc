@@ -180,6 +180,21 @@ TEST(NcclSelection, AwsTunerSetsPatChannelsOnP6) {
                                      .channels);
 }
 
+// A restriction that leaves nothing says why what it left is out.
+TEST(NcclRules, NothingEnabledNamesTheReason) {
+  NcclOptions o;
+  o.algos = {NcclAlgo::Pat};
+  const auto r = NcclPredictor(p4d(2), default_params(), o)
+                     .predict(sched::Collective::Allgather, Bytes(1 << 20));
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("(pat: PAT needs one GPU per node)"), std::string::npos)
+      << r.error().message;
+  o.algos = {NcclAlgo::Ring};
+  o.protos = {NcclProto::LL128};
+  EXPECT_TRUE(NcclPredictor(p4d(2), default_params(), o)
+                  .predict(sched::Collective::Allgather, Bytes(1 << 20)));
+}
+
 TEST(NcclPhenomena, SmallMessageLatencyFloor) {
   // Below a few KiB the time is latency: 8 B and 1 KiB differ by under 5%, and take microseconds.
   for (const NcclSystem& s : {dgx_h100(1), p4d(2), p5(2)}) {
