@@ -212,11 +212,7 @@ TEST(NcclTuning, PlateauFactorRaisesRingSimpleLatencyAcrossNodes) {
 // + nRanks x 2.8, interLat the Tree row's network Simple latency (14 us) plus the graph's
 // inter-node latency twice (the flush).
 TEST(NcclTuning, PatOnOneGpuPerNodeByRelease) {
-  topo::InstanceSpec inst =
-      testing::nvswitch_instance("h100-1gpu", topo::GpuArch::Hopper, 18, false, 1, 400,
-                                 topo::NetTransport::InfiniBand, 0, 63, "Intel Xeon 8480C");
-  inst.num_gpus = 1;
-  inst.num_nics = 1;
+  topo::InstanceSpec inst = testing::h100_one_gpu_per_node();
   const int pat = static_cast<int>(NcclAlgo::Pat), simple = static_cast<int>(NcclProto::Simple);
   const auto inputs = [&inst](int release, int nodes) {
     NcclTuningInputs in;
@@ -256,10 +252,7 @@ TEST(NcclTuning, PatOnOneGpuPerNodeByRelease) {
 // What PAT is for: on one GPU per node NCCL's estimate takes it where its log-depth latency
 // beats Ring's n-1 network steps, and leaves the large sizes to Ring (x .75 bandwidth).
 TEST(NcclChoice, PatForSmallAllGathersOnOneGpuPerNode) {
-  topo::InstanceSpec inst =
-      testing::nvswitch_instance("h100-1gpu", topo::GpuArch::Hopper, 18, false, 1, 400,
-                                 topo::NetTransport::InfiniBand, 0, 63, "Intel Xeon 8480C");
-  inst.num_gpus = inst.num_nics = 1;
+  const topo::InstanceSpec inst = testing::h100_one_gpu_per_node();
   NcclOptions o;
   o.version = parse_nccl_version("2.29.2").value();
   const NcclPredictor pr(testing::system_of(inst, 16), default_params(), o);

@@ -68,4 +68,13 @@ inline NcclSystem dgx_h100(int nodes) {
                    nodes);
 }
 
+/// One H100 per node with one 400 Gbps InfiniBand NIC (what PAT runs on).
+inline topo::InstanceSpec h100_one_gpu_per_node() {
+  topo::InstanceSpec inst =
+      nvswitch_instance("h100-1gpu", topo::GpuArch::Hopper, 18, false, 1, 400,
+                        topo::NetTransport::InfiniBand, 0, 63, "Intel Xeon 8480C");
+  inst.num_gpus = 1;
+  return inst;
+}
+
 }  // namespace topotune::algo::testing
