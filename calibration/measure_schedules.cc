@@ -50,7 +50,7 @@ Expected<sched::Schedule> make_measure_schedule(const std::string& algorithm,
   // One mapping of names for measure and `validate --measured` (measured_algorithm), which
   // also says the channel count the schedule's layout needs.
   TT_TRY(const MeasuredAlgorithm m, measured_algorithm(algorithm, layout.channels, layout.chunks));
-  TT_TRY(std::unique_ptr<algo::Algorithm> a, make_measured_algorithm(m, spec.collective));
+  TT_TRY(std::unique_ptr<algo::Algorithm> a, make_measured_algorithm(m, spec));
   algo::RankLayout ranks;
   if (layout.cluster) {
     TT_TRY(topo::Topology t, topo::build_topology(*layout.cluster));

@@ -34,8 +34,8 @@ Expected<std::pair<double, std::string>> RowPredictor::predict(const std::string
     TT_TRY(schedules_, SchedulePredictor::create(cluster_, channels_, chunks_, memory));
   }
   TT_TRY(const Seconds t, schedules_->time(algorithm, spec).context(algorithm));
-  return std::pair{t.us(), std::string(model == RowModel::OpenMpi ? "simulated rhd (Open MPI model)"
-                                                                  : "simulated schedule")};
+  return std::pair{t.us(), model == RowModel::OpenMpi ? "simulated " + open_mpi_model_name(spec)
+                                                      : std::string("simulated schedule")};
 }
 
 Expected<std::vector<ValidationRow>> compare_run(const rt::Measurement& run,
@@ -43,22 +43,32 @@ Expected<std::vector<ValidationRow>> compare_run(const rt::Measurement& run,
                                                  std::vector<std::string>* unmodelled) {
   std::vector<ValidationRow> rows;
   const double factor = sched::busbw_factor(run.collective, run.ranks);
+  // Open MPI's reduce-scatter and allgather rows whose algorithm has no schedule here: each
+  // reason with the sizes it left out.
+  std::vector<std::pair<std::string, int>> left_out;
   for (const rt::MeasurementRow& r : run.rows) {
     if (r.bytes <= 0 || r.time_us <= 0) continue;
-    if (row_model(r.algorithm) == RowModel::OpenMpi &&
-        run.collective != sched::Collective::Allreduce) {
-      if (unmodelled != nullptr &&
-          std::find(unmodelled->begin(), unmodelled->end(), r.algorithm) == unmodelled->end()) {
-        unmodelled->push_back(r.algorithm);
-      }
-      continue;
-    }
     sched::CollectiveSpec spec;
     spec.collective = run.collective;
     spec.dtype = r.dtype;
     spec.ranks = run.ranks;
     spec.bytes = Bytes(r.bytes);
-    TT_TRY(const auto pred, predictor.predict(r.algorithm, spec));
+    auto predicted = predictor.predict(r.algorithm, spec);
+    if (!predicted && predicted.error().code == Errc::Unsupported &&
+        row_model(r.algorithm) == RowModel::OpenMpi) {
+      std::string why = predicted.error().message;
+      const std::string context = r.algorithm + ": ";
+      if (why.rfind(context, 0) == 0) why.erase(0, context.size());
+      auto it = std::find_if(left_out.begin(), left_out.end(),
+                             [&why](const auto& p) { return p.first == why; });
+      if (it == left_out.end()) {
+        left_out.emplace_back(why, 1);
+      } else {
+        ++it->second;
+      }
+      continue;
+    }
+    TT_TRY(const auto pred, std::move(predicted));
     const double t = pred.first;
     const auto bytes = static_cast<double>(r.bytes);
     ValidationRow row;
@@ -72,11 +82,16 @@ Expected<std::vector<ValidationRow>> compare_run(const rt::Measurement& run,
     row.model = pred.second;
     rows.push_back(std::move(row));
   }
+  if (unmodelled != nullptr) {
+    for (const auto& [why, sizes] : left_out) {
+      unmodelled->push_back("rows of `mpi` at " + std::to_string(sizes) + " size" +
+                            (sizes == 1 ? "" : "s") + " not compared: " + why);
+    }
+  }
   if (rows.empty()) {
     return fail(Errc::InvalidArgument,
-                unmodelled != nullptr && !unmodelled->empty()
-                    ? "the measurement has no row with a model (Open MPI's own " +
-                          std::string(sched::collective_name(run.collective)) + " has none)"
+                !left_out.empty()
+                    ? "the measurement has no row with a model (" + left_out.front().first + ")"
                     : std::string("the measurement has no sizes > 0"));
   }
   return rows;

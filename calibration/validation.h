@@ -25,7 +25,7 @@ namespace topotune::tune {
 /// The model that predicts a measured row.
 enum class RowModel {
   Nccl,      ///< NCCL's own allreduce: the NCCL predictor's choice and time
-  OpenMpi,   ///< MPI_Allreduce: Open MPI's algorithm (recursive halving-doubling) simulated
+  OpenMpi,   ///< Open MPI's own: the algorithm its coll/tuned picks, simulated
   Schedule,  ///< one of topotune's algorithms: its own schedule on the flow simulator
 };
 
@@ -68,10 +68,10 @@ class RowPredictor {
 };
 
 /// Every row of `run` with a size and a time > 0, in the file's order, predicted and compared.
-/// Rows of `mpi` in a run of another collective than allreduce have no model (the Open MPI
-/// model is MPI_Allreduce's): they are left out and their algorithm named in `unmodelled`
-/// (when given). Fails when no row is left, or when a row cannot be predicted (an unknown
-/// algorithm, a schedule too large).
+/// Rows of `mpi` at sizes where Open MPI runs a reduce-scatter or allgather algorithm with no
+/// schedule here (timing/schedule_predictor.h) are left out, one sentence per reason in
+/// `unmodelled` (when given). Fails when no row is left, or when a row cannot be predicted (an
+/// unknown algorithm, a schedule too large).
 Expected<std::vector<ValidationRow>> compare_run(const rt::Measurement& run,
                                                  RowPredictor& predictor,
                                                  std::vector<std::string>* unmodelled = nullptr);

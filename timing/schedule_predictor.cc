@@ -1,5 +1,7 @@
 #include "timing/schedule_predictor.h"
 
+#include "algorithms/neighbor_exchange_allgather.h"
+#include "algorithms/open_mpi_decision.h"
 #include "algorithms/registry.h"
 #include "simulator/simulator.h"
 #include "timing/schedule_algorithm.h"
@@ -55,19 +57,75 @@ Expected<MeasuredAlgorithm> measured_algorithm(const std::string& name, int chan
   return a;
 }
 
-Expected<std::unique_ptr<algo::Algorithm>> make_measured_algorithm(const MeasuredAlgorithm& a,
-                                                                   sched::Collective collective) {
+Expected<std::unique_ptr<algo::Algorithm>> make_measured_algorithm(
+    const MeasuredAlgorithm& a, const sched::CollectiveSpec& spec) {
+  const sched::Collective collective = spec.collective;
+  const bool gather =
+      collective == sched::Collective::ReduceScatter || collective == sched::Collective::Allgather;
+  if (a.open_mpi && gather) {
+    // Ring on one channel in rank order (measured_layout); Open MPI's neighbor exchange and
+    // two-process exchange (a ring of two) as its own schedules; the rest has none here.
+    const algo::AlgorithmOptions one;
+    if (collective == sched::Collective::ReduceScatter) {
+      const algo::OmpiReduceScatter alg =
+          algo::open_mpi_reduce_scatter(spec.ranks, spec.bytes.value);
+      if (alg == algo::OmpiReduceScatter::Ring) {
+        return algo::make_algorithm("ring", one, collective);
+      }
+      return fail(Errc::Unsupported, std::string("Open MPI's reduce-scatter runs its ") +
+                                         algo::open_mpi_name(alg) +
+                                         " algorithm here (coll/tuned 4.1.4), which has no "
+                                         "schedule in topotune");
+    }
+    const algo::OmpiAllgatherv alg = algo::open_mpi_allgatherv(spec.ranks, spec.bytes.value);
+    if (alg == algo::OmpiAllgatherv::Ring || alg == algo::OmpiAllgatherv::TwoProc) {
+      return algo::make_algorithm("ring", one, collective);
+    }
+    if (alg == algo::OmpiAllgatherv::Neighbor) {
+      return std::unique_ptr<algo::Algorithm>(
+          std::make_unique<algo::NeighborExchangeAllgather>(one));
+    }
+    return fail(Errc::Unsupported, std::string("Open MPI's allgather (MPI_Allgatherv) runs its ") +
+                                       algo::open_mpi_name(alg) +
+                                       " algorithm here (coll/tuned 4.1.4), which has no "
+                                       "schedule in topotune");
+  }
   if ((a.open_mpi || a.planner) && collective != sched::Collective::Allreduce) {
-    return fail(Errc::Unsupported, "the Open MPI model and planner labels cover allreduce only");
+    return fail(Errc::Unsupported,
+                "the Open MPI model covers allreduce, reduce-scatter and allgather; planner "
+                "labels allreduce only");
   }
   if (a.planner) return make_schedule_algorithm(*a.planner);
   return algo::make_algorithm(a.registry_name, a.options, collective);
 }
 
-algo::RankLayout measured_layout(const MeasuredAlgorithm& a, const algo::RankLayout& layout) {
+algo::RankLayout measured_layout(const MeasuredAlgorithm& a, const algo::RankLayout& layout,
+                                 sched::Collective collective) {
   algo::RankLayout out = layout;
-  if (a.open_mpi) out.rings = {bit_reversed(layout.ranks())};
+  if (!a.open_mpi) return out;
+  if (collective == sched::Collective::Allreduce) {
+    out.rings = {bit_reversed(layout.ranks())};
+  } else {
+    std::vector<RankId> order;
+    for (int r = 0; r < layout.ranks(); ++r) order.push_back(RankId(r));
+    out.rings = {order};
+  }
   return out;
+}
+
+std::string open_mpi_model_name(const sched::CollectiveSpec& spec) {
+  switch (spec.collective) {
+    case sched::Collective::ReduceScatter:
+      return std::string(
+                 algo::open_mpi_name(algo::open_mpi_reduce_scatter(spec.ranks, spec.bytes.value))) +
+             " (Open MPI model)";
+    case sched::Collective::Allgather:
+      return std::string(
+                 algo::open_mpi_name(algo::open_mpi_allgatherv(spec.ranks, spec.bytes.value))) +
+             " (Open MPI model)";
+    default:
+      return "rhd (Open MPI model)";
+  }
 }
 
 Expected<SchedulePredictor> SchedulePredictor::create(const topo::ClusterSpec& spec, int channels,
@@ -85,9 +143,10 @@ Expected<sim::SimResult> SchedulePredictor::simulate(const std::string& algorith
                                                      const sched::CollectiveSpec& spec) const {
   TT_TRY(MeasuredAlgorithm a, measured_algorithm(algorithm, channels_, chunks_));
   a.options.memory = memory_;
-  TT_TRY(const std::unique_ptr<algo::Algorithm> gen, make_measured_algorithm(a, spec.collective));
+  TT_TRY(const std::unique_ptr<algo::Algorithm> gen, make_measured_algorithm(a, spec));
   TT_TRY(const algo::RankLayout layout, layout_for(a.options.channels));
-  TT_TRY(const sched::Schedule schedule, gen->generate(spec, measured_layout(a, layout)));
+  TT_TRY(const sched::Schedule schedule,
+         gen->generate(spec, measured_layout(a, layout, spec.collective)));
   return sim::Simulator(topology_).run(schedule);
 }
 

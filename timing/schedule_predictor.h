@@ -32,9 +32,11 @@ namespace topotune::tune {
 
 /// A measured algorithm name resolved to what generates its schedule.
 struct MeasuredAlgorithm {
-  std::string registry_name;               ///< the algorithms registry's name (unless `planner`)
-  algo::AlgorithmOptions options;          ///< channels (the layout's), chunks, placement
-  bool open_mpi = false;                   ///< "mpi": rhd over the bit-reversed rank order
+  std::string registry_name;       ///< the algorithms registry's name (unless `planner`)
+  algo::AlgorithmOptions options;  ///< channels (the layout's), chunks, placement
+  /// "mpi": Open MPI's own. Allreduce: rhd over the bit-reversed rank order; reduce-scatter and
+  /// allgather: what coll/tuned picks (algorithms/open_mpi_decision.h), in rank order.
+  bool open_mpi = false;
   std::optional<AlgorithmChoice> planner;  ///< a planner label: make_schedule_algorithm's
 };
 
@@ -43,13 +45,20 @@ struct MeasuredAlgorithm {
 Expected<MeasuredAlgorithm> measured_algorithm(const std::string& name, int channels = 1,
                                                int chunks = 1);
 
-/// The generator of a resolved name for `collective`.
-Expected<std::unique_ptr<algo::Algorithm>> make_measured_algorithm(const MeasuredAlgorithm& a,
-                                                                   sched::Collective collective);
+/// The generator of a resolved name for `spec` (the collective; for `mpi` reduce-scatter and
+/// allgather also its ranks and bytes, which decide Open MPI's algorithm). Unsupported where
+/// Open MPI runs an algorithm topotune has no schedule of (its butterfly, bruck, ...).
+Expected<std::unique_ptr<algo::Algorithm>> make_measured_algorithm(
+    const MeasuredAlgorithm& a, const sched::CollectiveSpec& spec);
 
 /// The layout the schedule runs on: `layout` itself, or for `mpi` one ring in bit-reversed
-/// order (the identity when the rank count is not a power of two).
-algo::RankLayout measured_layout(const MeasuredAlgorithm& a, const algo::RankLayout& layout);
+/// order for allreduce (the identity when the rank count is not a power of two) and in rank
+/// order for reduce-scatter and allgather (Open MPI's rings send to rank + 1).
+algo::RankLayout measured_layout(const MeasuredAlgorithm& a, const algo::RankLayout& layout,
+                                 sched::Collective collective);
+
+/// What a `mpi` row of `spec` is modelled by, for reports: "ring (Open MPI model)".
+std::string open_mpi_model_name(const sched::CollectiveSpec& spec);
 
 /// Predicts measured rows on one cluster.
 class SchedulePredictor {

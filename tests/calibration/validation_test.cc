@@ -121,18 +121,26 @@ TEST(Validation, EmptyRowsAreSkippedAndUnknownAlgorithmsRefused) {
 
 // A reduce-scatter measured with MPI's own: its rows have no model (the Open MPI model is
 // MPI_Allreduce's), so they are left out and named; the schedule rows are compared as usual.
+// Open MPI's reduce-scatter on 8 ranks: recursive halving below 256 KiB (no schedule here: the
+// row is left out, with the reason), ring from there (compared, as Open MPI's ring).
 TEST(Validation, OpenMpiRowsOfOtherCollectivesAreLeftOutAndNamed) {
   Fixture f;
   RowPredictor p = f.predictor();
   rt::Measurement run = run_of({{"mpi", Bytes(4096), sched::DataType::F32, 50},
-                                {"reduce_scatter_ring", Bytes(4096), sched::DataType::F32, 60}});
+                                {"reduce_scatter_ring", Bytes(4096), sched::DataType::F32, 60},
+                                {"mpi", Bytes(1 << 20), sched::DataType::F32, 900}});
   run.collective = sched::Collective::ReduceScatter;
   std::vector<std::string> unmodelled;
   const auto rows = compare_run(run, p, &unmodelled);
   ASSERT_TRUE(rows) << rows.error().message;
-  ASSERT_EQ(rows->size(), 1u);
+  ASSERT_EQ(rows->size(), 2u);
   EXPECT_EQ((*rows)[0].algorithm, "reduce_scatter_ring");
-  EXPECT_EQ(unmodelled, std::vector<std::string>{"mpi"});
+  EXPECT_EQ((*rows)[1].algorithm, "mpi");
+  EXPECT_EQ((*rows)[1].model, "simulated ring (Open MPI model)");
+  EXPECT_EQ(unmodelled, std::vector<std::string>{
+                            "rows of `mpi` at 1 size not compared: Open MPI's reduce-scatter runs "
+                            "its recursive halving algorithm here (coll/tuned 4.1.4), which has "
+                            "no schedule in topotune"});
   rt::Measurement only_mpi = run_of({{"mpi", Bytes(4096), sched::DataType::F32, 50}});
   only_mpi.collective = sched::Collective::Allgather;
   unmodelled.clear();

@@ -7,7 +7,10 @@
 // predicted as rhd (recursive halving-doubling), which is what Open MPI's MPI_Allreduce runs
 // at these sizes (Rabenseifner), over the bit-reversed rank order: Open MPI halves at
 // distance 1 first, the generator at distance p/2 first, and position v <-> rank bitrev(v)
-// turns one into the other (on 2x2 it keeps the first, largest exchange inside a host).
+// turns one into the other (on 2x2 it keeps the first, largest exchange inside a host). For
+// reduce_scatter and allgather `mpi` is what Open MPI's coll/tuned picks for
+// MPI_Reduce_scatter / MPI_Allgatherv (algorithms/open_mpi_decision.h): the ring, or the
+// neighbor exchange of the allgather on 4 ranks.
 // The mapping and the simulation are tune::SchedulePredictor's (timing/schedule_predictor.h,
 // shared with `measure` and `topotune validate --measured`). Planner labels ("hierarchical(rhd)",
 // "ps(k=2)", "ring/ch2") are generated as `topotune plan` timed them
