@@ -63,14 +63,21 @@ Expected<std::unique_ptr<algo::Algorithm>> make_measured_algorithm(
   const bool gather =
       collective == sched::Collective::ReduceScatter || collective == sched::Collective::Allgather;
   if (a.open_mpi && gather) {
-    // Ring on one channel in rank order (measured_layout); Open MPI's neighbor exchange and
-    // two-process exchange (a ring of two) as its own schedules; the rest has none here.
+    // Ring on one channel in rank order (measured_layout); recursive halving is topotune's rhd
+    // reduce-scatter (coll_base_reduce_scatter.c basic_recursivehalving folds rank 2i into
+    // 2i+1 for the first n - p pairs, halves from distance p/2 keeping the lower half, and
+    // sends block 2i back: halving_doubling_half.h, step for step); Open MPI's neighbor
+    // exchange and two-process exchange (a ring of two) as schedules of their own; the rest
+    // has none here.
     const algo::AlgorithmOptions one;
     if (collective == sched::Collective::ReduceScatter) {
       const algo::OmpiReduceScatter alg =
           algo::open_mpi_reduce_scatter(spec.ranks, spec.bytes.value);
       if (alg == algo::OmpiReduceScatter::Ring) {
         return algo::make_algorithm("ring", one, collective);
+      }
+      if (alg == algo::OmpiReduceScatter::RecursiveHalving) {
+        return algo::make_algorithm("rhd", one, collective);
       }
       return fail(Errc::Unsupported, std::string("Open MPI's reduce-scatter runs its ") +
                                          algo::open_mpi_name(alg) +

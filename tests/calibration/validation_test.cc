@@ -121,8 +121,9 @@ TEST(Validation, EmptyRowsAreSkippedAndUnknownAlgorithmsRefused) {
 
 // A reduce-scatter measured with MPI's own: its rows have no model (the Open MPI model is
 // MPI_Allreduce's), so they are left out and named; the schedule rows are compared as usual.
-// Open MPI's reduce-scatter on 8 ranks: recursive halving below 256 KiB (no schedule here: the
-// row is left out, with the reason), ring from there (compared, as Open MPI's ring).
+// Open MPI's reduce-scatter on 8 ranks: recursive halving below 256 KiB, ring from there,
+// both compared as Open MPI's; its allgather of 512 B per rank is the default (gatherv +
+// broadcast), which has no schedule here: the row is left out, with the reason.
 TEST(Validation, OpenMpiRowsOfOtherCollectivesAreLeftOutAndNamed) {
   Fixture f;
   RowPredictor p = f.predictor();
@@ -133,14 +134,22 @@ TEST(Validation, OpenMpiRowsOfOtherCollectivesAreLeftOutAndNamed) {
   std::vector<std::string> unmodelled;
   const auto rows = compare_run(run, p, &unmodelled);
   ASSERT_TRUE(rows) << rows.error().message;
-  ASSERT_EQ(rows->size(), 2u);
-  EXPECT_EQ((*rows)[0].algorithm, "reduce_scatter_ring");
-  EXPECT_EQ((*rows)[1].algorithm, "mpi");
-  EXPECT_EQ((*rows)[1].model, "simulated ring (Open MPI model)");
+  ASSERT_EQ(rows->size(), 3u);
+  EXPECT_EQ((*rows)[0].model, "simulated recursive halving (Open MPI model)");
+  EXPECT_EQ((*rows)[1].algorithm, "reduce_scatter_ring");
+  EXPECT_EQ((*rows)[2].model, "simulated ring (Open MPI model)");
+  EXPECT_TRUE(unmodelled.empty());
+  rt::Measurement ag = run_of({{"mpi", Bytes(4096), sched::DataType::F32, 50},
+                               {"allgather_ring", Bytes(4096), sched::DataType::F32, 60}});
+  ag.collective = sched::Collective::Allgather;
+  const auto ag_rows = compare_run(ag, p, &unmodelled);
+  ASSERT_TRUE(ag_rows) << ag_rows.error().message;
+  ASSERT_EQ(ag_rows->size(), 1u);
+  EXPECT_EQ((*ag_rows)[0].algorithm, "allgather_ring");
   EXPECT_EQ(unmodelled, std::vector<std::string>{
-                            "rows of `mpi` at 1 size not compared: Open MPI's reduce-scatter runs "
-                            "its recursive halving algorithm here (coll/tuned 4.1.4), which has "
-                            "no schedule in topotune"});
+                            "rows of `mpi` at 1 size not compared: Open MPI's allgather "
+                            "(MPI_Allgatherv) runs its default (gatherv + broadcast) algorithm "
+                            "here (coll/tuned 4.1.4), which has no schedule in topotune"});
   rt::Measurement only_mpi = run_of({{"mpi", Bytes(4096), sched::DataType::F32, 50}});
   only_mpi.collective = sched::Collective::Allgather;
   unmodelled.clear();

@@ -73,9 +73,9 @@ TEST(SchedulePredictor, MpiIsRhdOverTheBitReversedRankOrder) {
 }
 
 // Reduce-scatter and allgather: what Open MPI 4.1.4's coll/tuned picks, in rank order. One
-// g4dn.12xlarge (4 ranks) at 16 MiB: ring reduce-scatter, neighbor-exchange allgather (4 MiB
-// per rank); at 256 KiB the allgather is Bruck's, which has no schedule here: Unsupported,
-// naming it.
+// g4dn.12xlarge (4 ranks) at 16 MiB: ring reduce-scatter (recursive halving, topotune's rhd,
+// below 256 KiB), neighbor-exchange allgather (4 MiB per rank); at 256 KiB the allgather is
+// Bruck's, which has no schedule here: Unsupported, naming it.
 TEST(SchedulePredictor, MpiReduceScatterAndAllgatherAreOpenMpisChoice) {
   const topo::ClusterSpec spec = topo::make_cluster_spec("g4dn.12xlarge", 1).value();
   const SchedulePredictor p = SchedulePredictor::create(spec).value();
@@ -84,6 +84,11 @@ TEST(SchedulePredictor, MpiReduceScatterAndAllgatherAreOpenMpisChoice) {
   sched::CollectiveSpec rs = allreduce(4, 16 << 20);
   rs.collective = sched::Collective::ReduceScatter;
   EXPECT_EQ(p.time("mpi", rs).value().value, simulate(p.topology(), "ring", {}, order, rs).value);
+  sched::CollectiveSpec small = rs;  // below 256 KiB: recursive halving, topotune's rhd
+  small.bytes = Bytes(64 << 10);
+  EXPECT_EQ(p.time("mpi", small).value().value,
+            simulate(p.topology(), "rhd", {}, p.layout(), small).value);
+  EXPECT_EQ(open_mpi_model_name(small), "recursive halving (Open MPI model)");
   sched::CollectiveSpec ag = rs;
   ag.collective = sched::Collective::Allgather;
   const sim::SimResult ne = sim::Simulator(p.topology())
