@@ -34,11 +34,8 @@ Expected<sched::Schedule> NeighborExchangeAllgather::generate(const sched::Colle
   TT_TRY_VOID(supports(spec, layout));
   const int n = spec.ranks;
   if (n % 2 != 0) {  // "odd size, switching to ring algorithm", in rank order
-    RankLayout ring = layout;
-    std::vector<RankId> order;
-    for (int r = 0; r < n; ++r) order.push_back(RankId(r));
-    ring.rings = {order};
-    return RingHalf(AlgorithmOptions{}, RingHalf::Kind::Allgather).generate(spec, ring);
+    return RingHalf(AlgorithmOptions{}, RingHalf::Kind::Allgather)
+        .generate(spec, in_rank_order(layout));
   }
   sched::ScheduleBuilder b(spec, name());
   const std::int64_t transfers = saturating_mul(n, n / 2);
@@ -86,7 +83,7 @@ Expected<Seconds> NeighborExchangeAllgather::closed_form(const sched::Collective
   if (n <= 1) return Seconds(0);
   if (n % 2 != 0) {
     return RingHalf(AlgorithmOptions{}, RingHalf::Kind::Allgather)
-        .closed_form(spec, layout, params);
+        .closed_form(spec, in_rank_order(layout), params);
   }
   const double block = spec.bytes.as_double() / n;
   const HopCost inter = layout.gpus_per_host > 1 ? params.inter_all_gpus() : params.inter;

@@ -55,11 +55,16 @@ Expected<RankLayout> flat_layout(int ranks, int gpus_per_host) {
   RankLayout l;
   l.hosts = ranks / gpus_per_host;
   l.gpus_per_host = gpus_per_host;
-  l.rings.emplace_back();
-  for (int r = 0; r < ranks; ++r) l.rings[0].push_back(RankId(r));
   l.intra.emplace_back();
   for (int g = 0; g < gpus_per_host; ++g) l.intra[0].push_back(g);
-  return l;
+  return in_rank_order(std::move(l));
+}
+
+RankLayout in_rank_order(RankLayout layout) {
+  std::vector<RankId> order;
+  for (int r = 0; r < layout.ranks(); ++r) order.push_back(RankId(r));
+  layout.rings = {std::move(order)};
+  return layout;
 }
 
 }  // namespace topotune::algo

@@ -43,6 +43,9 @@ struct RankLayout {
 /// Ranks 0..ranks-1 in order, `gpus_per_host` per host (ranks must be a multiple of it).
 Expected<RankLayout> flat_layout(int ranks, int gpus_per_host = 1);
 
+/// `layout` with one ring, ranks 0..n-1 in order (MPI's rings, which send to rank + 1).
+RankLayout in_rank_order(RankLayout layout);
+
 /// The layout of a built topology: rings from Topology::ring_order(c) and intra-host orders from
 /// Topology::intra_host_ring(c), for c in [0, channels). Lives in its own file
 /// (layout_from_topology.cc) so that generators build and test without the topology library.

@@ -108,15 +108,10 @@ Expected<std::unique_ptr<algo::Algorithm>> make_measured_algorithm(
 
 algo::RankLayout measured_layout(const MeasuredAlgorithm& a, const algo::RankLayout& layout,
                                  sched::Collective collective) {
+  if (!a.open_mpi) return layout;
+  if (collective != sched::Collective::Allreduce) return algo::in_rank_order(layout);
   algo::RankLayout out = layout;
-  if (!a.open_mpi) return out;
-  if (collective == sched::Collective::Allreduce) {
-    out.rings = {bit_reversed(layout.ranks())};
-  } else {
-    std::vector<RankId> order;
-    for (int r = 0; r < layout.ranks(); ++r) order.push_back(RankId(r));
-    out.rings = {order};
-  }
+  out.rings = {bit_reversed(layout.ranks())};
   return out;
 }
 

@@ -1,6 +1,7 @@
 #include "algorithms/nccl/aws_ofi_tuner.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -60,12 +61,6 @@ int inside(AwsPoint p, const std::vector<AwsPoint>& v) {
   for (std::size_t i = 0; i < n; ++i)
     crosses += intersect(p, far, v[i], v[(i + 1) % n], nullptr) == 1;
   return crosses & 1 ? 1 : -1;
-}
-
-int log2i(long long n) {
-  int l = 0;
-  while (n >>= 1) ++l;
-  return l;
 }
 
 // calculateChunkSizeTreeLL128 (nccl_ofi_regions.cpp, with include/internal/tuner/
@@ -141,8 +136,9 @@ int aws_region_tuner_channels(AwsTunerPlatform platform, sched::Collective colle
     int best = 0;
     std::uint64_t most = 0;
     for (const int ch : {16, 24, 32}) {
-      const std::uint64_t c = tree_ll128_chunk(static_cast<std::uint64_t>(bytes),
-                                               static_cast<std::uint64_t>(ch), log2i(nodes));
+      const std::uint64_t c =
+          tree_ll128_chunk(static_cast<std::uint64_t>(bytes), static_cast<std::uint64_t>(ch),
+                           std::bit_width(static_cast<unsigned>(nodes)) - 1);
       if (c > most || (c == most && ch > best)) most = c, best = ch;
     }
     return best;
