@@ -194,7 +194,12 @@ def main():
     if len(sys.argv) not in (2, 3):
         print(__doc__, file=sys.stderr)
         return 2
-    tables = parse(open(sys.argv[1]).read())
+    try:
+        with open(sys.argv[1]) as f:
+            tables = parse(f.read())
+    except (OSError, ValueError) as e:  # nothing written: the source is read and parsed first
+        print('aws_ofi_regions.py: error: %s: %s' % (sys.argv[1], e), file=sys.stderr)
+        return 2
     text = emit(tables)
     if len(sys.argv) == 3:
         with open(sys.argv[2], 'w') as f:
