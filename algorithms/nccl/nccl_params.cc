@@ -105,6 +105,8 @@ void add_physical(const TableBuilder& add) {
     add("ring_net_step_us." + nic, !assumed, 0.1, 200,
         [c](P& p) { return &p.ring_net_step_us[c]; });
   }
+  // Assumed from its sources (GCP's TCPX setups and Linux's default timer slack): one log.
+  add("tcpx_tx_sleep_us", false, 0, 1000, [](P& p) { return &p.tcpx_tx_sleep_us; });
 }
 
 // The text of data/nccl_model.json as the build embedded it.

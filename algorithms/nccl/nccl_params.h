@@ -83,6 +83,11 @@ struct NcclModelParams {
   /// by NIC class: the proxy posts, and tests for the completion of, every step through the
   /// class's network plugin (verbs for InfiniBand/RoCE, libfabric for EFA, GCP's plugins).
   std::array<double, kNumNicClasses> ring_net_step_us{};
+  /// One Simple ring send at a GPU whose ring crosses GPUDirect-TCPX: the plugin's socket
+  /// thread, idle while a zero-copy send awaits its completion, sleeps
+  /// NCCL_GPUDIRECTTCPX_TX_COMPLETION_NANOSLEEP, which Linux stretches by the thread's timer
+  /// slack; a send posted meanwhile waits for the thread to wake (nccl_physical_time.cc).
+  double tcpx_tx_sleep_us = 0;
 };
 
 /// The class's share of NIC line rate. RoCE takes InfiniBand's: the same NICs (ConnectX) and

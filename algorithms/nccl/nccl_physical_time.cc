@@ -73,6 +73,21 @@ double ll_engine(const Context& x) {
 // Runtime channels are twice the searched ones (Postset); NCCL's tables are per searched one.
 double searched(const Context& x) { return std::max(x.nc / 2.0, 0.5); }
 
+// The pace of a Simple ring across GPUDirect-TCPX. The plugin's socket thread, after a pass
+// over its sockets that made no progress while a zero-copy send awaits its completion (the
+// receiver's ACK), sleeps NCCL_GPUDIRECTTCPX_TX_COMPLETION_NANOSLEEP (src/net_tcpx.cc
+// persistentSocketThread, trySleep), stretched by Linux's timer slack; GCP's setups set 1 us,
+// so the thread sleeps right after each small send and the next one, posted meanwhile, waits
+// for it to wake. The proxy sends a slice at a time (NCCL_STEPS/4 steps for all three
+// collectives, src/include/collectives.h), so a channel's ring step costs at least one sleep
+// per slice it moves; large slices keep the thread busy and the volume outlasts the pace.
+double tcpx_sleep_pace_us(const Context& x, int steps) {
+  constexpr double kSliceSteps = 2;  // NCCL_STEPS / 4
+  const double slice = nccl_step_bytes(x.launch, NcclProto::Simple) * kSliceSteps;
+  const double slices = std::max(1.0, std::ceil(x.bytes / (x.nc * x.sys.ranks() * slice)));
+  return steps * slices * x.prm.tcpx_tx_sleep_us;
+}
+
 // The pace of an LL128 ring that crosses the network: every step of a channel passes through
 // the GPU at its node's edge one after another, and there a step is store-and-forward through
 // NCCL's proxy thread: the GPU writes the whole step, fences at system scope and posts its tail
@@ -86,6 +101,9 @@ double searched(const Context& x) { return std::max(x.nc / 2.0, 0.5); }
 // The step time is the NIC class's: the proxy posts and tests each step through that class's
 // network plugin (IB verbs, libfabric's EFA provider, ...), whose costs differ.
 double ring_net_pace_us(const Context& x, int steps) {
+  if (x.sys.nodes > 1 && x.sys.nic_class == NicClass::Tcpx && x.proto == NcclProto::Simple) {
+    return tcpx_sleep_pace_us(x, steps);
+  }
   const bool fenced = x.sys.arch_row >= 2 && x.launch.release >= nccl_release_code(2, 17, 1);
   if (x.sys.nodes <= 1 || x.proto != NcclProto::LL128 || !fenced) {
     return 0;
@@ -135,7 +153,8 @@ NcclPhysicalTime ring(const Context& x) {
   const double pace = ring_net_pace_us(x, steps);
   if (pace > body) {
     body = pace;
-    label = "proxy";
+    label =
+        x.sys.nic_class == NicClass::Tcpx && x.proto == NcclProto::Simple ? "TCPX sleep" : "proxy";
   }
   return {x.t0 + body, lat, label};
 }

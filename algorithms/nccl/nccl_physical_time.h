@@ -28,9 +28,9 @@ namespace topotune::algo {
 /// One timed candidate: its time and what bounded it.
 struct NcclPhysicalTime {
   double time_us = 0;
-  double latency_us = 0;        ///< the size-independent part
-  const char* bottleneck = "";  ///< "NVLink", "NVLS", "network", "engine", "window", "proxy",
-                                ///< "latency"
+  double latency_us = 0;  ///< the size-independent part
+  /// "NVLink", "NVLS", "network", "engine", "window", "proxy", "TCPX sleep", "latency"
+  const char* bottleneck = "";
 };
 
 /// Time of collective `c` of `bytes` run as (a, p) on `channels` channels.

@@ -49,7 +49,7 @@ struct NcclCandidate {
   Seconds time{0};           ///< physical time
   Seconds latency{0};        ///< its size-independent part
   Seconds nccl_estimate{0};  ///< NCCL's own cost-model time, what it chooses by
-  /// "NVLink", "NVLS", "network", "engine", "window", "proxy", "latency"
+  /// "NVLink", "NVLS", "network", "engine", "window", "proxy", "TCPX sleep", "latency"
   std::string bottleneck;
 };
 

@@ -180,6 +180,46 @@ TEST(NcclPhysicalTime, Ll128RingAcrossNodesIsPacedByItsNetworkSteps) {
   EXPECT_NEAR(l.time.us(), 15 * loops * 1000.0, 1e-6);
 }
 
+TEST(NcclPhysicalTime, SimpleRingsAcrossTcpxWaitForThePluginsSleepEverySlice) {
+  // 2 x 8 H100 over GPUDirect-TCPX (A3 High: 4 x 200 Gbps). Every all-gather step of a channel
+  // is one send of at most a slice (2 x 512 KiB) across the node's edge, and each waits out
+  // one sleep of the plugin's socket thread: 1 MiB is 15 steps x 1 slice x 50 us = 750 us,
+  // far above the hops (2 x 10 us) and the volume (983,040 B at 100 GB/s x 0.6: 16 us).
+  const NcclSystem a3high = testing::system_of(
+      testing::nvswitch_instance("a3-highgpu-8g", topo::GpuArch::Hopper, 18, true, 4, 200,
+                                 topo::NetTransport::GpuDirectTcpx, 0, 63, "Intel Xeon 8481C"),
+      2);
+  ASSERT_EQ(a3high.nic_class, NicClass::Tcpx);
+  NcclModelParams p = network_hops_only();
+  p.nic_latency_us[static_cast<int>(NicClass::Tcpx)] = 10.0;
+  p.net_efficiency[static_cast<int>(NicClass::Tcpx)] = 0.6;
+  p.ring_net_step_us.fill(0.0);
+  p.tcpx_tx_sleep_us = 50.0;
+  auto run = [&](const NcclSystem& s, Collective c, Bytes b, NcclProto proto) {
+    return NcclPredictor(s, p, {}).evaluate(c, b, NcclAlgo::Ring, proto);
+  };
+  const Bytes mib(1 << 20);
+  const NcclCandidate ag = run(a3high, Collective::Allgather, mib, NcclProto::Simple);
+  EXPECT_NEAR(ag.time.us(), 750.0, 1e-9);
+  EXPECT_EQ(ag.bottleneck, "TCPX sleep");
+  // Allreduce: 30 steps.
+  EXPECT_NEAR(run(a3high, Collective::Allreduce, mib, NcclProto::Simple).time.us(), 1500.0, 1e-9);
+  // A channel moves one slice of each of the 16 ranks' shares per step: 4 GiB takes
+  // ceil(4 GiB / (channels x 16 x 1 MiB)) slices a step (1000 us a sleep keeps the pace above
+  // the volume).
+  p.tcpx_tx_sleep_us = 1000.0;
+  const Bytes big(std::int64_t{4} << 30);
+  const NcclCandidate l = run(a3high, Collective::Allgather, big, NcclProto::Simple);
+  const double slices = std::ceil(static_cast<double>(big.value) / (l.channels * 16 * 1048576.0));
+  EXPECT_GT(slices, 1);
+  EXPECT_NEAR(l.time.us(), 15 * slices * 1000.0, 1e-6);
+  // Only Simple rings across TCPX sleep: not LL128 there, not Simple over InfiniBand.
+  p.tcpx_tx_sleep_us = 50.0;
+  EXPECT_LT(run(a3high, Collective::Allgather, mib, NcclProto::LL128).time.us(), 100.0);
+  EXPECT_LT(run(testing::dgx_h100(2), Collective::Allgather, mib, NcclProto::Simple).time.us(),
+            100.0);
+}
+
 TEST(NcclPhysicalTime, TheProxyPaceIsThatOfTheClustersNicClass) {
   // The step time of the ring's NIC class, no other: DGX H100 is InfiniBand (15 steps x 20 us at
   // 1 MiB), p5 is EFA with RDMA write (15 x 30 us); an InfiniBand step time leaves p5 alone.
