@@ -1,5 +1,6 @@
 #include "timing/schedule_predictor.h"
 
+#include "algorithms/bruck_allgather.h"
 #include "algorithms/neighbor_exchange_allgather.h"
 #include "algorithms/open_mpi_decision.h"
 #include "algorithms/registry.h"
@@ -67,8 +68,8 @@ Expected<std::unique_ptr<algo::Algorithm>> make_measured_algorithm(
     // reduce-scatter (coll_base_reduce_scatter.c basic_recursivehalving folds rank 2i into
     // 2i+1 for the first n - p pairs, halves from distance p/2 keeping the lower half, and
     // sends block 2i back: halving_doubling_half.h, step for step); Open MPI's neighbor
-    // exchange and two-process exchange (a ring of two) as schedules of their own; the rest
-    // has none here.
+    // exchange, Bruck and two-process exchange (a ring of two) as schedules of their own; the
+    // rest (butterfly, non-overlapping, gatherv + broadcast) has none here.
     const algo::AlgorithmOptions one;
     if (collective == sched::Collective::ReduceScatter) {
       const algo::OmpiReduceScatter alg =
@@ -91,6 +92,9 @@ Expected<std::unique_ptr<algo::Algorithm>> make_measured_algorithm(
     if (alg == algo::OmpiAllgatherv::Neighbor) {
       return std::unique_ptr<algo::Algorithm>(
           std::make_unique<algo::NeighborExchangeAllgather>(one));
+    }
+    if (alg == algo::OmpiAllgatherv::Bruck) {
+      return std::unique_ptr<algo::Algorithm>(std::make_unique<algo::BruckAllgather>(one));
     }
     return fail(Errc::Unsupported, std::string("Open MPI's allgather (MPI_Allgatherv) runs its ") +
                                        algo::open_mpi_name(alg) +

@@ -47,7 +47,8 @@ Expected<MeasuredAlgorithm> measured_algorithm(const std::string& name, int chan
 
 /// The generator of a resolved name for `spec` (the collective; for `mpi` reduce-scatter and
 /// allgather also its ranks and bytes, which decide Open MPI's algorithm). Unsupported where
-/// Open MPI runs an algorithm topotune has no schedule of (its butterfly, bruck, ...).
+/// Open MPI runs an algorithm topotune has no schedule of (its butterfly, gatherv + broadcast,
+/// ...).
 Expected<std::unique_ptr<algo::Algorithm>> make_measured_algorithm(
     const MeasuredAlgorithm& a, const sched::CollectiveSpec& spec);
 

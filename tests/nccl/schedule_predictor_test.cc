@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "algorithms/bruck_allgather.h"
 #include "algorithms/neighbor_exchange_allgather.h"
 #include "algorithms/registry.h"
 #include "simulator/simulator.h"
@@ -75,7 +76,8 @@ TEST(SchedulePredictor, MpiIsRhdOverTheBitReversedRankOrder) {
 // Reduce-scatter and allgather: what Open MPI 4.1.4's coll/tuned picks, in rank order. One
 // g4dn.12xlarge (4 ranks) at 16 MiB: ring reduce-scatter (recursive halving, topotune's rhd,
 // below 256 KiB), neighbor-exchange allgather (4 MiB per rank); at 256 KiB the allgather is
-// Bruck's, which has no schedule here: Unsupported, naming it.
+// Bruck's; at 512 bytes it is gatherv + broadcast, which has no schedule here: Unsupported,
+// naming it.
 TEST(SchedulePredictor, MpiReduceScatterAndAllgatherAreOpenMpisChoice) {
   const topo::ClusterSpec spec = topo::make_cluster_spec("g4dn.12xlarge", 1).value();
   const SchedulePredictor p = SchedulePredictor::create(spec).value();
@@ -98,11 +100,18 @@ TEST(SchedulePredictor, MpiReduceScatterAndAllgatherAreOpenMpisChoice) {
                                 .value();
   EXPECT_EQ(p.time("mpi", ag).value().value, ne.makespan.value);
   EXPECT_EQ(open_mpi_model_name(ag), "neighbor exchange (Open MPI model)");
-  ag.bytes = Bytes(256 << 10);  // 64 KiB per rank
-  const auto bruck = p.time("mpi", ag);
-  ASSERT_FALSE(bruck);
-  EXPECT_EQ(bruck.error().code, Errc::Unsupported);
-  EXPECT_NE(bruck.error().message.find("bruck"), std::string::npos) << bruck.error().message;
+  ag.bytes = Bytes(256 << 10);  // 64 KiB per rank: Bruck's
+  const sim::SimResult bruck =
+      sim::Simulator(p.topology())
+          .run(algo::BruckAllgather(algo::AlgorithmOptions{}).generate(ag, p.layout()).value())
+          .value();
+  EXPECT_EQ(p.time("mpi", ag).value().value, bruck.makespan.value);
+  EXPECT_EQ(open_mpi_model_name(ag), "bruck (Open MPI model)");
+  ag.bytes = Bytes(512);  // 128 bytes per rank: gatherv + broadcast, no schedule here
+  const auto gatherv = p.time("mpi", ag);
+  ASSERT_FALSE(gatherv);
+  EXPECT_EQ(gatherv.error().code, Errc::Unsupported);
+  EXPECT_NE(gatherv.error().message.find("default"), std::string::npos) << gatherv.error().message;
 }
 
 TEST(SchedulePredictor, RefusesWhatItDoesNotModel) {

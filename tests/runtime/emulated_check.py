@@ -78,7 +78,7 @@ def main():
         m, p = meas[k], pred[k]
         ratio = m["time_us"] / p["time_us"]
         spread = f"{m.get('time_us_p10', 0) / 1e3:.1f}-{m.get('time_us_p90', 0) / 1e3:.1f}"
-        print(f"| {k[0]} | {k[1] >> 20} MiB | {p['time_us'] / 1e3:.1f} | {m['time_us'] / 1e3:.1f} "
+        print(f"| {k[0]} | {size_text(k[1])} | {p['time_us'] / 1e3:.1f} | {m['time_us'] / 1e3:.1f} "
               f"| {spread} | {ratio:.3f} | {m.get('errors', 0)} |")
     ok, timing_ok = True, True
     for k in keys:
@@ -95,7 +95,7 @@ def main():
         med = statistics.median(errs)
         timing_ok &= med <= tol
         print(f"{verdict(med <= tol, contended)}: {algo}: median |error| {med:.3f} for sizes "
-              f">= {a.min_bytes >> 20} MiB (tolerance {tol:.2f})")
+              f">= {size_text(a.min_bytes)} (tolerance {tol:.2f})")
     for size in sorted({k[1] for k in keys if k[1] >= a.min_bytes}):
         here = [k for k in keys if k[1] == size]
         fastest = min(pred[k]["time_us"] for k in here)
@@ -105,7 +105,7 @@ def main():
         slack = meas[best_pred]["time_us"] / best_meas - 1
         timing_ok &= slack <= a.rank_slack
         names = "/".join(k[0] for k in tied)
-        print(f"{verdict(slack <= a.rank_slack, contended)}: {size >> 20} MiB: predicted fastest "
+        print(f"{verdict(slack <= a.rank_slack, contended)}: {size_text(size)}: predicted fastest "
               f"{names} is measured {slack * 100:.1f}% over the measured fastest "
               f"(slack {a.rank_slack * 100:.0f}%)")
     if a.plan_first:
@@ -124,6 +124,11 @@ def main():
     return 3  # every element right, a timing check missed
 
 
+def size_text(b):
+    """A size as the tables print it: MiB from 1 MiB up, KiB below."""
+    return f"{b >> 20} MiB" if b >= 1 << 20 else f"{b >> 10} KiB"
+
+
 def check_plan_first(path, meas, pred, rank_slack, tie, contended):
     """(every plan choice was measured, every one within rank_slack of the measured fastest)."""
     with open(path) as f:
@@ -132,12 +137,12 @@ def check_plan_first(path, meas, pred, rank_slack, tie, contended):
         print("FAIL: no plan choice to check")
         return False, True
     ok, timing_ok = True, True
-    for size_text, choice in sorted(first.items(), key=lambda kv: int(kv[0])):
-        size = int(size_text)
+    for key_text, choice in sorted(first.items(), key=lambda kv: int(kv[0])):
+        size = int(key_text)
         key = (choice["measure"], size)
         here = [k for k in meas if k[1] == size and k in pred]
         if key not in here:
-            print(f"FAIL: {size >> 20} MiB: plan's first choice {choice['plan']} was not measured")
+            print(f"FAIL: {size_text(size)}: plan's first choice {choice['plan']} was not measured")
             ok = False
             continue
         mine = pred[key]["time_us"]
@@ -147,7 +152,7 @@ def check_plan_first(path, meas, pred, rank_slack, tie, contended):
         timing_ok &= slack <= rank_slack
         others = "/".join(k[0] for k in tied if k != key)
         ties = f" (tied in prediction with {others}: the best-measured of them)" if others else ""
-        print(f"{verdict(slack <= rank_slack, contended)}: {size >> 20} MiB: `topotune plan` ranks "
+        print(f"{verdict(slack <= rank_slack, contended)}: {size_text(size)}: `topotune plan` ranks "
               f"{choice['plan']} first{ties}; measured {slack * 100:.1f}% over the measured "
               f"fastest (slack {rank_slack * 100:.0f}%)")
     return ok, timing_ok

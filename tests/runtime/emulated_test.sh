@@ -148,7 +148,8 @@ for cfg in $configs; do
   done
   # Reduce-scatter and allgather on hosts of several GPUs (where hierarchical differs from the
   # ring): ring, hierarchical and `mpi` (Open MPI's MPI_Reduce_scatter / MPI_Allgatherv, modelled
-  # by what its coll/tuned picks: ring, and neighbor exchange for the allgather on 4 ranks)
+  # by what its coll/tuned picks: ring, and neighbor exchange for the allgather on 4 ranks;
+  # then Bruck's, at the sizes it runs)
   # measured at the three largest sizes against their predictions, the same tolerances.
   if [ "$rpn" -gt 1 ]; then
     gsizes=$(echo "$sizes" | tr , '\n' | tail -3 | paste -sd, -)
@@ -179,6 +180,30 @@ for cfg in $configs; do
         check no "$cfg: predict_emulated $coll failed"
       fi
     done
+    # Open MPI's Bruck allgather: what coll/tuned runs for MPI_Allgatherv on 3-7 ranks at
+    # 16-256 KiB per rank (algorithms/open_mpi_decision.h), so the sizes are per-rank ones.
+    if [ $((nodes * rpn)) -ge 3 ] && [ $((nodes * rpn)) -le 7 ]; then
+      granks=$((nodes * rpn))
+      bsizes="$((32 * granks))K,$((128 * granks))K"
+      timeout 120 "$bin" emulate run --dir "$dir" -- "$bin" measure --cluster "$dir/cluster.json" \
+        --collective allgather --algos mpi --sizes "$bsizes" --warmup 1 --iters "$iters" \
+        --timeout 60 --out "$dir/measured-bruck.json" > "$dir/measure-bruck.out" \
+        && check ok "$cfg: measure allgather (Bruck sizes)" \
+        || check no "$cfg: measure allgather (Bruck sizes)"
+      if [ -f "$dir/measured-bruck.json" ] && "$predictor" "$dir/cluster.json" mpi "$bsizes" 1 \
+          allgather > "$dir/predicted-bruck.json"; then
+        python3 "$here/emulated_check.py" "$dir/measured-bruck.json" "$dir/predicted-bruck.json" \
+          --name "$cfg allgather (Bruck)" --min-bytes 0
+        case $? in
+          0) check ok "$cfg: Bruck allgather prediction within tolerance" ;;
+          77) echo "CONTENDED: $cfg: Bruck allgather prediction missed"
+              contended=$((contended + 1)) ;;
+          *) check no "$cfg: Bruck allgather prediction within tolerance" ;;
+        esac
+      else
+        check no "$cfg: predict_emulated Bruck allgather failed"
+      fi
+    fi
   fi
   # A rank killed mid-run (last config only, it costs ~10 s): error, non-zero, no JSON.
   if [ "$cfg" = "${configs##* }" ]; then
