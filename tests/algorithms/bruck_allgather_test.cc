@@ -1,48 +1,27 @@
-// Open MPI's Bruck allgather (the model of `measure`'s MPI_Allgatherv rows, e.g. on 8-15 ranks):
-// the interpreter proves every rank ends with every block, for every rank count (powers of two or
-// not), with the bytes and depth of the header's formulas.
+// Open MPI's Bruck allgather (the model of `measure`'s MPI_Allgatherv rows, e.g. on 8-15
+// ranks): the interpreter proves every rank ends with every block, for every rank count (powers
+// of two or not), with the bytes and depth of the header's formulas.
 #include "algorithms/bruck_allgather.h"
 
 #include <gtest/gtest.h>
 
-#include <string>
-
-#include "algorithms/rank_layout.h"
-#include "algorithms/schedule/interpreter.h"
-#include "algorithms/schedule/schedule_stats.h"
+#include "tests/algorithms/allgather_proof.h"
 
 namespace topotune::algo {
 namespace {
 
 TEST(BruckAllgather, ProvenWithOpenMpisBytesAndSteps) {
-  for (int n : {1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 16, 17, 24, 31, 32, 33, 64}) {
-    for (int G : {1, 2}) {
-      if (n % G != 0) continue;
-      for (std::int64_t S : {std::int64_t{0}, std::int64_t{4}, 4 * (7 * std::int64_t{n} + 1),
-                             std::int64_t{1} << 24}) {
-        const std::string what =
-            "n=" + std::to_string(n) + " G=" + std::to_string(G) + " S=" + std::to_string(S);
-        sched::CollectiveSpec spec;
-        spec.collective = sched::Collective::Allgather;
-        spec.ranks = n;
-        spec.bytes = Bytes(S);
-        const auto s = BruckAllgather(AlgorithmOptions{}).generate(spec, *flat_layout(n, G));
-        ASSERT_TRUE(s) << what << ": " << s.error().message;
-        const auto proof = sched::verify(*s);
-        ASSERT_TRUE(proof) << what << ": " << proof.error().message;
-        const sched::ScheduleStats st = sched::schedule_stats(*s);
-        std::int64_t sent = 0;
-        for (const Bytes& b : st.sent) sent += b.value;
-        EXPECT_EQ(sent, (n - 1) * S) << what;  // each rank receives every block but its own once
-        if (n > 1 && S >= 4 * n) {
-          int log2n = 0;
-          while ((1 << log2n) < n) ++log2n;
-          EXPECT_EQ(st.steps, log2n) << what;
-          EXPECT_EQ(s->algorithm(), "allgather_bruck") << what;
-        }
-      }
-    }
-  }
+  testing::expect_proven_allgather(BruckAllgather(AlgorithmOptions{}),
+                                   {1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 16, 17, 24, 31, 32, 33, 64},
+                                   [](int n, std::int64_t S, const sched::Schedule& s,
+                                      const sched::ScheduleStats& st, const std::string& what) {
+                                     if (n > 1 && S >= 4 * n) {
+                                       int log2n = 0;
+                                       while ((1 << log2n) < n) ++log2n;
+                                       EXPECT_EQ(st.steps, log2n) << what;
+                                       EXPECT_EQ(s.algorithm(), "allgather_bruck") << what;
+                                     }
+                                   });
 }
 
 // Its closed form on 6 ranks, three hosts of two: distance 1 pairs (r to r-1) cross hosts for
@@ -53,9 +32,7 @@ TEST(BruckAllgather, ClosedFormOnThreeHostsOfTwo) {
   spec.collective = sched::Collective::Allgather;
   spec.ranks = 6;
   spec.bytes = Bytes(std::int64_t{6} << 24);
-  CostParams p;
-  p.intra = HopCost{Seconds(1e-6), BytesPerSec(1e11)};
-  p.inter = HopCost{Seconds(1e-5), BytesPerSec(1e9)};
+  const CostParams p = testing::slow_network_params();
   const auto t = BruckAllgather(AlgorithmOptions{}).closed_form(spec, *flat_layout(6, 2), p);
   ASSERT_TRUE(t);
   const double block = spec.bytes.as_double() / 6;
