@@ -383,8 +383,9 @@ TARGET_OVERALL, TARGET_ENTRY = 7.0, 15.0
 GATE_OVERALL, GATE_ENTRY = 8.0, 90.0  # where the model stands: README "Accuracy"
 # all_gather / reduce_scatter (data/validation/nccl_tests_added_2026-11-27.json): the
 # leave-one-out median over their rows >= 1 MiB; the gate is where the model stands (with a
-# little margin), below the target.
-TARGET_AGRS, GATE_AGRS = 8.0, 9.0  # measured 8.6 % (docs/nccl-model.md)
+# little margin): 8.0 % reaches the target, and the gate keeps half a point for floating-point
+# differences between machines in the fits.
+TARGET_AGRS, GATE_AGRS = 8.0, 8.5  # measured 8.0 % (docs/nccl-model.md)
 
 # The all_reduce fits (first stage) by the ids they were fitted on: every all_gather/
 # reduce_scatter leave-one-out shares one. One lock per key, so that parallel folds with
@@ -519,8 +520,10 @@ def added_report(a, entries, paths, tmp, prior, groups):
     print('all_gather/reduce_scatter target (<= %.0f%%): %s' % (
         TARGET_AGRS, 'PASS' if agrs_median <= TARGET_AGRS else 'FAIL'))
     if GATE_AGRS != TARGET_AGRS:
-        print('all_gather/reduce_scatter CI gate (<= %.1f%%, below the target): %s'
-              % (GATE_AGRS, 'PASS' if passed else 'FAIL'))
+        margin = ('a margin over the target, which is met' if agrs_median <= TARGET_AGRS
+                  else 'below the target')
+        print('all_gather/reduce_scatter CI gate (<= %.1f%%, %s): %s'
+              % (GATE_AGRS, margin, 'PASS' if passed else 'FAIL'))
     return passed
 
 def main():

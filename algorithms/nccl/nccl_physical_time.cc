@@ -113,6 +113,26 @@ double ring_net_pace_us(const Context& x, int steps) {
   return steps * loops * x.prm.ring_net_step_us[static_cast<int>(x.sys.nic_class)];
 }
 
+// NCCL 2.8.3-1's LL128 ceilings per collective (src/graph/tuning.cc ll128MaxBwPerCh, GB/s a
+// channel: Broadcast 18.8, Reduce 12.0, AllGather 18.3, ReduceScatter 15.2, AllReduce 16.9),
+// as rates relative to allreduce's, whose runs fit the ring LL128 engine: a reduce-scatter
+// step loads, reduces and stores, an all-gather step copies, and an allreduce ring is one of
+// each (the harmonic mean of 15.2 and 18.3, 16.6, is allreduce's 16.9). From v2.10.3-1 NCCL
+// keeps one ceiling for all collectives; the hardware did not stop reducing.
+double ll128_collective_rate(sched::Collective c) {
+  switch (c) {
+    case sched::Collective::Allgather:
+      return 18.3 / 16.9;
+    case sched::Collective::ReduceScatter:
+      return 15.2 / 16.9;
+    case sched::Collective::Broadcast:
+      return 18.8 / 16.9;
+    case sched::Collective::Allreduce:
+      return 1.0;
+  }
+  return 1.0;
+}
+
 NcclPhysicalTime ring(const Context& x) {
   const int n = x.sys.ranks(), nodes = x.sys.nodes;
   const bool ar = x.coll == sched::Collective::Allreduce;
@@ -122,7 +142,8 @@ NcclPhysicalTime ring(const Context& x) {
   double engine = x.nc * x.b_simple_ch;
   if (x.proto == NcclProto::LL128) {
     engine = x.prm.ring_ll128_engine * searched(x) *
-             nccl_per_channel_max_ll128_bw(kShape, x.sys.arch_row, x.scale, false) * 0.92;
+             nccl_per_channel_max_ll128_bw(kShape, x.sys.arch_row, x.scale, false) * 0.92 *
+             ll128_collective_rate(x.coll);
   } else if (x.proto == NcclProto::LL) {
     engine = ll_engine(x);
   }

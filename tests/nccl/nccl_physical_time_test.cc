@@ -220,6 +220,26 @@ TEST(NcclPhysicalTime, SimpleRingsAcrossTcpxWaitForThePluginsSleepEverySlice) {
             100.0);
 }
 
+TEST(NcclPhysicalTime, Ll128RingEnginesRunAtNcclsPerCollectiveCeilings) {
+  // One DGX H100, LL128 rings held to their engines (a tenth of the fitted rate): all-gather and
+  // reduce-scatter move the same bytes through the same steps, so their times beyond the
+  // latency stand as NCCL 2.8.3's ceilings do, 18.3 to 15.2 GB/s a channel; allreduce (16.9)
+  // moves twice the bytes.
+  NcclModelParams p = simple_params();
+  p.ring_ll128_engine = 0.1;
+  const NcclPredictor one(testing::dgx_h100(1), p, {});
+  const Bytes b(std::int64_t{1} << 28);
+  auto body_us = [&](Collective c) {
+    const NcclCandidate k = one.evaluate(c, b, NcclAlgo::Ring, NcclProto::LL128);
+    EXPECT_EQ(k.bottleneck, "engine");
+    return k.time.us() - k.latency.us();
+  };
+  const double ag = body_us(Collective::Allgather), rs = body_us(Collective::ReduceScatter);
+  const double ar = body_us(Collective::Allreduce);
+  EXPECT_NEAR(rs / ag, 18.3 / 15.2, 1e-9);
+  EXPECT_NEAR(ar / ag, 2 * 18.3 / 16.9, 1e-9);
+}
+
 TEST(NcclPhysicalTime, TheProxyPaceIsThatOfTheClustersNicClass) {
   // The step time of the ring's NIC class, no other: DGX H100 is InfiniBand (15 steps x 20 us at
   // 1 MiB), p5 is EFA with RDMA write (15 x 30 us); an InfiniBand step time leaves p5 alone.
