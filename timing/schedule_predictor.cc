@@ -26,6 +26,13 @@ std::vector<RankId> bit_reversed(int n) {
   return order;
 }
 
+// Open MPI runs `algorithm` for `what` here, and topotune has no schedule of it.
+Unexpected no_open_mpi_schedule(const char* what, const char* algorithm) {
+  return fail(Errc::Unsupported, std::string("Open MPI's ") + what + " runs its " + algorithm +
+                                     " algorithm here (coll/tuned 4.1.4), which has no schedule "
+                                     "in topotune");
+}
+
 }  // namespace
 
 Expected<MeasuredAlgorithm> measured_algorithm(const std::string& name, int channels, int chunks) {
@@ -80,10 +87,7 @@ Expected<std::unique_ptr<algo::Algorithm>> make_measured_algorithm(
       if (alg == algo::OmpiReduceScatter::RecursiveHalving) {
         return algo::make_algorithm("rhd", one, collective);
       }
-      return fail(Errc::Unsupported, std::string("Open MPI's reduce-scatter runs its ") +
-                                         algo::open_mpi_name(alg) +
-                                         " algorithm here (coll/tuned 4.1.4), which has no "
-                                         "schedule in topotune");
+      return no_open_mpi_schedule("reduce-scatter", algo::open_mpi_name(alg));
     }
     const algo::OmpiAllgatherv alg = algo::open_mpi_allgatherv(spec.ranks, spec.bytes.value);
     if (alg == algo::OmpiAllgatherv::Ring || alg == algo::OmpiAllgatherv::TwoProc) {
@@ -96,10 +100,7 @@ Expected<std::unique_ptr<algo::Algorithm>> make_measured_algorithm(
     if (alg == algo::OmpiAllgatherv::Bruck) {
       return std::unique_ptr<algo::Algorithm>(std::make_unique<algo::BruckAllgather>(one));
     }
-    return fail(Errc::Unsupported, std::string("Open MPI's allgather (MPI_Allgatherv) runs its ") +
-                                       algo::open_mpi_name(alg) +
-                                       " algorithm here (coll/tuned 4.1.4), which has no "
-                                       "schedule in topotune");
+    return no_open_mpi_schedule("allgather (MPI_Allgatherv)", algo::open_mpi_name(alg));
   }
   if ((a.open_mpi || a.planner) && collective != sched::Collective::Allreduce) {
     return fail(Errc::Unsupported,

@@ -81,6 +81,10 @@ double searched(const Context& x) { return std::max(x.nc / 2.0, 0.5); }
 // for it to wake. The proxy sends a slice at a time (NCCL_STEPS/4 steps for all three
 // collectives, src/include/collectives.h), so a channel's ring step costs at least one sleep
 // per slice it moves; large slices keep the thread busy and the volume outlasts the pace.
+bool tcpx_sleeps(const Context& x) {
+  return x.sys.nodes > 1 && x.sys.nic_class == NicClass::Tcpx && x.proto == NcclProto::Simple;
+}
+
 double tcpx_sleep_pace_us(const Context& x, int steps) {
   constexpr double kSliceSteps = 2;  // NCCL_STEPS / 4
   const double slice = nccl_step_bytes(x.launch, NcclProto::Simple) * kSliceSteps;
@@ -101,9 +105,7 @@ double tcpx_sleep_pace_us(const Context& x, int steps) {
 // The step time is the NIC class's: the proxy posts and tests each step through that class's
 // network plugin (IB verbs, libfabric's EFA provider, ...), whose costs differ.
 double ring_net_pace_us(const Context& x, int steps) {
-  if (x.sys.nodes > 1 && x.sys.nic_class == NicClass::Tcpx && x.proto == NcclProto::Simple) {
-    return tcpx_sleep_pace_us(x, steps);
-  }
+  if (tcpx_sleeps(x)) return tcpx_sleep_pace_us(x, steps);
   const bool fenced = x.sys.arch_row >= 2 && x.launch.release >= nccl_release_code(2, 17, 1);
   if (x.sys.nodes <= 1 || x.proto != NcclProto::LL128 || !fenced) {
     return 0;
@@ -174,8 +176,7 @@ NcclPhysicalTime ring(const Context& x) {
   const double pace = ring_net_pace_us(x, steps);
   if (pace > body) {
     body = pace;
-    label =
-        x.sys.nic_class == NicClass::Tcpx && x.proto == NcclProto::Simple ? "TCPX sleep" : "proxy";
+    label = tcpx_sleeps(x) ? "TCPX sleep" : "proxy";
   }
   return {x.t0 + body, lat, label};
 }

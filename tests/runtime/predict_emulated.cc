@@ -10,7 +10,7 @@
 // turns one into the other (on 2x2 it keeps the first, largest exchange inside a host). For
 // reduce_scatter and allgather `mpi` is what Open MPI's coll/tuned picks for
 // MPI_Reduce_scatter / MPI_Allgatherv (algorithms/open_mpi_decision.h): the ring, or the
-// neighbor exchange of the allgather on 4 ranks.
+// allgather's neighbor exchange (4 ranks, large sizes) or Bruck's (4 ranks, 16-256 KiB a rank).
 // The mapping and the simulation are tune::SchedulePredictor's (timing/schedule_predictor.h,
 // shared with `measure` and `topotune validate --measured`). Planner labels ("hierarchical(rhd)",
 // "ps(k=2)", "ring/ch2") are generated as `topotune plan` timed them
