@@ -2,11 +2,13 @@
 
 #include "topology/instance_loader.h"
 
+#include <algorithm>
 #include <array>
 #include <sstream>
 
 #include "core/input_file.h"
 #include "core/name_check.h"
+#include "core/string_printf.h"
 #include "topology/instance_loader_detail.h"
 #include "topology/instance_validate.h"
 #include "topology/model_defaults.h"
@@ -32,7 +34,7 @@ struct Figures {
       inst.sources[at.path] = kAbsentFigureSource;
       return static_cast<const Json*>(nullptr);
     }
-    TT_TRY_VOID(check_object(*f, at, {"value", "source", "tag", "unknown", "note"}));
+    TT_TRY_VOID(check_object(*f, at, {"value", "source", "tag", "unknown", "note", "published"}));
     if (find_member(*f, "unknown")) {
       TT_TRY(bool unknown, read_bool(f->at("unknown"), at / "unknown"));
       const Json* note = find_member(*f, "note");
@@ -41,9 +43,18 @@ struct Figures {
         return at.error("a figure is {\"value\", \"source\"} or {\"unknown\": true, \"note\"}");
       TT_TRY(std::string text, read_string(*note, at / "note"));
       if (required) return at.error("is required and cannot be unknown (" + text + ")");
+      if (const Json* published = find_member(*f, "published")) {
+        TT_TRY(text, read_published(*published, at / "published", text));
+      }
       inst.unknowns.push_back(at.path);
       inst.sources[at.path] = "unknown: " + text;
       return static_cast<const Json*>(nullptr);
+    }
+    if (find_member(*f, "published")) {
+      return (at / "published")
+          .error(
+              "only an unknown figure lists the published figures that "
+              "disagree (a known one has its value and source)");
     }
     const Json* value = find_member(*f, "value");
     const Json* source = find_member(*f, "source");
@@ -57,6 +68,37 @@ struct Figures {
       inst.tags[at.path] = t;
     }
     return value;
+  }
+
+  // An unknown figure's "published": the figures sources give that disagree, each
+  // {"value", "source"}, at least two different values. Recorded in `published` under the
+  // figure's path, and appended to the note the catalog prints.
+  Expected<std::string> read_published(const Json& list, const JsonPath& at, std::string note) {
+    if (!at.path.ends_with("gpu.peak_fp16_TFLOPS.published")) {
+      return at.error(
+          "only gpu.peak_fp16_TFLOPS lists published figures (the planner "
+          "computes its advice at both ends of them)");
+    }
+    if (!list.is_array() || list.size() < 2 || list.size() > 8) {
+      return at.error("expected 2 to 8 {\"value\", \"source\"} objects");
+    }
+    PeakRange range{0, 0};
+    note += "; published figures that disagree:";
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const JsonPath ai = at.at(i);
+      TT_TRY_VOID(check_object(list[i], ai, {"value", "source"}));
+      const Json* value = find_member(list[i], "value");
+      const Json* source = find_member(list[i], "source");
+      if (!value || !source) return ai.error("needs \"value\" and \"source\"");
+      TT_TRY(double x, read_rate(*value, ai / "value"));
+      TT_TRY(std::string from, read_string(*source, ai / "source"));
+      range.low = i == 0 ? x : std::min(range.low, x);
+      range.high = i == 0 ? x : std::max(range.high, x);
+      note += (i == 0 ? " " : "; ") + string_printf("%g", x) + " (" + from + ")";
+    }
+    if (!(range.low < range.high)) return at.error("lists one value: give it as the figure");
+    inst.gpu.peak_fp16_published = PeakRange{range.low * 1e12, range.high * 1e12};
+    return note;
   }
 
   Expected<std::optional<BytesPerSec>> rate(const Json& s, const JsonPath& sp, const char* key,
@@ -330,7 +372,11 @@ Expected<void> apply_override(InstanceSpec& in, const std::string& figure, const
     return {};
   };
   std::optional<BytesPerSec> r;
-  if (figure == "gpu.memory_bandwidth_GBps") {
+  if (figure == "gpu.memory_GiB") {
+    // What a sharded plan needs to say what fits, where the catalog does not know it.
+    TT_TRY_VOID(rate(r, kGiB));
+    in.gpu.memory = Bytes(static_cast<std::int64_t>(r->value));
+  } else if (figure == "gpu.memory_bandwidth_GBps") {
     TT_TRY_VOID(rate(in.gpu.memory_bandwidth, 1e9));
   } else if (figure == "gpu.reduce_bandwidth_GBps") {
     TT_TRY_VOID(rate(in.gpu.reduce_bandwidth, 1e9));
@@ -343,6 +389,7 @@ Expected<void> apply_override(InstanceSpec& in, const std::string& figure, const
   } else if (figure == "gpu.peak_fp16_TFLOPS" || figure == "gpu.peak_fp32_TFLOPS") {
     TT_TRY_VOID(rate(r, 1e12));
     (figure == "gpu.peak_fp16_TFLOPS" ? in.gpu.peak_fp16_flops : in.gpu.peak_fp32_flops) = r->value;
+    if (figure == "gpu.peak_fp16_TFLOPS") in.gpu.peak_fp16_published.reset();  // known now
   } else if (figure == "network.nic_Gbps" || figure == "intra.nvlink_GBps_per_link") {
     const bool nic = figure == "network.nic_Gbps";
     TT_TRY_VOID(rate(r, nic ? 1e9 / 8 : 1e9));
@@ -358,7 +405,8 @@ Expected<void> apply_override(InstanceSpec& in, const std::string& figure, const
     TT_TRY(in.transport, read_enum(value, at, transport_name, kFileTransports));
   } else {
     return at.error(
-        "cannot be overridden (overridable: gpu.memory_bandwidth_GBps, gpu.reduce_bandwidth_GBps, "
+        "cannot be overridden (overridable: gpu.memory_GiB, gpu.memory_bandwidth_GBps, "
+        "gpu.reduce_bandwidth_GBps, "
         "gpu.peak_fp16_TFLOPS, gpu.peak_fp32_TFLOPS, intra.nvlink_GBps_per_link, "
         "intra.nvlink_domain_hosts, host.pcie_GBps, "
         "host.cpu_interconnect_GBps, host.cpu_reduce_GBps, network.nic_Gbps, "

@@ -26,6 +26,12 @@ const char* arch_name(GpuArch a);
 const char* fabric_name(IntraFabric f);
 const char* transport_name(NetTransport t);
 
+/// Two published figures of one rate that disagree (FLOP/s).
+struct PeakRange {
+  double low = 0;
+  double high = 0;
+};
+
 struct GpuSpec {
   std::string model;  ///< "A100-SXM4-40GB"
   GpuArch arch = GpuArch::Unknown;
@@ -37,6 +43,10 @@ struct GpuSpec {
   std::optional<double> peak_tf32_flops;
   std::optional<BytesPerSec> memory_bandwidth;  ///< HBM/GDDR bandwidth
   std::optional<BytesPerSec> reduce_bandwidth;  ///< measured sum-reduction throughput, if any
+  /// Where the catalog marks the fp16/bf16 peak unknown because published figures disagree,
+  /// the lowest and highest of them (FLOP/s, low < high): the planner computes its advice at
+  /// both ends and gives it only when it is the same (planning/peak_bracket.h).
+  std::optional<PeakRange> peak_fp16_published;
   /// Streaming multiprocessors. NCCL runs one thread block per channel, so a collective's
   /// channels take that many SMs from compute; unknown: the plan charges nothing, and says so.
   std::optional<int> sm_count;

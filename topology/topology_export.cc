@@ -41,11 +41,15 @@ std::string default_for(const Topology& topo, const std::string& figure) {
     return "none: GPUs and NICs hang off their socket's root complex";
   if (figure == "host.gpu_socket") return "spread evenly: " + list_text(in.gpu_socket);
   if (figure == "host.nic_socket") return "spread evenly: " + list_text(in.nic_socket);
+  if (figure == "gpu.memory_GiB")
+    return "a sharded plan asks for it (cluster file override gpu.memory_GiB); DDP plans say "
+           "nothing of fit";
   if (figure == "gpu.memory_bandwidth_GBps")
     return "the GPU reduce default; plan's compute roofline takes the fit GPUs' balance";
   if (figure == "gpu.peak_fp16_TFLOPS" || figure == "gpu.peak_fp32_TFLOPS" ||
       figure == "gpu.peak_tf32_TFLOPS")
-    return "plan asks for --peak-tflops at that precision";
+    return "plan asks for --peak-tflops at that precision, or plans at both ends of the "
+           "published figures where the catalog lists them";
   if (figure == "gpu.sm_count") return "plan charges no SMs to NCCL's channels";
   return "not used by the model";
 }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "topology/cluster_spec.h"
 #include "topology/instance_loader.h"
 #include "topology/topology.h"
@@ -81,6 +83,28 @@ TEST(ClusterFile, Errors) {
   EXPECT_TRUE(contains(error_of(R"({"instance": "p4d.24xlarge", "nodes": 2})"), "schema: missing"));
   EXPECT_TRUE(contains(error_of(R"({"schema": "topotune.cluster/1", "instance": 5, "nodes": 2})"),
                        "instance: expected a catalog name or an instance object"));
+}
+
+TEST(ClusterFile, OverriddenFiguresAreKnownWithTheFileAsTheirSource) {
+  // gb200-nvl72's GPU memory and bf16 peak are unknown in the catalog (the peak with published
+  // figures); a file that knows them sets them, and the peak's published range goes.
+  auto spec = parse_cluster_json(
+      R"({"schema": "topotune.cluster/1", "instance": "gb200-nvl72", "nodes": 2,
+          "overrides": {"gpu.memory_GiB": 173, "gpu.peak_fp16_TFLOPS": 2500}})",
+      "c.json");
+  ASSERT_TRUE(spec) << spec.error().message;
+  const GpuSpec& gpu = spec->instance.gpu;
+  EXPECT_EQ(gpu.memory.value, std::int64_t{173} << 30);
+  EXPECT_DOUBLE_EQ(gpu.peak_fp16_flops, 2500e12);
+  EXPECT_FALSE(gpu.peak_fp16_published);
+  const auto& unknowns = spec->instance.unknowns;
+  EXPECT_EQ(std::count(unknowns.begin(), unknowns.end(), "gpu.memory_GiB"), 0);
+  EXPECT_EQ(spec->instance.sources.at("gpu.memory_GiB").find("override"), 0u)
+      << spec->instance.sources.at("gpu.memory_GiB");
+  auto catalog = make_cluster_spec("gb200-nvl72", 2);
+  ASSERT_TRUE(catalog);
+  EXPECT_EQ(catalog->instance.gpu.memory.value, 0);
+  EXPECT_TRUE(catalog->instance.gpu.peak_fp16_published);
 }
 
 TEST(ClusterFile, TcpOverrideTurnsOnTheFlowCap) {

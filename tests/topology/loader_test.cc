@@ -153,6 +153,41 @@ TEST(Loader, FigureObjectsMustBeComplete) {
   EXPECT_TRUE(contains(error_of(d), "gpu.count: expected an object"));
 }
 
+TEST(Loader, AnUnknownPeakListsThePublishedFiguresThatDisagree) {
+  const json two =
+      json::array({{{"value", 2640}, {"source", "b"}}, {{"value", 2250}, {"source", "a"}}});
+  json d = fixture("p4d-fixture");
+  d["gpu"]["peak_fp16_TFLOPS"] = {
+      {"unknown", true}, {"note", "sources disagree"}, {"published", two}};
+  auto inst = parse_instance_json(d.dump(), "p4d-fixture.json", "p4d-fixture");
+  ASSERT_TRUE(inst) << inst.error().message;
+  EXPECT_EQ(inst->gpu.peak_fp16_flops, 0);
+  ASSERT_TRUE(inst->gpu.peak_fp16_published);
+  EXPECT_DOUBLE_EQ(inst->gpu.peak_fp16_published->low, 2250e12);
+  EXPECT_DOUBLE_EQ(inst->gpu.peak_fp16_published->high, 2640e12);
+  EXPECT_EQ(inst->sources.at("gpu.peak_fp16_TFLOPS"),
+            "unknown: sources disagree; published figures that disagree: 2640 (b); 2250 (a)");
+  // A known figure has no published list; only the fp16 peak has one; two different values.
+  d["gpu"]["peak_fp16_TFLOPS"] = {{"value", 312}, {"source", "x"}, {"published", two}};
+  EXPECT_TRUE(contains(error_of(d), "gpu.peak_fp16_TFLOPS.published: only an unknown figure"))
+      << error_of(d);
+  d = fixture("p4d-fixture");
+  d["gpu"]["peak_fp32_TFLOPS"] = {{"unknown", true}, {"note", "n"}, {"published", two}};
+  EXPECT_TRUE(contains(error_of(d), "only gpu.peak_fp16_TFLOPS lists published figures"))
+      << error_of(d);
+  const json same =
+      json::array({{{"value", 2250}, {"source", "a"}}, {{"value", 2250}, {"source", "b"}}});
+  const json one = json::array({{{"value", 2250}, {"source", "a"}}});
+  const json unsourced = json::array({{{"value", 2250}}, {{"value", 2640}, {"source", "b"}}});
+  for (const auto& [list, words] :
+       {std::pair{same, "lists one value"}, std::pair{one, "expected 2 to 8"},
+        std::pair{unsourced, "needs \"value\" and \"source\""}}) {
+    d = fixture("p4d-fixture");
+    d["gpu"]["peak_fp16_TFLOPS"] = {{"unknown", true}, {"note", "n"}, {"published", list}};
+    EXPECT_TRUE(contains(error_of(d), words)) << error_of(d);
+  }
+}
+
 TEST(Loader, NegativeAndAbsurdNumbers) {
   json d = fixture("p4d-fixture");
   d["network"]["nic_Gbps"]["value"] = -100;
