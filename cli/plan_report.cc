@@ -91,7 +91,8 @@ const char* batch_words(const std::string& source) {
 }
 
 // How the compute was timed: precision, peak and efficiency, or the profile's measured times.
-std::string compute_line(const tune::PlanInputs& in) {
+std::string compute_line(const tune::PlanInputs& in,
+                         const std::optional<tune::PeakBracket>& bracket) {
   const tune::ComputeParams& c = in.compute;
   const std::string precision = c.precision ? tune::precision_name(*c.precision) : "?";
   if (in.model.has_measured_times() && !c.flops_timing) {
@@ -101,8 +102,14 @@ std::string compute_line(const tune::PlanInputs& in) {
            ", scaled to the batch, at the precision they were measured in (--precision " +
            precision + " sets only FLOP timing's peak)";
   }
-  return string_printf("compute: precision %s, %.1f TFLOP/s peak x %.3g efficiency (%s)",
-                       precision.c_str(), c.peak_flops / 1e12, c.efficiency,
+  // An unknown peak planned at both ends of its published figures says which end this is.
+  const std::string peak_words =
+      !bracket ? std::string()
+               : string_printf(" (%s end of the published %s: see the peak note)",
+                               bracket->used_flops == bracket->range.low ? "low" : "high",
+                               tune::peak_range_words(bracket->range).c_str());
+  return string_printf("compute: precision %s, %.1f TFLOP/s peak%s x %.3g efficiency (%s)",
+                       precision.c_str(), c.peak_flops / 1e12, peak_words.c_str(), c.efficiency,
                        efficiency_words(in).c_str());
 }
 
@@ -113,7 +120,7 @@ std::string title(const tune::Plan& plan) {
   o << "topotune " << plan.version << " plan: model " << in.model.name << " ("
     << in.model.trainable_params() << " trainable parameters, " << in.model.input << "), batch "
     << in.compute.batch_per_gpu << "/GPU (" << batch_words(in.compute.batch_source) << ")\n"
-    << compute_line(in) << "\n"
+    << compute_line(in, plan.peak_bracket) << "\n"
     << "cluster: " << plan.cluster.nodes << " x " << plan.cluster.instance << " ("
     << plan.cluster.shape.ranks() << " GPUs, " << plan.cluster.placement << " placement)\n"
     << "nccl: " << tune::nccl_version_words(in.nccl_version)

@@ -502,7 +502,10 @@ void add_channel_notes(Plan& plan, const TuneRequest& req) {
 
 }  // namespace
 
-Expected<Plan> make_plan(PlanInputs inputs) {
+namespace {
+
+// make_plan at the inputs' own peak (or the GPU's).
+Expected<Plan> plan_at_peak(PlanInputs inputs) {
   TT_TRY(Plan plan, start_plan(std::move(inputs)));
   // One model of time: every candidate on the same topology and parameters.
   const bool nccl = plan.inputs.backend == PlanBackend::Nccl;
@@ -538,6 +541,64 @@ Expected<Plan> make_plan(PlanInputs inputs) {
                    screen));
   }
   return plan;
+}
+
+// What the recommendation gains over the framework's defaults, as a share of their step.
+double relative_gain(const Plan& plan) {
+  const double defaults = framework_defaults(plan).step.step.value;
+  return (defaults - plan.report.recommendation.step.step.value) / defaults;
+}
+
+// The advice at both ends of the published peaks: the same configuration (or the defaults at
+// both) gives the plan whose recommendation gains less; different advice is the user's call.
+Expected<Plan> plan_over_peak_range(PlanInputs inputs, const topo::PeakRange& range) {
+  const ComputeParams given = inputs.compute;
+  PlanInputs high_inputs = inputs;
+  inputs.compute.peak_flops = range.low;
+  high_inputs.compute.peak_flops = range.high;
+  TT_TRY(Plan low, plan_at_peak(std::move(inputs)));
+  TT_TRY(Plan high, plan_at_peak(std::move(high_inputs)));
+  const bool same = low.keeps_defaults == high.keeps_defaults &&
+                    same_configuration(low.report.recommendation, high.report.recommendation);
+  if (!same) {
+    const topo::GpuSpec& gpu = low.inputs.cluster.instance.gpu;
+    return fail(Errc::InvalidArgument,
+                "the catalog has no fp16/bf16 tensor peak for " + gpu.model +
+                    " (published figures disagree: " + peak_range_words(range) +
+                    ") and the advice depends on it: at " + string_printf("%g", range.low / 1e12) +
+                    ", " + recommendation_sentence(low) + " At " +
+                    string_printf("%g", range.high / 1e12) + ", " + recommendation_sentence(high) +
+                    " Give --peak-tflops with its dense rate per GPU, or --model with a profile "
+                    "measured on that GPU (python3 -m topotune.profile ... --device cuda)");
+  }
+  const bool low_claims_less = relative_gain(low) <= relative_gain(high);
+  Plan& used = low_claims_less ? low : high;
+  const Plan& other = low_claims_less ? high : low;
+  used.peak_bracket = PeakBracket{range,
+                                  used.inputs.compute.peak_flops,
+                                  other.inputs.compute.peak_flops,
+                                  other.report.recommendation.step.step,
+                                  framework_defaults(other).step.step,
+                                  given};
+  used.report.notes.push_back(
+      "peak: the catalog has no fp16/bf16 tensor peak for " +
+      used.inputs.cluster.instance.gpu.model + "; published figures disagree (" +
+      peak_range_words(range) + "); the advice is the same at both ends, its times are at " +
+      string_printf("%g", used.peak_bracket->used_flops / 1e12) +
+      string_printf(" (at %g: step %.3g ms, defaults %.3g ms); --peak-tflops sets the rate",
+                    used.peak_bracket->other_flops / 1e12,
+                    used.peak_bracket->other_step.value * 1e3,
+                    used.peak_bracket->other_defaults_step.value * 1e3));
+  return std::move(used);
+}
+
+}  // namespace
+
+Expected<Plan> make_plan(PlanInputs inputs) {
+  const std::optional<topo::PeakRange> range =
+      peak_to_bracket(inputs.compute, inputs.model, inputs.cluster.instance.gpu);
+  if (range) return plan_over_peak_range(std::move(inputs), *range);
+  return plan_at_peak(std::move(inputs));
 }
 
 const Candidate& framework_defaults(const Plan& plan) {
@@ -662,6 +723,15 @@ std::string plan_to_json(const Plan& plan, int max_candidates) {
   }
   rec["each_change_alone"] = alone;
   j["recommendation"] = rec;
+  if (const std::optional<PeakBracket>& b = plan.peak_bracket) {
+    // The advice held at both ends of the published peaks; the times are at used_tflops.
+    j["peak_bracket"] = {{"low_tflops", r6(b->range.low / 1e12)},
+                         {"high_tflops", r6(b->range.high / 1e12)},
+                         {"used_tflops", r6(b->used_flops / 1e12)},
+                         {"other_tflops", r6(b->other_flops / 1e12)},
+                         {"other_step_time_s", r6(b->other_step.value)},
+                         {"other_defaults_step_time_s", r6(b->other_defaults_step.value)}};
+  }
   ordered_json a = candidate_json(r.baseline_ddp, plan.bands);
   a["name"] = "nccl-defaults+ddp-25MiB";
   ordered_json b = candidate_json(r.baseline_horovod, plan.bands);
@@ -704,6 +774,8 @@ std::string plan_to_json(const Plan& plan, int max_candidates) {
   j["notes"] = r.notes;
   if (plan.replay_note) j["replay_note"] = *plan.replay_note;
   j["inputs"] = plan_inputs_json(plan.inputs, plan.cluster.shape);
+  // A bracketed plan records its compute as given: its replay brackets again.
+  if (plan.peak_bracket) j["inputs"]["compute"] = compute_json(plan.peak_bracket->given);
   return j.dump(1) + "\n";
 }
 

@@ -21,6 +21,7 @@
 #include "planning/framework.h"
 #include "planning/gain_attribution.h"
 #include "planning/model_profile.h"
+#include "planning/peak_bracket.h"
 #include "planning/plan_keep.h"
 #include "planning/replica_memory.h"
 #include "planning/step_model.h"
@@ -154,13 +155,19 @@ struct Plan {
   ReplicaMemory memory;
   /// The error bands of this plan's kind of cluster (error_band.h), set by make_plan.
   ClusterBands bands;
+  /// Set when the GPU's peak is unknown and the advice was computed at both ends of the
+  /// published figures (peak_bracket.h); the times are at `used_flops`.
+  std::optional<PeakBracket> peak_bracket;
   std::string version;                     ///< topotune version that computed it
   std::optional<std::string> replay_note;  ///< set by a replay that changed the answer
 };
 
 /// Derives the cluster's shape and runs the tuner: NCCL's algorithms on the NCCL predictor,
 /// topotune's on the closed forms, channel counts up to NCCL's MAXCHANNELS, and, if
-/// inputs.simulate, the flow simulator as rank timer.
+/// inputs.simulate, the flow simulator as rank timer. A GPU whose peak the catalog does not
+/// know but lists published figures for (peak_to_bracket) is planned at both ends: the same
+/// advice at both gives the plan (with peak_bracket), different advice is InvalidArgument
+/// naming both.
 Expected<Plan> make_plan(PlanInputs inputs);
 
 /// The plan as JSON text (pretty-printed, deterministic).

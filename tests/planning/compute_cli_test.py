@@ -155,18 +155,60 @@ class ComputeCliTest(unittest.TestCase):
         self.assertEqual(p.returncode, 2, p.stderr)
         self.assertIn("no TF32 tensor peak", p.stderr)
         self.assertIn("--precision", p.stderr)
-        # A GPU whose bf16 peak is unknown: the default precision is named (not --precision,
-        # which the user did not give) with the two ways to time its compute; with a rate it
-        # plans.
-        p = plan("--instance", "gb200-nvl72", "--nodes", "18", *FAST[2:])
+        # A GPU whose bf16 peak is unknown and has no published figures: the default
+        # precision is named (not --precision, which the user did not give) with the two ways
+        # to time its compute; with a rate it plans.
+        unpublished = self.gb200_cluster(None)
+        p = plan("--cluster", unpublished, *FAST[2:])
         self.assertEqual(p.returncode, 2, p.stderr)
         self.assertIn("the default precision (amp-bf16): the catalog has no fp16/bf16 tensor "
                       "peak for GB200", p.stderr)
         self.assertIn("--peak-tflops", p.stderr)
         self.assertIn("--device cuda", p.stderr)
         self.assertNotIn("--precision", p.stderr)
-        p = plan("--instance", "gb200-nvl72", "--nodes", "18", *FAST[2:], "--peak-tflops", "2250")
+        p = plan("--cluster", unpublished, *FAST[2:], "--peak-tflops", "2250")
         self.assertEqual(p.returncode, 0, p.stderr)
+
+    def gb200_cluster(self, published):
+        """A cluster file of one gb200-nvl72 host whose bf16 peak is unknown with `published`
+        figures (None: none)."""
+        with open(os.path.join(ROOT, "data", "instances", "gb200-nvl72.json"),
+                  encoding="utf-8") as f:
+            inst = json.load(f)
+        peak = inst["gpu"]["peak_fp16_TFLOPS"]
+        peak.pop("published", None)
+        if published:
+            peak["published"] = [{"value": v, "source": "test"} for v in published]
+        path = os.path.join(self.dir.name, "gb200-%s.json" % "-".join(map(str, published or [])))
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump({"schema": "topotune.cluster/1", "instance": inst, "nodes": 1}, f)
+        return path
+
+    def test_an_unknown_peak_is_planned_at_both_ends_of_its_published_figures(self):
+        # Close figures: the same advice at both, given with its times at one end, which the
+        # report, the JSON and the compute line name; a replay keeps that end's rate.
+        j, text = plan_json("--cluster", self.gb200_cluster([2250, 2260]), *FAST[2:])
+        b = j["peak_bracket"]
+        self.assertEqual((b["low_tflops"], b["high_tflops"]), (2250, 2260))
+        self.assertIn(b["used_tflops"], (2250, 2260))
+        self.assertEqual(j["inputs"]["compute"]["peak_flops"], 0)  # as given: replays bracket
+        self.assert_replays(text)
+        p = plan("--cluster", self.gb200_cluster([2250, 2260]), *FAST[2:])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("end of the published 2250 to 2260 TFLOP/s", p.stdout)
+        self.assertIn("published figures disagree (2250 to 2260 TFLOP/s); the advice is the "
+                      "same at both ends", p.stdout)
+        # Figures a hundredfold apart: the advice differs, and the plan says both and asks.
+        p = plan("--cluster", self.gb200_cluster([10, 1000]), *FAST[2:])
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("published figures disagree: 10 to 1000 TFLOP/s) and the advice depends "
+                      "on it: at 10, ", p.stderr)
+        self.assertIn(" At 1000, ", p.stderr)
+        self.assertIn("Give --peak-tflops", p.stderr)
+        # The catalog's own GB200 figures, on one host: a plan (the first command works).
+        p = plan("--instance", "gb200-nvl72", *FAST)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("published figures disagree (2250 to 2640 TFLOP/s)", p.stdout)
 
     def test_a_replica_that_does_not_fit_is_flagged(self):
         # bert-large states no transformer shape; gpt2-xl at one sequence per GPU has 2.8 GiB

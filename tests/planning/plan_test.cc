@@ -599,3 +599,93 @@ TEST(GainAttribution, TheDdpSnippetCreditsTheBucketWithWhatItBuysAlone) {
 
 }  // namespace
 }  // namespace topotune::tune
+
+namespace topotune::tune {
+namespace {
+
+// p4d with its bf16 peak made unknown and two published figures in its place.
+PlanInputs unknown_peak(int hosts, double low_tflops, double high_tflops) {
+  PlanInputs in = inputs(hosts);
+  in.cluster.instance.gpu.peak_fp16_flops = 0;
+  in.cluster.instance.gpu.peak_fp16_published =
+      topo::PeakRange{low_tflops * 1e12, high_tflops * 1e12};
+  return in;
+}
+
+TEST(PeakBracket, TheSameAdviceAtBothEndsIsGivenWithItsTimesAtOneEnd) {
+  const auto plan = make_plan(unknown_peak(4, 312, 315));
+  ASSERT_TRUE(plan) << plan.error().message;
+  ASSERT_TRUE(plan->peak_bracket);
+  const PeakBracket& b = *plan->peak_bracket;
+  EXPECT_DOUBLE_EQ(b.range.low, 312e12);
+  EXPECT_DOUBLE_EQ(b.range.high, 315e12);
+  EXPECT_TRUE(b.used_flops == b.range.low || b.used_flops == b.range.high);
+  EXPECT_DOUBLE_EQ(b.other_flops, b.used_flops == b.range.low ? b.range.high : b.range.low);
+  // The times are those of a plan given the used end as its rate, the other end's likewise.
+  EXPECT_DOUBLE_EQ(plan->inputs.compute.peak_flops, b.used_flops);
+  for (const double end : {b.used_flops, b.other_flops}) {
+    PlanInputs given = unknown_peak(4, 312, 315);
+    given.compute.peak_flops = end;
+    const auto at_end = make_plan(given);
+    ASSERT_TRUE(at_end) << at_end.error().message;
+    EXPECT_FALSE(at_end->peak_bracket);  // a given rate brackets nothing
+    EXPECT_TRUE(same_configuration(at_end->report.recommendation, plan->report.recommendation));
+    const double step = at_end->report.recommendation.step.step.value;
+    EXPECT_DOUBLE_EQ(step, end == b.used_flops ? plan->report.recommendation.step.step.value
+                                               : b.other_step.value);
+  }
+  bool noted = false;
+  for (const std::string& n : plan->report.notes) {
+    noted = noted || n.find("published figures disagree (312 to 315 TFLOP/s)") != n.npos;
+  }
+  EXPECT_TRUE(noted);
+  const auto j = nlohmann::json::parse(plan_to_json(*plan));
+  EXPECT_EQ(j["peak_bracket"]["low_tflops"], 312);
+  EXPECT_EQ(j["peak_bracket"]["high_tflops"], 315);
+}
+
+TEST(PeakBracket, AdviceThatDependsOnThePeakIsRefusedNamingBothEnds) {
+  // At 10 TFLOP/s compute hides the allreduces (DDP's defaults stay); at 100,000 nothing hides
+  // them and bigger buckets or bf16 pay.
+  const auto low = [] {
+    PlanInputs in = unknown_peak(4, 10, 100000);
+    in.compute.peak_flops = 10e12;
+    return make_plan(in);
+  }();
+  const auto high = [] {
+    PlanInputs in = unknown_peak(4, 10, 100000);
+    in.compute.peak_flops = 100000e12;
+    return make_plan(in);
+  }();
+  ASSERT_TRUE(low && high);
+  ASSERT_FALSE(same_configuration(low->report.recommendation, high->report.recommendation));
+  const auto plan = make_plan(unknown_peak(4, 10, 100000));
+  ASSERT_FALSE(plan);
+  EXPECT_EQ(plan.error().code, Errc::InvalidArgument);
+  const std::string& m = plan.error().message;
+  EXPECT_NE(m.find("published figures disagree: 10 to 100000 TFLOP/s"), m.npos) << m;
+  EXPECT_NE(m.find("at 10, " + recommendation_sentence(*low)), m.npos) << m;
+  EXPECT_NE(m.find("At 100000, " + recommendation_sentence(*high)), m.npos) << m;
+  EXPECT_NE(m.find("--peak-tflops"), m.npos);
+}
+
+TEST(PeakBracket, OnlyAnUnknownTensorPeakTimedFromFlopsIsBracketed) {
+  const PlanInputs in = unknown_peak(2, 312, 315);
+  const topo::GpuSpec& gpu = in.cluster.instance.gpu;
+  EXPECT_TRUE(peak_to_bracket(in.compute, in.model, gpu));
+  ComputeParams given = in.compute;
+  given.peak_flops = 300e12;
+  EXPECT_FALSE(peak_to_bracket(given, in.model, gpu));
+  ComputeParams fp32 = in.compute;
+  fp32.precision = TrainingPrecision::Fp32;  // its own peak, known
+  EXPECT_FALSE(peak_to_bracket(fp32, in.model, gpu));
+  topo::GpuSpec known = gpu;
+  known.peak_fp16_flops = 312e12;
+  EXPECT_FALSE(peak_to_bracket(in.compute, in.model, known));
+  topo::GpuSpec unpublished = gpu;
+  unpublished.peak_fp16_published.reset();
+  EXPECT_FALSE(peak_to_bracket(in.compute, in.model, unpublished));
+}
+
+}  // namespace
+}  // namespace topotune::tune
