@@ -25,11 +25,14 @@ const ShardedCandidate* best_fitting(const ShardedPlan& p, std::size_t& rank, Pr
 }
 
 std::string provenance(const ShardedPlan& p, std::size_t rank, const ShardedCandidate& c) {
+  const std::string of = p.gpu_memory.value > 0
+                             ? string_printf("of %.1f GB", p.gpu_memory.as_double() / 1e9)
+                             : std::string("(the GPU's memory unknown: not checked)");
   return string_printf(
       "topotune plan %s x %d, model %s, batch %d: plan row %zu (%s), predicted step %.1f ms, "
-      "%.1f GB per GPU of %.1f GB",
+      "%.1f GB per GPU %s",
       p.instance.c_str(), p.nodes, p.model.c_str(), p.batch_per_gpu, rank, c.label().c_str(),
-      c.step.step.value * 1e3, c.memory.total().as_double() / 1e9, p.gpu_memory.as_double() / 1e9);
+      c.step.step.value * 1e3, c.memory.total().as_double() / 1e9, of.c_str());
 }
 
 // The block path becomes Python code: identifiers joined by dots only.
@@ -60,10 +63,11 @@ Expected<EmittedFile> fsdp_file(const ShardedPlan& p) {
   }
   s += "\n\ndef shard(model):\n";
   s += hsdp ? string_printf(
-                  "    # HSDP: shard inside each node (%d GPUs), replicate across the %d "
-                  "nodes.\n    mesh = init_device_mesh(\"cuda\", (%d, %d), "
+                  "    # HSDP: shard inside each node as NCCL counts them (%d GPUs: a host, "
+                  "or an NVLink domain of hosts), replicate across the %d of them.\n"
+                  "    mesh = init_device_mesh(\"cuda\", (%d, %d), "
                   "mesh_dim_names=(\"replicate\", \"shard\"))\n",
-                  p.gpus_per_host, p.nodes, p.nodes, p.gpus_per_host)
+                  p.hsdp_shard_ranks, p.hsdp_replicas, p.hsdp_replicas, p.hsdp_shard_ranks)
             : string_printf(
                   "    # Full shard over all %d GPUs.\n    mesh = init_device_mesh("
                   "\"cuda\", (%d,), mesh_dim_names=(\"shard\",))\n",

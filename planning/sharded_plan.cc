@@ -9,6 +9,7 @@
 #include "core/string_printf.h"
 #include "core/version.h"
 #include "planning/error_band.h"
+#include "planning/peak_bracket.h"
 #include "planning/sharded_mpi_comm.h"
 #include "timing/cluster_shape.h"
 #include "timing/model_timers.h"
@@ -74,7 +75,7 @@ struct Context {
   ShardUnits zero3_units;  // in ZeRO-3's prefetch pieces
   ShardUnits zero3_recomputed;
   TransformerShape shape;
-  int world = 1, gpus = 1, nodes = 1;
+  int world = 1, gpus = 1, nodes = 1;  // ranks; HSDP's shard group and replicas
   Bytes gpu_memory{0};
   double hbm = 0;  // bytes/s, 0 = unknown
   GroupTimers t;
@@ -105,7 +106,8 @@ Seconds optimizer_time(const Context& x, int state_ranks) {
 
 void finish(const Context& x, ShardedCandidate& c, const MemoryConfig& m) {
   c.memory = sharded_memory(x.units.total_params(), x.shape, m);
-  c.fits = c.memory.total() <= x.gpu_memory;
+  // An unknown GPU memory (0) checks nothing: every row counts as fitting and the plan says so.
+  c.fits = x.gpu_memory.value <= 0 || c.memory.total() <= x.gpu_memory;
   c.over = c.fits ? Bytes(0) : Bytes(c.memory.total().value - x.gpu_memory.value);
 }
 
@@ -193,7 +195,7 @@ Expected<std::vector<ShardedCandidate>> all_rows(const Context& x) {
     TT_TRY(ShardedCandidate ddp, ddp_row(x, recompute));
     rows.push_back(std::move(ddp));
     for (bool hsdp : {false, true}) {
-      if (hsdp && x.nodes < 2) continue;  // one node: HSDP is FSDP
+      if (hsdp && x.nodes < 2) continue;  // one (NCCL) node: HSDP is FSDP
       for (int prefetch : {1, 2}) {
         for (bool reshard : {true, false}) {
           TT_TRY(ShardedCandidate c, fsdp_row(x, hsdp, prefetch, reshard, recompute));
@@ -326,11 +328,17 @@ void rank_and_recommend(ShardedPlan& p) {
   }
   p.sentence = "Use " + best.label() + ": predicted step " + ms(best.step.step) + " (" +
                ms(best.step.exposed_comm) + " exposed communication), " + gb(best.memory.total()) +
-               " per GPU of " + gb(p.gpu_memory) + ".";
+               (p.gpu_memory.value > 0 ? " per GPU of " + gb(p.gpu_memory) + "."
+                                       : " per GPU (the GPU's memory is unknown: not checked).");
 }
 
 // What the model leaves out, for the report.
 void add_notes(ShardedPlan& p, bool optimizer_timed, PlanBackend backend) {
+  if (p.gpu_memory.value <= 0) {
+    p.notes.push_back(
+        "memory: the GPU's memory is unknown, so no row was checked against it (every row "
+        "counts as fitting); a cluster file's \"overrides\": {\"gpu.memory_GiB\": N} sets it");
+  }
   if (!optimizer_timed) {
     p.notes.push_back("optimizer step not timed: the GPU's memory bandwidth is unknown");
   }
@@ -410,7 +418,10 @@ Expected<TransformerShape> transformer_shape(const ModelProfile& model) {
   return s;
 }
 
-Expected<ShardedPlan> make_sharded_plan(const PlanInputs& in) {
+namespace {
+
+// make_sharded_plan at the inputs' own peak (or the GPU's).
+Expected<ShardedPlan> sharded_plan_at_peak(const PlanInputs& in) {
   TT_TRY(const ClusterShape shape, cluster_shape(in.cluster));
   ComputeParams compute = in.compute;
   // The precision's peak and the model family's fitted efficiency, as DDP plans resolve them.
@@ -421,6 +432,14 @@ Expected<ShardedPlan> make_sharded_plan(const PlanInputs& in) {
   TT_TRY(TransformerShape tshape, transformer_shape(in.model));
   const topo::GpuSpec& gpu = in.cluster.instance.gpu;
   const ShardUnits recomputed = with_recompute(units);
+  // HSDP's groups are the timers' (make_group_timers): NCCL's nodes, which under MNNVL are
+  // NVLink domains of several hosts (one domain: HSDP is FSDP); topotune's runtime's hosts.
+  int hsdp_shard = shape.gpus_per_host;
+  int hsdp_replicas = shape.hosts;
+  if (owners.model) {
+    hsdp_shard = owners.model->system().gpus_per_node;
+    hsdp_replicas = owners.model->system().nodes;
+  }
   Context x{in,
             units,
             recomputed,
@@ -428,8 +447,8 @@ Expected<ShardedPlan> make_sharded_plan(const PlanInputs& in) {
             split_units(recomputed, kZeroPrefetchBucket),
             tshape,
             shape.ranks(),
-            shape.gpus_per_host,
-            shape.hosts,
+            hsdp_shard,
+            hsdp_replicas,
             gpu.memory,
             gpu.memory_bandwidth ? gpu.memory_bandwidth->value : 0.0,
             std::move(group_timers)};
@@ -437,6 +456,8 @@ Expected<ShardedPlan> make_sharded_plan(const PlanInputs& in) {
   p.instance = in.cluster.instance.name;
   p.nodes = shape.hosts;
   p.gpus_per_host = shape.gpus_per_host;
+  p.hsdp_shard_ranks = hsdp_shard;
+  p.hsdp_replicas = hsdp_replicas;
   p.backend = plan_backend_name(in.backend);
   p.model = in.model.name;
   p.batch_per_gpu = in.compute.batch_per_gpu;
@@ -453,6 +474,64 @@ Expected<ShardedPlan> make_sharded_plan(const PlanInputs& in) {
   p.cluster_shape = shape;
   p.version = kVersion;
   return p;
+}
+
+// What the recommendation gains over FSDP2's defaults, as a share of their step (0 when
+// either is missing).
+double relative_gain(const ShardedPlan& p) {
+  if (!p.recommended || !p.defaults) return 0;
+  const double defaults = p.candidates[*p.defaults].step.step.value;
+  return (defaults - p.candidates[*p.recommended].step.step.value) / defaults;
+}
+
+std::string recommended_label(const ShardedPlan& p) {
+  return p.recommended ? p.candidates[*p.recommended].label() : "";
+}
+
+// As DDP plans do (plan.cc, plan_over_peak_range): the advice at both ends of the published
+// peaks, given only when it is the same.
+Expected<ShardedPlan> sharded_plan_over_peak_range(const PlanInputs& in,
+                                                   const topo::PeakRange& range) {
+  PlanInputs low_inputs = in;
+  PlanInputs high_inputs = in;
+  low_inputs.compute.peak_flops = range.low;
+  high_inputs.compute.peak_flops = range.high;
+  TT_TRY(ShardedPlan low, sharded_plan_at_peak(low_inputs));
+  TT_TRY(ShardedPlan high, sharded_plan_at_peak(high_inputs));
+  if (low.keeps_defaults != high.keeps_defaults ||
+      recommended_label(low) != recommended_label(high)) {
+    return fail(Errc::InvalidArgument,
+                "the catalog has no fp16/bf16 tensor peak for " + in.cluster.instance.gpu.model +
+                    " (published figures disagree: " + peak_range_words(range) +
+                    ") and the advice depends on it: at " + string_printf("%g", range.low / 1e12) +
+                    ", " + low.sentence + " At " + string_printf("%g", range.high / 1e12) + ", " +
+                    high.sentence + " Give --peak-tflops with its dense rate per GPU");
+  }
+  const bool low_claims_less = relative_gain(low) <= relative_gain(high);
+  ShardedPlan& used = low_claims_less ? low : high;
+  const ShardedPlan& other = low_claims_less ? high : low;
+  const double used_flops = used.inputs.compute.peak_flops;
+  used.inputs = in;  // recorded as given: a replay brackets again
+  const std::string step =
+      other.recommended ? string_printf(": step %.3g ms",
+                                        other.candidates[*other.recommended].step.step.value * 1e3)
+                        : std::string();
+  used.notes.push_back(
+      "peak: the catalog has no fp16/bf16 tensor peak for " + in.cluster.instance.gpu.model +
+      "; published figures disagree (" + peak_range_words(range) +
+      "); the advice is the same at both ends, its times are at " +
+      string_printf("%g (at %g", used_flops / 1e12, other.inputs.compute.peak_flops / 1e12) + step +
+      "); --peak-tflops sets the rate");
+  return std::move(used);
+}
+
+}  // namespace
+
+Expected<ShardedPlan> make_sharded_plan(const PlanInputs& in) {
+  const std::optional<topo::PeakRange> range =
+      peak_to_bracket(in.compute, in.model, in.cluster.instance.gpu);
+  if (range) return sharded_plan_over_peak_range(in, *range);
+  return sharded_plan_at_peak(in);
 }
 
 Expected<ShardedPlan> replay_sharded_plan(const StoredPlan& stored) {

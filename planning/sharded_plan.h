@@ -56,6 +56,10 @@ struct ShardedPlan {
   std::string instance;
   int nodes = 1;
   int gpus_per_host = 1;
+  /// HSDP's mesh as the plan times it: shard within what NCCL counts as a node (a host, or
+  /// under MNNVL the NVLink domain across hosts), replicate across those.
+  int hsdp_shard_ranks = 1;
+  int hsdp_replicas = 1;
   std::string backend = "nccl";  ///< what times the collectives: plan_backend_name()
   std::string model;
   int batch_per_gpu = 1;

@@ -24,7 +24,8 @@ ordered_json memory_json(const MemoryBreakdown& m) {
           {"total_bytes", m.total().value}};
 }
 
-ordered_json candidate_json(const ShardedCandidate& c) {
+// `memory_known`: the GPU's memory is known; without it no row was checked (fits: null).
+ordered_json candidate_json(const ShardedCandidate& c, bool memory_known) {
   ordered_json j;
   j["strategy"] = shard_strategy_name(c.strategy);
   j["label"] = c.label();
@@ -41,7 +42,7 @@ ordered_json candidate_json(const ShardedCandidate& c) {
   j["error_band_s"] = r6(c.step.band.value);
   j["collectives"] = c.step.collectives;
   j["memory"] = memory_json(c.memory);
-  j["fits"] = c.fits;
+  j["fits"] = memory_known ? ordered_json(c.fits) : ordered_json(nullptr);
   j["over_bytes"] = c.over.value;
   return j;
 }
@@ -59,13 +60,14 @@ std::string sharded_plan_to_json(const ShardedPlan& p) {
   j["batch_per_gpu"] = p.batch_per_gpu;
   j["seq_len"] = p.shape.seq_len;
   j["gpu_memory_bytes"] = p.gpu_memory.value;
-  j["recommendation"] =
-      p.recommended ? candidate_json(p.candidates[*p.recommended]) : ordered_json(nullptr);
+  j["recommendation"] = p.recommended
+                            ? candidate_json(p.candidates[*p.recommended], p.gpu_memory.value > 0)
+                            : ordered_json(nullptr);
   j["keeps_defaults"] = p.keeps_defaults;
   j["sentence"] = p.sentence;
   ordered_json rows = ordered_json::array();
   for (std::size_t i = 0; i < p.candidates.size(); ++i) {
-    ordered_json c = candidate_json(p.candidates[i]);
+    ordered_json c = candidate_json(p.candidates[i], p.gpu_memory.value > 0);
     c["rank"] = i + 1;
     rows.push_back(std::move(c));
   }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <tuple>
 
 #include "planning/shard_units.h"
@@ -296,6 +297,87 @@ TEST(ShardedPlan, Llama8bOnP5RecommendsAFittingRowAndRanksHsdp) {
       std::all_of(p.candidates.begin(), p.candidates.end(), [](const auto& c) { return c.fits; }));
 }
 
+TEST(ShardedPlan, AnUnknownPeakIsPlannedAtBothEndsOfItsPublishedFigures) {
+  const auto with_range = [](double low, double high, const char* instance = "p5.48xlarge",
+                             const char* model = "llama-3.2-1b") {
+    PlanInputs in = cluster(instance, 2, model);
+    in.cluster.instance.gpu.peak_fp16_flops = 0;
+    in.cluster.instance.gpu.peak_fp16_published = topo::PeakRange{low, high};
+    return in;
+  };
+  const auto close = make_sharded_plan(with_range(989e12, 990e12));
+  ASSERT_TRUE(close) << close.error().message;
+  EXPECT_EQ(close->inputs.compute.peak_flops, 0);  // recorded as given
+  EXPECT_TRUE(std::any_of(close->notes.begin(), close->notes.end(), [](const std::string& n) {
+    return n.find("published figures disagree (989 to 990 TFLOP/s)") != n.npos;
+  }));
+  PlanInputs given = with_range(989e12, 990e12);
+  given.compute.peak_flops = 989e12;
+  const auto at_low = make_sharded_plan(given);
+  ASSERT_TRUE(at_low);
+  ASSERT_TRUE(close->recommended && at_low->recommended);
+  EXPECT_EQ(close->candidates[*close->recommended].label(),
+            at_low->candidates[*at_low->recommended].label());
+  // gpt2-xl on two p6-b300: HSDP at 2,250 TFLOP/s, ZeRO-1 at 3,375 (checked first); planned
+  // over that range it is refused, both named.
+  std::string advice[2];
+  for (const int end : {0, 1}) {
+    PlanInputs in = with_range(2250e12, 3375e12, "p6-b300.48xlarge", "gpt2-xl");
+    in.compute.peak_flops = end == 0 ? 2250e12 : 3375e12;
+    const auto p = make_sharded_plan(in);
+    ASSERT_TRUE(p && p->recommended);
+    advice[end] = p->candidates[*p->recommended].label();
+  }
+  ASSERT_NE(advice[0], advice[1]);
+  const auto wide = make_sharded_plan(with_range(2250e12, 3375e12, "p6-b300.48xlarge", "gpt2-xl"));
+  ASSERT_FALSE(wide);
+  const std::string& m = wide.error().message;
+  EXPECT_NE(m.find("the advice depends on it: at 2250, Use " + advice[0]), m.npos) << m;
+  EXPECT_NE(m.find("At 3375, Use " + advice[1]), m.npos) << m;
+}
+
+TEST(ShardedPlan, HsdpShardsWithinWhatNcclCountsAsANode) {
+  // Two GB200 NVL72 racks of 18 hosts: NCCL sees two nodes of 72 GPUs (MNNVL), so HSDP shards
+  // over 72 and replicates twice, and its emitted mesh says so; one rack is one node, where
+  // HSDP would be FSDP and is not listed.
+  PlanInputs racks = cluster("gb200-nvl72", 36, "gpt2-xl");
+  racks.compute.peak_flops = 2250e12;
+  const auto two = make_sharded_plan(racks);
+  ASSERT_TRUE(two) << two.error().message;
+  EXPECT_EQ(two->hsdp_replicas, 2);
+  EXPECT_EQ(two->hsdp_shard_ranks, 72);
+  const auto hsdp = std::find_if(two->candidates.begin(), two->candidates.end(),
+                                 [](const auto& c) { return c.strategy == ShardStrategy::Hsdp; });
+  ASSERT_NE(hsdp, two->candidates.end());
+  EXPECT_EQ(hsdp->shard_ranks, 72);
+  PlanInputs rack = cluster("gb200-nvl72", 2, "gpt2-xl");
+  rack.compute.peak_flops = 2250e12;
+  const auto one = make_sharded_plan(rack);
+  ASSERT_TRUE(one) << one.error().message;  // was: "no NCCL algorithm ... ring: one rank"
+  EXPECT_TRUE(std::none_of(one->candidates.begin(), one->candidates.end(),
+                           [](const auto& c) { return c.strategy == ShardStrategy::Hsdp; }));
+  // Eight p5 hosts: a host is NCCL's node.
+  const auto p5 = make_sharded_plan(cluster("p5.48xlarge", 8, "gpt2-xl"));
+  ASSERT_TRUE(p5);
+  EXPECT_EQ(p5->hsdp_replicas, 8);
+  EXPECT_EQ(p5->hsdp_shard_ranks, 8);
+}
+
+TEST(ShardedPlan, AnUnknownGpuMemoryChecksNothingAndSaysSo) {
+  PlanInputs in = cluster("p5.48xlarge", 2, "llama-3.1-8b");
+  in.cluster.instance.gpu.memory = Bytes(0);
+  const auto p = make_sharded_plan(in);
+  ASSERT_TRUE(p) << p.error().message;
+  ASSERT_TRUE(p->recommended);  // not "nothing fits" against a 0-byte GPU
+  EXPECT_EQ(p->sentence.find("Nothing fits"), std::string::npos) << p->sentence;
+  for (const ShardedCandidate& c : p->candidates) EXPECT_TRUE(c.fits);
+  EXPECT_TRUE(std::any_of(p->notes.begin(), p->notes.end(), [](const std::string& n) {
+    return n.find("\"gpu.memory_GiB\"") != n.npos;
+  }));
+  const auto j = nlohmann::json::parse(sharded_plan_to_json(*p));
+  EXPECT_TRUE(j["candidates"][0]["fits"].is_null());
+}
+
 TEST(ShardedPlan, StoredPlanReplaysToTheSameRecommendation) {
   PlanInputs in = cluster("p5.48xlarge", 2, "llama-3.2-1b");
   in.framework = Framework::Fsdp;
@@ -328,6 +410,8 @@ TEST(ShardedEmitters, EachFileConfiguresTheBestFittingRowOfItsFamily) {
   p.instance = "p4d.24xlarge";
   p.nodes = 4;
   p.gpus_per_host = 8;
+  p.hsdp_replicas = 4;
+  p.hsdp_shard_ranks = 8;
   p.model = "m";
   p.gpu_memory = Bytes(100);
   p.block_path = "model.layers";
