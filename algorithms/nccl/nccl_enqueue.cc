@@ -96,14 +96,21 @@ double nccl_tree_chunk_bytes(const NcclLaunchInputs& in, NcclProto p, double byt
 }
 
 double nccl_nvls_chunk_bytes(const NcclLaunchInputs& in, NcclAlgo a, double bytes, int channels) {
-  double c = in.buffers.nvls_chunk_bytes;
+  // NCCL_NVLS_CHUNKSIZE exists from v2.21.5-1 (src/transport/nvls.cc); before, both algorithms
+  // started from a Simple step, NCCL_BUFFSIZE / NCCL_STEPS, and NVLS capped it at 128 KiB
+  // (src/enqueue.cc computeColl at v2.18.5-1 .. v2.20.5-1; NVLSTree capped at 64 KiB on 4+ nodes
+  // from v2.19.3-1).
+  const bool chunk_param = in.release >= R(2, 21, 0);
+  double c = chunk_param ? in.buffers.nvls_chunk_bytes : nccl_step_bytes(in, NcclProto::Simple);
   const double ops = std::max(1, channels) * std::max(1, in.graphs.nvls.channels);
   if (a == NcclAlgo::NvlsTree) {
-    if (in.release >= R(2, 20, 0)) {
+    if (in.release >= R(2, 20, 0)) {  // NCCL_NVLSTREE_MAX_CHUNKSIZE, default 64 KiB at 4+ nodes
       const double max = in.buffers.nvlstree_max_chunk_bytes > 0
                              ? in.buffers.nvlstree_max_chunk_bytes
                              : (in.nodes >= 4 ? 65536 : c);
       c = std::min(c, max);
+    } else if (in.release >= R(2, 19, 3) && in.nodes >= 4) {  // v2.19.3-1, v2.19.4-1
+      c = 65536;
     }
     if (bytes < 32 * ops * c && c > 262144) c = 262144;
     if (bytes < 16 * ops * c && c > 131072) c = 131072;
@@ -111,6 +118,7 @@ double nccl_nvls_chunk_bytes(const NcclLaunchInputs& in, NcclAlgo a, double byte
     if (bytes < 1 * ops * c && c > 32768) c = 32768;
     return c;
   }
+  if (!chunk_param) c = std::min(c, 131072.0);
   if (bytes < 64 * ops * c && c > 65536) c = 65536;
   if (bytes < 8 * ops * c && c > 32768) c = 32768;
   if (bytes < 2 * ops * c && c > 16384) c = 16384;

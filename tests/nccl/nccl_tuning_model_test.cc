@@ -281,5 +281,30 @@ TEST(NcclEnqueue, PatKeepsItsChannelsDownToTheTrafficCells) {
   EXPECT_EQ(nccl_run_channels(in, NcclAlgo::Pat, NcclProto::Simple, 40 * KiB), 5);
 }
 
+// enqueue.cc computeColl: NCCL_NVLS_CHUNKSIZE exists from v2.21.5-1. Before, NVLS and NVLSTree
+// started from a Simple step (4 MiB / 8 = 512 KiB), NVLS capped at 128 KiB, NVLSTree at 64 KiB
+// on 4+ nodes (v2.19.3-1 on; NCCL_NVLSTREE_MAX_CHUNKSIZE from v2.20.3-1). A size large enough
+// for no halving shows the starting chunk.
+TEST(NcclEnqueue, NvlsChunksStartWhereTheReleaseStartsThem) {
+  NcclLaunchInputs in;
+  in.graphs.nvls.channels = 8;
+  const double big = 64.0 * 1024 * MiB;
+  const auto chunk = [&in, big](int release, int nodes, NcclAlgo a) {
+    in.release = release;
+    in.nodes = nodes;
+    return nccl_nvls_chunk_bytes(in, a, big, 16);
+  };
+  EXPECT_EQ(chunk(22105, 2, NcclAlgo::NvlsTree), 128 * KiB);  // NCCL_NVLS_CHUNKSIZE's default
+  EXPECT_EQ(chunk(22003, 2, NcclAlgo::NvlsTree), 512 * KiB);  // a Simple step
+  EXPECT_EQ(chunk(22003, 4, NcclAlgo::NvlsTree), 64 * KiB);
+  EXPECT_EQ(chunk(21903, 4, NcclAlgo::NvlsTree), 64 * KiB);
+  EXPECT_EQ(chunk(21901, 4, NcclAlgo::NvlsTree), 512 * KiB);  // no cap yet
+  EXPECT_EQ(chunk(22003, 1, NcclAlgo::Nvls), 128 * KiB);
+  // aws-ofi-nccl's 512 KiB NCCL_NVLS_CHUNKSIZE takes effect where NCCL reads it.
+  in.buffers.nvls_chunk_bytes = 512 * KiB;
+  EXPECT_EQ(chunk(22105, 1, NcclAlgo::Nvls), 512 * KiB);
+  EXPECT_EQ(chunk(22003, 1, NcclAlgo::Nvls), 128 * KiB);
+}
+
 }  // namespace
 }  // namespace topotune::algo
