@@ -10,7 +10,9 @@
 // when they differ the plan asks for the rate (planning/plan.cc, make_plan).
 
 #include <optional>
+#include <string>
 
+#include "core/expected.h"
 #include "core/units.h"
 #include "planning/model_profile.h"
 #include "planning/step_model.h"
@@ -39,5 +41,14 @@ std::optional<topo::PeakRange> peak_to_bracket(const ComputeParams& compute,
 
 /// "2250 to 2640 TFLOP/s": a range as the reports and messages write it.
 std::string peak_range_words(const topo::PeakRange& range);
+
+/// The error when the two ends advise differently: both advices, and what settles it.
+Unexpected peak_dependent_advice(const std::string& gpu_model, const topo::PeakRange& range,
+                                 const std::string& low_advice, const std::string& high_advice);
+
+/// The plan's note when both ends agree: the range, the end its times are at, and `other`
+/// ("step 7.85 ms, defaults 7.85 ms") at the other end.
+std::string peak_bracket_note(const std::string& gpu_model, const topo::PeakRange& range,
+                              double used_flops, double other_flops, const std::string& other);
 
 }  // namespace topotune::tune

@@ -561,15 +561,8 @@ Expected<Plan> plan_over_peak_range(PlanInputs inputs, const topo::PeakRange& ra
   const bool same = low.keeps_defaults == high.keeps_defaults &&
                     same_configuration(low.report.recommendation, high.report.recommendation);
   if (!same) {
-    const topo::GpuSpec& gpu = low.inputs.cluster.instance.gpu;
-    return fail(Errc::InvalidArgument,
-                "the catalog has no fp16/bf16 tensor peak for " + gpu.model +
-                    " (published figures disagree: " + peak_range_words(range) +
-                    ") and the advice depends on it: at " + string_printf("%g", range.low / 1e12) +
-                    ", " + recommendation_sentence(low) + " At " +
-                    string_printf("%g", range.high / 1e12) + ", " + recommendation_sentence(high) +
-                    " Give --peak-tflops with its dense rate per GPU, or --model with a profile "
-                    "measured on that GPU (python3 -m topotune.profile ... --device cuda)");
+    return peak_dependent_advice(low.inputs.cluster.instance.gpu.model, range,
+                                 recommendation_sentence(low), recommendation_sentence(high));
   }
   const bool low_claims_less = relative_gain(low) <= relative_gain(high);
   Plan& used = low_claims_less ? low : high;
@@ -580,15 +573,11 @@ Expected<Plan> plan_over_peak_range(PlanInputs inputs, const topo::PeakRange& ra
                                   other.report.recommendation.step.step,
                                   framework_defaults(other).step.step,
                                   given};
+  const PeakBracket& b = *used.peak_bracket;
   used.report.notes.push_back(
-      "peak: the catalog has no fp16/bf16 tensor peak for " +
-      used.inputs.cluster.instance.gpu.model + "; published figures disagree (" +
-      peak_range_words(range) + "); the advice is the same at both ends, its times are at " +
-      string_printf("%g", used.peak_bracket->used_flops / 1e12) +
-      string_printf(" (at %g: step %.3g ms, defaults %.3g ms); --peak-tflops sets the rate",
-                    used.peak_bracket->other_flops / 1e12,
-                    used.peak_bracket->other_step.value * 1e3,
-                    used.peak_bracket->other_defaults_step.value * 1e3));
+      peak_bracket_note(used.inputs.cluster.instance.gpu.model, range, b.used_flops, b.other_flops,
+                        string_printf("step %.3g ms, defaults %.3g ms", b.other_step.value * 1e3,
+                                      b.other_defaults_step.value * 1e3)));
   return std::move(used);
 }
 

@@ -500,12 +500,7 @@ Expected<ShardedPlan> sharded_plan_over_peak_range(const PlanInputs& in,
   TT_TRY(ShardedPlan high, sharded_plan_at_peak(high_inputs));
   if (low.keeps_defaults != high.keeps_defaults ||
       recommended_label(low) != recommended_label(high)) {
-    return fail(Errc::InvalidArgument,
-                "the catalog has no fp16/bf16 tensor peak for " + in.cluster.instance.gpu.model +
-                    " (published figures disagree: " + peak_range_words(range) +
-                    ") and the advice depends on it: at " + string_printf("%g", range.low / 1e12) +
-                    ", " + low.sentence + " At " + string_printf("%g", range.high / 1e12) + ", " +
-                    high.sentence + " Give --peak-tflops with its dense rate per GPU");
+    return peak_dependent_advice(in.cluster.instance.gpu.model, range, low.sentence, high.sentence);
   }
   const bool low_claims_less = relative_gain(low) <= relative_gain(high);
   ShardedPlan& used = low_claims_less ? low : high;
@@ -513,15 +508,11 @@ Expected<ShardedPlan> sharded_plan_over_peak_range(const PlanInputs& in,
   const double used_flops = used.inputs.compute.peak_flops;
   used.inputs = in;  // recorded as given: a replay brackets again
   const std::string step =
-      other.recommended ? string_printf(": step %.3g ms",
+      other.recommended ? string_printf("step %.3g ms",
                                         other.candidates[*other.recommended].step.step.value * 1e3)
-                        : std::string();
-  used.notes.push_back(
-      "peak: the catalog has no fp16/bf16 tensor peak for " + in.cluster.instance.gpu.model +
-      "; published figures disagree (" + peak_range_words(range) +
-      "); the advice is the same at both ends, its times are at " +
-      string_printf("%g (at %g", used_flops / 1e12, other.inputs.compute.peak_flops / 1e12) + step +
-      "); --peak-tflops sets the rate");
+                        : std::string("nothing fits");
+  used.notes.push_back(peak_bracket_note(in.cluster.instance.gpu.model, range, used_flops,
+                                         other.inputs.compute.peak_flops, step));
   return std::move(used);
 }
 
