@@ -91,6 +91,10 @@ struct Figures {
       const Json* source = find_member(list[i], "source");
       if (!value || !source) return ai.error("needs \"value\" and \"source\"");
       TT_TRY(double x, read_rate(*value, ai / "value"));
+      // The planner times compute at these: the range --peak-tflops accepts (100 PFLOP/s).
+      if (x > 1e5)
+        return (ai / "value")
+            .error("must be at most 100000 (TFLOPS), got " + string_printf("%g", x));
       TT_TRY(std::string from, read_string(*source, ai / "source"));
       range.low = i == 0 ? x : std::min(range.low, x);
       range.high = i == 0 ? x : std::max(range.high, x);

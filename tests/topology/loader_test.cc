@@ -178,9 +178,12 @@ TEST(Loader, AnUnknownPeakListsThePublishedFiguresThatDisagree) {
   const json same =
       json::array({{{"value", 2250}, {"source", "a"}}, {{"value", 2250}, {"source", "b"}}});
   const json one = json::array({{{"value", 2250}, {"source", "a"}}});
+  const json huge =
+      json::array({{{"value", 2250}, {"source", "a"}}, {{"value", 1e6}, {"source", "b"}}});
   const json unsourced = json::array({{{"value", 2250}}, {{"value", 2640}, {"source", "b"}}});
   for (const auto& [list, words] :
        {std::pair{same, "lists one value"}, std::pair{one, "expected 2 to 8"},
+        std::pair{huge, "published[1].value: must be at most 100000"},
         std::pair{unsourced, "needs \"value\" and \"source\""}}) {
     d = fixture("p4d-fixture");
     d["gpu"]["peak_fp16_TFLOPS"] = {{"unknown", true}, {"note", "n"}, {"published", list}};
