@@ -4,9 +4,9 @@
 
 namespace topotune::tune {
 
-std::optional<topo::PeakRange> peak_to_bracket(const ComputeParams& compute,
-                                               const ModelProfile& model,
-                                               const topo::GpuSpec& gpu) {
+std::optional<topo::PublishedRange> peak_to_bracket(const ComputeParams& compute,
+                                                    const ModelProfile& model,
+                                                    const topo::GpuSpec& gpu) {
   if (compute.peak_flops > 0 || !gpu.peak_fp16_published || gpu.peak_fp16_flops > 0) {
     return std::nullopt;
   }
@@ -19,11 +19,11 @@ std::optional<topo::PeakRange> peak_to_bracket(const ComputeParams& compute,
   return gpu.peak_fp16_published;
 }
 
-std::string peak_range_words(const topo::PeakRange& range) {
+std::string peak_range_words(const topo::PublishedRange& range) {
   return string_printf("%g to %g TFLOP/s", range.low / 1e12, range.high / 1e12);
 }
 
-Unexpected peak_dependent_advice(const std::string& gpu_model, const topo::PeakRange& range,
+Unexpected peak_dependent_advice(const std::string& gpu_model, const topo::PublishedRange& range,
                                  const std::string& low_advice, const std::string& high_advice) {
   return fail(Errc::InvalidArgument,
               "the catalog has no fp16/bf16 tensor peak for " + gpu_model +
@@ -35,7 +35,7 @@ Unexpected peak_dependent_advice(const std::string& gpu_model, const topo::PeakR
                   "measured on that GPU (python3 -m topotune.profile ... --device cuda)");
 }
 
-std::string peak_bracket_note(const std::string& gpu_model, const topo::PeakRange& range,
+std::string peak_bracket_note(const std::string& gpu_model, const topo::PublishedRange& range,
                               double used_flops, double other_flops, const std::string& other) {
   return "peak: the catalog has no fp16/bf16 tensor peak for " + gpu_model +
          "; published figures disagree (" + peak_range_words(range) +

@@ -22,7 +22,7 @@ namespace topotune::tune {
 
 /// What a bracketed plan records beside its times.
 struct PeakBracket {
-  topo::PeakRange range;           ///< the published figures' lowest and highest, FLOP/s
+  topo::PublishedRange range;      ///< the published figures' lowest and highest, FLOP/s
   double used_flops = 0;           ///< the end the plan's times are at (its inputs record it)
   double other_flops = 0;          ///< the other end
   Seconds other_step{0};           ///< the recommended step at the other end
@@ -36,19 +36,20 @@ struct PeakBracket {
 /// peak (peak_flops 0), compute is timed from FLOPs (no measured times, or --timing flops),
 /// the precision (given, else the GPU's default) runs on the fp16/bf16 tensor peak, and the
 /// catalog marks that peak unknown with published figures.
-std::optional<topo::PeakRange> peak_to_bracket(const ComputeParams& compute,
-                                               const ModelProfile& model, const topo::GpuSpec& gpu);
+std::optional<topo::PublishedRange> peak_to_bracket(const ComputeParams& compute,
+                                                    const ModelProfile& model,
+                                                    const topo::GpuSpec& gpu);
 
 /// "2250 to 2640 TFLOP/s": a range as the reports and messages write it.
-std::string peak_range_words(const topo::PeakRange& range);
+std::string peak_range_words(const topo::PublishedRange& range);
 
 /// The error when the two ends advise differently: both advices, and what settles it.
-Unexpected peak_dependent_advice(const std::string& gpu_model, const topo::PeakRange& range,
+Unexpected peak_dependent_advice(const std::string& gpu_model, const topo::PublishedRange& range,
                                  const std::string& low_advice, const std::string& high_advice);
 
 /// The plan's note when both ends agree: the range, the end its times are at, and `other`
 /// ("step 7.85 ms, defaults 7.85 ms") at the other end.
-std::string peak_bracket_note(const std::string& gpu_model, const topo::PeakRange& range,
+std::string peak_bracket_note(const std::string& gpu_model, const topo::PublishedRange& range,
                               double used_flops, double other_flops, const std::string& other);
 
 }  // namespace topotune::tune

@@ -529,8 +529,12 @@ Expected<Plan> plan_at_peak(PlanInputs inputs) {
                                                 plan.report.baseline_ddp));
   }
   add_channel_notes(plan, req);
-  plan.memory = replica_memory(plan.inputs.model, plan.inputs.compute.batch_per_gpu,
-                               plan.inputs.cluster.instance.gpu.memory);
+  const topo::GpuSpec& gpu = plan.inputs.cluster.instance.gpu;
+  plan.memory =
+      replica_memory(plan.inputs.model, plan.inputs.compute.batch_per_gpu, memory_to_check(gpu));
+  if (const std::string words = published_memory_words(gpu); !words.empty()) {
+    plan.report.notes.push_back(words);
+  }
   plan.report.notes.push_back("memory: " + replica_memory_words(plan.memory));
   // Step 5: what NCCL runs for the buckets of the NCCL candidate the emitted files configure.
   if (nccl) {
@@ -551,7 +555,7 @@ double relative_gain(const Plan& plan) {
 
 // The advice at both ends of the published peaks: the same configuration (or the defaults at
 // both) gives the plan whose recommendation gains less; different advice is the user's call.
-Expected<Plan> plan_over_peak_range(PlanInputs inputs, const topo::PeakRange& range) {
+Expected<Plan> plan_over_peak_range(PlanInputs inputs, const topo::PublishedRange& range) {
   const ComputeParams given = inputs.compute;
   PlanInputs high_inputs = inputs;
   inputs.compute.peak_flops = range.low;
@@ -584,7 +588,7 @@ Expected<Plan> plan_over_peak_range(PlanInputs inputs, const topo::PeakRange& ra
 }  // namespace
 
 Expected<Plan> make_plan(PlanInputs inputs) {
-  const std::optional<topo::PeakRange> range =
+  const std::optional<topo::PublishedRange> range =
       peak_to_bracket(inputs.compute, inputs.model, inputs.cluster.instance.gpu);
   if (range) return plan_over_peak_range(std::move(inputs), *range);
   return plan_at_peak(std::move(inputs));

@@ -6,6 +6,20 @@
 
 namespace topotune::tune {
 
+Bytes memory_to_check(const topo::GpuSpec& gpu) {
+  if (gpu.memory.value > 0 || !gpu.memory_published) return gpu.memory;
+  return Bytes(static_cast<std::int64_t>(gpu.memory_published->low));
+}
+
+std::string published_memory_words(const topo::GpuSpec& gpu) {
+  if (gpu.memory.value > 0 || !gpu.memory_published) return "";
+  const double gib = 1 << 30;
+  return string_printf(
+      "memory: the catalog has no memory figure for %s; published figures disagree (%.0f to "
+      "%.0f GiB): what fits is checked against the smallest",
+      gpu.model.c_str(), gpu.memory_published->low / gib, gpu.memory_published->high / gib);
+}
+
 ReplicaMemory replica_memory(const ModelProfile& model, int batch_per_gpu, Bytes gpu_memory) {
   ReplicaMemory m;
   const std::int64_t trainable = model.trainable_params();

@@ -24,6 +24,7 @@
 
 #include "core/units.h"
 #include "planning/model_profile.h"
+#include "topology/instance_spec.h"
 
 namespace topotune::tune {
 
@@ -31,6 +32,15 @@ namespace topotune::tune {
 inline constexpr std::int64_t kAdamBytesPerParam = 16;
 /// Bytes per frozen parameter: its fp32 weight.
 inline constexpr std::int64_t kFrozenBytesPerParam = 4;
+
+/// The GPU memory plans check fits against: the catalog's figure, else the smallest of the
+/// published figures it lists where they disagree (a row that fits it fits every one), else 0
+/// (unknown: nothing is checked).
+Bytes memory_to_check(const topo::GpuSpec& gpu);
+
+/// Where memory_to_check took its figure from, for a plan's notes; "" when it is the
+/// catalog's own figure or there is none.
+std::string published_memory_words(const topo::GpuSpec& gpu);
 
 /// One replica's model states against one GPU's memory.
 struct ReplicaMemory {

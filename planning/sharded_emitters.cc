@@ -131,6 +131,12 @@ Expected<std::vector<EmittedFile>> emit_sharded(const ShardedPlan& plan, const s
     return fail(Errc::InvalidArgument,
                 "unknown --emit '" + kind + "' for --framework fsdp (fsdp, deepspeed, all)");
   }
+  // Unknown memory checked no row: a file would configure one that may not fit.
+  if (plan.gpu_memory.value <= 0) {
+    return fail(Errc::InvalidArgument,
+                "the GPU's memory is unknown, so no row was checked against it and no file is "
+                "written: set it with a cluster file's \"overrides\": {\"gpu.memory_GiB\": N}");
+  }
   const bool all = kind == "all";
   std::vector<EmittedFile> out;
   std::string missing;  // with "all": the families with no fitting row

@@ -10,6 +10,7 @@
 #include "core/version.h"
 #include "planning/error_band.h"
 #include "planning/peak_bracket.h"
+#include "planning/replica_memory.h"
 #include "planning/sharded_mpi_comm.h"
 #include "timing/cluster_shape.h"
 #include "timing/model_timers.h"
@@ -449,7 +450,7 @@ Expected<ShardedPlan> sharded_plan_at_peak(const PlanInputs& in) {
             shape.ranks(),
             hsdp_shard,
             hsdp_replicas,
-            gpu.memory,
+            memory_to_check(gpu),
             gpu.memory_bandwidth ? gpu.memory_bandwidth->value : 0.0,
             std::move(group_timers)};
   ShardedPlan p;
@@ -461,7 +462,7 @@ Expected<ShardedPlan> sharded_plan_at_peak(const PlanInputs& in) {
   p.backend = plan_backend_name(in.backend);
   p.model = in.model.name;
   p.batch_per_gpu = in.compute.batch_per_gpu;
-  p.gpu_memory = gpu.memory;
+  p.gpu_memory = memory_to_check(gpu);
   p.shape = tshape;
   if (units.units.size() > 1) {
     const std::string& first = units.units[1].name;
@@ -470,6 +471,9 @@ Expected<ShardedPlan> sharded_plan_at_peak(const PlanInputs& in) {
   TT_TRY(p.candidates, all_rows(x));
   rank_and_recommend(p);
   add_notes(p, x.hbm > 0, in.backend);
+  if (const std::string words = published_memory_words(gpu); !words.empty()) {
+    p.notes.insert(p.notes.begin(), words);
+  }
   p.inputs = in;
   p.cluster_shape = shape;
   p.version = kVersion;
@@ -491,7 +495,7 @@ std::string recommended_label(const ShardedPlan& p) {
 // As DDP plans do (plan.cc, plan_over_peak_range): the advice at both ends of the published
 // peaks, given only when it is the same.
 Expected<ShardedPlan> sharded_plan_over_peak_range(const PlanInputs& in,
-                                                   const topo::PeakRange& range) {
+                                                   const topo::PublishedRange& range) {
   PlanInputs low_inputs = in;
   PlanInputs high_inputs = in;
   low_inputs.compute.peak_flops = range.low;
@@ -519,7 +523,7 @@ Expected<ShardedPlan> sharded_plan_over_peak_range(const PlanInputs& in,
 }  // namespace
 
 Expected<ShardedPlan> make_sharded_plan(const PlanInputs& in) {
-  const std::optional<topo::PeakRange> range =
+  const std::optional<topo::PublishedRange> range =
       peak_to_bracket(in.compute, in.model, in.cluster.instance.gpu);
   if (range) return sharded_plan_over_peak_range(in, *range);
   return sharded_plan_at_peak(in);

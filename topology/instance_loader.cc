@@ -71,18 +71,21 @@ struct Figures {
   }
 
   // An unknown figure's "published": the figures sources give that disagree, each
-  // {"value", "source"}, at least two different values. Recorded in `published` under the
-  // figure's path, and appended to the note the catalog prints.
+  // {"value", "source"}, at least two different values; appended to the note the catalog
+  // prints. Two figures have them, the ones the planner brackets: the fp16/bf16 peak (advice
+  // computed at both ends) and the GPU memory (what fits, checked against the smallest).
   Expected<std::string> read_published(const Json& list, const JsonPath& at, std::string note) {
-    if (!at.path.ends_with("gpu.peak_fp16_TFLOPS.published")) {
+    const bool peak = at.path.ends_with("gpu.peak_fp16_TFLOPS.published");
+    const bool memory = at.path.ends_with("gpu.memory_GiB.published");
+    if (!peak && !memory) {
       return at.error(
-          "only gpu.peak_fp16_TFLOPS lists published figures (the planner "
-          "computes its advice at both ends of them)");
+          "only gpu.peak_fp16_TFLOPS and gpu.memory_GiB list published figures (the planner "
+          "brackets them)");
     }
     if (!list.is_array() || list.size() < 2 || list.size() > 8) {
       return at.error("expected 2 to 8 {\"value\", \"source\"} objects");
     }
-    PeakRange range{0, 0};
+    PublishedRange range{0, 0};
     note += "; published figures that disagree:";
     for (std::size_t i = 0; i < list.size(); ++i) {
       const JsonPath ai = at.at(i);
@@ -91,8 +94,8 @@ struct Figures {
       const Json* source = find_member(list[i], "source");
       if (!value || !source) return ai.error("needs \"value\" and \"source\"");
       TT_TRY(double x, read_rate(*value, ai / "value"));
-      // The planner times compute at these: the range --peak-tflops accepts (100 PFLOP/s).
-      if (x > 1e5)
+      // The planner times compute at a peak: the range --peak-tflops accepts (100 PFLOP/s).
+      if (peak && x > 1e5)
         return (ai / "value")
             .error("must be at most 100000 (TFLOPS), got " + string_printf("%g", x));
       TT_TRY(std::string from, read_string(*source, ai / "source"));
@@ -101,7 +104,9 @@ struct Figures {
       note += (i == 0 ? " " : "; ") + string_printf("%g", x) + " (" + from + ")";
     }
     if (!(range.low < range.high)) return at.error("lists one value: give it as the figure");
-    inst.gpu.peak_fp16_published = PeakRange{range.low * 1e12, range.high * 1e12};
+    const double unit = peak ? 1e12 : kGiB;
+    (peak ? inst.gpu.peak_fp16_published : inst.gpu.memory_published) =
+        PublishedRange{range.low * unit, range.high * unit};
     return note;
   }
 
@@ -380,6 +385,7 @@ Expected<void> apply_override(InstanceSpec& in, const std::string& figure, const
     // What a sharded plan needs to say what fits, where the catalog does not know it.
     TT_TRY_VOID(rate(r, kGiB));
     in.gpu.memory = Bytes(static_cast<std::int64_t>(r->value));
+    in.gpu.memory_published.reset();  // known now
   } else if (figure == "gpu.memory_bandwidth_GBps") {
     TT_TRY_VOID(rate(in.gpu.memory_bandwidth, 1e9));
   } else if (figure == "gpu.reduce_bandwidth_GBps") {

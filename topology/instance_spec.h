@@ -26,8 +26,9 @@ const char* arch_name(GpuArch a);
 const char* fabric_name(IntraFabric f);
 const char* transport_name(NetTransport t);
 
-/// Two published figures of one rate that disagree (FLOP/s).
-struct PeakRange {
+/// The lowest and highest of the figures sources publish for one quantity, where they
+/// disagree (in the quantity's SI unit: FLOP/s, bytes).
+struct PublishedRange {
   double low = 0;
   double high = 0;
 };
@@ -46,7 +47,10 @@ struct GpuSpec {
   /// Where the catalog marks the fp16/bf16 peak unknown because published figures disagree,
   /// the lowest and highest of them (FLOP/s, low < high): the planner computes its advice at
   /// both ends and gives it only when it is the same (planning/peak_bracket.h).
-  std::optional<PeakRange> peak_fp16_published;
+  std::optional<PublishedRange> peak_fp16_published;
+  /// Where the catalog marks the memory unknown because published figures disagree, their
+  /// lowest and highest (bytes): plans check what fits against the lowest.
+  std::optional<PublishedRange> memory_published;
   /// Streaming multiprocessors. NCCL runs one thread block per channel, so a collective's
   /// channels take that many SMs from compute; unknown: the plan charges nothing, and says so.
   std::optional<int> sm_count;

@@ -608,7 +608,7 @@ PlanInputs unknown_peak(int hosts, double low_tflops, double high_tflops) {
   PlanInputs in = inputs(hosts);
   in.cluster.instance.gpu.peak_fp16_flops = 0;
   in.cluster.instance.gpu.peak_fp16_published =
-      topo::PeakRange{low_tflops * 1e12, high_tflops * 1e12};
+      topo::PublishedRange{low_tflops * 1e12, high_tflops * 1e12};
   return in;
 }
 
@@ -685,6 +685,33 @@ TEST(PeakBracket, OnlyAnUnknownTensorPeakTimedFromFlopsIsBracketed) {
   topo::GpuSpec unpublished = gpu;
   unpublished.peak_fp16_published.reset();
   EXPECT_FALSE(peak_to_bracket(in.compute, in.model, unpublished));
+}
+
+}  // namespace
+}  // namespace topotune::tune
+
+namespace topotune::tune {
+namespace {
+
+TEST(PlanMemory, PublishedFiguresThatDisagreeAreCheckedAtTheSmallest) {
+  PlanInputs in = inputs(2);
+  in.cluster.instance.gpu.memory = Bytes(0);
+  in.cluster.instance.gpu.memory_published = topo::PublishedRange{1.0 * (1 << 30), 100e9};
+  const auto plan = make_plan(in);
+  ASSERT_TRUE(plan) << plan.error().message;
+  EXPECT_TRUE(plan->memory.known);
+  EXPECT_EQ(plan->memory.gpu_memory.value, std::int64_t{1} << 30);
+  EXPECT_FALSE(plan->memory.fits);  // BERT-large's 5 GiB of model states
+  EXPECT_EQ(recommendation_sentence(*plan).rfind("Warning: this model does not fit", 0), 0u);
+  bool noted = false;
+  for (const std::string& n : plan->report.notes) {
+    noted = noted || n.find("published figures disagree (1 to 93 GiB)") != n.npos;
+  }
+  EXPECT_TRUE(noted);
+  in.cluster.instance.gpu.memory_published.reset();  // nothing published: nothing checked
+  const auto unknown = make_plan(in);
+  ASSERT_TRUE(unknown);
+  EXPECT_FALSE(unknown->memory.known);
 }
 
 }  // namespace

@@ -302,7 +302,7 @@ TEST(ShardedPlan, AnUnknownPeakIsPlannedAtBothEndsOfItsPublishedFigures) {
                              const char* model = "llama-3.2-1b") {
     PlanInputs in = cluster(instance, 2, model);
     in.cluster.instance.gpu.peak_fp16_flops = 0;
-    in.cluster.instance.gpu.peak_fp16_published = topo::PeakRange{low, high};
+    in.cluster.instance.gpu.peak_fp16_published = topo::PublishedRange{low, high};
     return in;
   };
   const auto close = make_sharded_plan(with_range(989e12, 990e12));
@@ -376,6 +376,20 @@ TEST(ShardedPlan, AnUnknownGpuMemoryChecksNothingAndSaysSo) {
   }));
   const auto j = nlohmann::json::parse(sharded_plan_to_json(*p));
   EXPECT_TRUE(j["candidates"][0]["fits"].is_null());
+  // No file configures a row nobody checked.
+  const auto files = emit_sharded(*p, "all");
+  ASSERT_FALSE(files);
+  EXPECT_NE(files.error().message.find("no file is written"), std::string::npos);
+  // Published figures that disagree: fit checked against the smallest, and said.
+  in.cluster.instance.gpu.memory_published = topo::PublishedRange{20.0 * (1 << 30), 80e9};
+  const auto low = make_sharded_plan(in);
+  ASSERT_TRUE(low) << low.error().message;
+  EXPECT_EQ(low->gpu_memory.value, std::int64_t{20} << 30);
+  EXPECT_TRUE(std::any_of(low->candidates.begin(), low->candidates.end(),
+                          [](const ShardedCandidate& c) { return !c.fits; }));
+  EXPECT_TRUE(std::any_of(low->notes.begin(), low->notes.end(), [](const std::string& n) {
+    return n.find("published figures disagree (20 to 75 GiB)") != n.npos;
+  }));
 }
 
 TEST(ShardedPlan, StoredPlanReplaysToTheSameRecommendation) {

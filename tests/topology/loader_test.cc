@@ -173,8 +173,17 @@ TEST(Loader, AnUnknownPeakListsThePublishedFiguresThatDisagree) {
       << error_of(d);
   d = fixture("p4d-fixture");
   d["gpu"]["peak_fp32_TFLOPS"] = {{"unknown", true}, {"note", "n"}, {"published", two}};
-  EXPECT_TRUE(contains(error_of(d), "only gpu.peak_fp16_TFLOPS lists published figures"))
+  EXPECT_TRUE(contains(error_of(d), "only gpu.peak_fp16_TFLOPS and gpu.memory_GiB list"))
       << error_of(d);
+  // The memory's published figures: what fits is checked against the smallest (GiB here).
+  d = fixture("p4d-fixture");
+  d["gpu"]["memory_GiB"] = {{"unknown", true}, {"note", "n"}, {"published", two}};
+  auto mem = parse_instance_json(d.dump(), "p4d-fixture.json", "p4d-fixture");
+  ASSERT_TRUE(mem) << mem.error().message;
+  EXPECT_EQ(mem->gpu.memory.value, 0);
+  ASSERT_TRUE(mem->gpu.memory_published);
+  EXPECT_DOUBLE_EQ(mem->gpu.memory_published->low, 2250.0 * (1 << 30));
+  EXPECT_FALSE(mem->gpu.peak_fp16_published);
   const json same =
       json::array({{{"value", 2250}, {"source", "a"}}, {{"value", 2250}, {"source", "b"}}});
   const json one = json::array({{{"value", 2250}, {"source", "a"}}});
