@@ -687,12 +687,6 @@ TEST(PeakBracket, OnlyAnUnknownTensorPeakTimedFromFlopsIsBracketed) {
   EXPECT_FALSE(peak_to_bracket(in.compute, in.model, unpublished));
 }
 
-}  // namespace
-}  // namespace topotune::tune
-
-namespace topotune::tune {
-namespace {
-
 TEST(PlanMemory, PublishedFiguresThatDisagreeAreCheckedAtTheSmallest) {
   PlanInputs in = inputs(2);
   in.cluster.instance.gpu.memory = Bytes(0);
