@@ -42,8 +42,8 @@ std::string default_for(const Topology& topo, const std::string& figure) {
   if (figure == "host.gpu_socket") return "spread evenly: " + list_text(in.gpu_socket);
   if (figure == "host.nic_socket") return "spread evenly: " + list_text(in.nic_socket);
   if (figure == "gpu.memory_GiB")
-    return "plans check no fit against it and say so (a cluster file's override "
-           "gpu.memory_GiB sets it)";
+    return "plans check fits against the smallest published figure where the catalog lists "
+           "them, else none, and say so (a cluster file's override gpu.memory_GiB sets it)";
   if (figure == "gpu.memory_bandwidth_GBps")
     return "the GPU reduce default; plan's compute roofline takes the fit GPUs' balance";
   if (figure == "gpu.peak_fp16_TFLOPS" || figure == "gpu.peak_fp32_TFLOPS" ||

@@ -50,6 +50,16 @@ iters=${EMU_ITERS:-3}
 algos=${EMU_ALGOS:-ring,hierarchical,ps,mpi}
 failures=0 contended=0
 check() { if [ "$1" = ok ]; then echo "PASS: $2"; else echo "FAIL: $2"; failures=$((failures + 1)); fi; }
+# prediction_verdict RC WHAT: emulated_check.py's exit (0 within tolerance, 77 missed while
+# other work took the CPUs, else failed) as a check on "WHAT prediction".
+prediction_verdict() {
+  case $1 in
+    0) check ok "$2 prediction within tolerance" ;;
+    77) echo "CONTENDED: $2 prediction missed while other work took the CPUs"
+        contended=$((contended + 1)) ;;
+    *) check no "$2 prediction within tolerance" ;;
+  esac
+}
 
 if [ "$(id -u)" -ne 0 ]; then echo "SKIP: emulated clusters need root"; exit 77; fi
 if ! ip netns add ${prefix}probe 2>/dev/null; then echo "SKIP: no network namespaces here"; exit 77; fi
@@ -132,12 +142,7 @@ for cfg in $configs; do
         echo "RETRY: $cfg: a timing check missed with every element right: measuring again"
         continue
       fi
-      case $verdict in
-        0) check ok "$cfg: prediction within tolerance" ;;
-        77) echo "CONTENDED: $cfg: prediction missed while other work took the CPUs"
-            contended=$((contended + 1)) ;;
-        *) check no "$cfg: prediction within tolerance" ;;
-      esac
+      prediction_verdict $verdict "$cfg:"
       cross_check "$dir/cluster.json" "$dir/predicted.json" && check ok "$cfg: = topotune simulate --cluster" \
         || check no "$cfg: predictions differ from topotune simulate --cluster"
     else
@@ -170,12 +175,7 @@ for cfg in $configs; do
           > "$dir/predicted-$coll.json"; then
         python3 "$here/emulated_check.py" "$dir/measured-$coll.json" "$dir/predicted-$coll.json" \
           --name "$cfg $coll" --cpu "$dir/cpu-$coll.json"
-        case $? in
-          0) check ok "$cfg: $coll prediction within tolerance" ;;
-          77) echo "CONTENDED: $cfg: $coll prediction missed while other work took the CPUs"
-              contended=$((contended + 1)) ;;
-          *) check no "$cfg: $coll prediction within tolerance" ;;
-        esac
+        prediction_verdict $? "$cfg: $coll"
       else
         check no "$cfg: predict_emulated $coll failed"
       fi
@@ -194,12 +194,7 @@ for cfg in $configs; do
           allgather > "$dir/predicted-bruck.json"; then
         python3 "$here/emulated_check.py" "$dir/measured-bruck.json" "$dir/predicted-bruck.json" \
           --name "$cfg allgather (Bruck)" --min-bytes 0
-        case $? in
-          0) check ok "$cfg: Bruck allgather prediction within tolerance" ;;
-          77) echo "CONTENDED: $cfg: Bruck allgather prediction missed"
-              contended=$((contended + 1)) ;;
-          *) check no "$cfg: Bruck allgather prediction within tolerance" ;;
-        esac
+        prediction_verdict $? "$cfg: Bruck allgather"
       else
         check no "$cfg: predict_emulated Bruck allgather failed"
       fi
