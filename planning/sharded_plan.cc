@@ -531,7 +531,7 @@ Expected<ShardedPlan> make_sharded_plan(const PlanInputs& in) {
 
 Expected<ShardedPlan> replay_sharded_plan(const StoredPlan& stored) {
   TT_TRY(ShardedPlan plan, make_sharded_plan(stored.inputs));
-  const std::string now = plan.recommended ? plan.candidates[*plan.recommended].label() : "";
+  const std::string now = recommended_label(plan);
   if (now != stored.sharded_row) {
     const auto shown = [](const std::string& label) {
       return label.empty() ? std::string("nothing that fits") : label;
